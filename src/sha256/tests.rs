@@ -1,0 +1,435 @@
+//! Tests for the SHA-256 module. Expected digests were computed outside this code
+//! (Python `hashlib`) and pasted as hex.
+
+use super::{
+    compress, detected_backend, digest, shani_available, Backend, Sha256, BLOCK_LEN, DIGEST_LEN, IV,
+};
+use std::io::Write;
+use std::vec::Vec;
+
+/// FIPS 180-4 example messages with their digests.
+const FIPS: [(&[u8], &str); 4] = [
+    (
+        b"",
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    ),
+    (
+        b"abc",
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+    ),
+    (
+        b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+    ),
+    (
+        b"abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+        "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1",
+    ),
+];
+
+/// SHA-256 of one million 'a' (FIPS 180-4 / NIST example).
+const MILLION_A: &str = "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0";
+
+/// Digests of prefixes of [`pseudo_random`] (Python: the same xorshift32, then hashlib).
+const PREFIXES: [(usize, &str); 16] = [
+    (
+        1,
+        "4ae81572f06e1b88fd5ced7a1a000945432e83e1551e6f721ee9c00b8cc33260",
+    ),
+    (
+        3,
+        "a9bf785b0a0b032458c2515421de67215ec44e1c6b3b678668427e2df8d34358",
+    ),
+    (
+        55,
+        "e70ff16dc3fc9c874b5d20077141b5b6bdb8963e3375156651cd2ecc3968e2bc",
+    ),
+    (
+        56,
+        "466459624b681b3fd0c00f068a8335ca04db4ffcbcffbac7b4b9197caebb36d0",
+    ),
+    (
+        57,
+        "4009b5adec52c6be39868c28db571c5f8198efb9a4bc327ea6be7deae66e1066",
+    ),
+    (
+        63,
+        "adc0b3599ddd12e3d620cabad774f948fa131cadac3af49759f8bd0d1782fac5",
+    ),
+    (
+        64,
+        "b4e2f16eaed164610f6e30a6e2b33fcffa971ba0e00dbeb8641607157b3ba9c2",
+    ),
+    (
+        65,
+        "a96b755315607c4227c8d60e60209bb3d462fd0bd8d3263c5efd9555c9760285",
+    ),
+    (
+        111,
+        "ca8e00dedf33649b9b7a514c726dbc29e36215a0922f47a4a861618979faf448",
+    ),
+    (
+        119,
+        "4eaae58c8bd5e68d3840a1cbfd972c017b2e8e484055e7492afc8cced4ba79ae",
+    ),
+    (
+        120,
+        "da101c080148c0fe3963eefe45059ce555ea8606c2ec897e8abde216cd3a887f",
+    ),
+    (
+        127,
+        "929554df3f47663eaf7b43caf9f9f2e12e9f236264a051779b0b6badefd8b7b7",
+    ),
+    (
+        128,
+        "6ac7e2bd147c330020eda3b87fa0287b0353c566bd69f0bb57ca2c53d3a07fd7",
+    ),
+    (
+        129,
+        "95b837ca2b001c71fa7059051a082dfa218624732094b9ee6b539599376d088a",
+    ),
+    (
+        1000,
+        "ae6436be571098e0a2236f0cf9dd8ae9173ea7185f64696fa1c9d5fa9c5bb9b3",
+    ),
+    (
+        1024,
+        "8571f41a9bbc1d71a1ea915fbc7c68f4ca17ae09b4ce95bb8749bab203d9cc60",
+    ),
+];
+
+/// Deterministic bytes: xorshift32 (13, 17, 5) from 0x9E3779B9, top byte of each state.
+fn pseudo_random(n: usize) -> Vec<u8> {
+    let mut x: u32 = 0x9E37_79B9;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+/// Decodes 64 lowercase hex digits.
+fn unhex(s: &str) -> [u8; DIGEST_LEN] {
+    assert_eq!(s.len(), 2 * DIGEST_LEN);
+    let mut out = [0u8; DIGEST_LEN];
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap();
+    }
+    out
+}
+
+/// Whether SHA-NI tests can run; if not, says so on the real stderr (libtest does not
+/// capture direct writes), so a skip is visible in the test output.
+fn shani_or_skip(test: &str) -> bool {
+    if shani_available() {
+        return true;
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "NOTICE: {test}: SKIPPED, SHA-NI unavailable (CPU lacks it, Miri, non-x86_64, \
+         or feature force-portable-sha256)"
+    );
+    false
+}
+
+/// The digest of `data` on `backend`, in one update.
+fn hash_with(backend: Backend, data: &[u8]) -> [u8; DIGEST_LEN] {
+    let mut h = Sha256::with_backend(backend);
+    assert_eq!(h.backend(), backend);
+    h.update(data);
+    h.finalize()
+}
+
+fn check_fips(backend: Backend) {
+    for (msg, hex) in FIPS {
+        assert_eq!(hash_with(backend, msg), unhex(hex), "{backend:?} {msg:?}");
+    }
+}
+
+fn check_million_a(backend: Backend) {
+    let a = [b'a'; 1000];
+    // Streaming, 1000 bytes at a time.
+    let mut h = Sha256::with_backend(backend);
+    for _ in 0..1000 {
+        h.update(&a);
+    }
+    assert_eq!(h.finalize(), unhex(MILLION_A), "{backend:?} streaming");
+    // One update over the whole message.
+    let all = std::vec![b'a'; 1_000_000];
+    assert_eq!(
+        hash_with(backend, &all),
+        unhex(MILLION_A),
+        "{backend:?} one shot"
+    );
+}
+
+fn check_prefixes(backend: Backend) {
+    let data = pseudo_random(1024);
+    for (n, hex) in PREFIXES {
+        assert_eq!(
+            hash_with(backend, &data[..n]),
+            unhex(hex),
+            "{backend:?} len {n}"
+        );
+    }
+}
+
+/// The single padded block of "abc" (FIPS 180-4 section 5.1.1).
+fn abc_block() -> [u8; BLOCK_LEN] {
+    let mut block = [0u8; BLOCK_LEN];
+    block[..3].copy_from_slice(b"abc");
+    block[3] = 0x80;
+    block[63] = 24;
+    block
+}
+
+fn check_compress(backend: Backend) {
+    let expect = unhex(FIPS[1].1);
+    // At an unaligned address and with a trailing partial block that must be ignored.
+    let mut buf = [0u8; 1 + BLOCK_LEN + 5];
+    buf[1..1 + BLOCK_LEN].copy_from_slice(&abc_block());
+    buf[1 + BLOCK_LEN..].fill(0xff);
+    let mut state = IV;
+    compress(backend, &mut state, &buf[1..]);
+    let mut out = [0u8; DIGEST_LEN];
+    for (d, w) in out.chunks_exact_mut(4).zip(state) {
+        d.copy_from_slice(&w.to_be_bytes());
+    }
+    assert_eq!(out, expect, "{backend:?}");
+    // Fewer than 64 bytes: nothing happens.
+    let mut state = IV;
+    compress(backend, &mut state, &buf[..BLOCK_LEN - 1]);
+    assert_eq!(state, IV);
+}
+
+#[test]
+fn fips_examples_portable() {
+    check_fips(Backend::Portable);
+}
+
+#[test]
+fn fips_examples_shani() {
+    if shani_or_skip("fips_examples_shani") {
+        check_fips(Backend::ShaNi);
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "one million bytes is too slow under Miri")]
+fn million_a_portable() {
+    check_million_a(Backend::Portable);
+}
+
+#[test]
+fn million_a_shani() {
+    if shani_or_skip("million_a_shani") {
+        check_million_a(Backend::ShaNi);
+    }
+}
+
+#[test]
+fn python_prefixes_portable() {
+    check_prefixes(Backend::Portable);
+}
+
+#[test]
+fn python_prefixes_shani() {
+    if shani_or_skip("python_prefixes_shani") {
+        check_prefixes(Backend::ShaNi);
+    }
+}
+
+#[test]
+fn compress_abc_block_portable() {
+    check_compress(Backend::Portable);
+}
+
+#[test]
+fn compress_abc_block_shani() {
+    if shani_or_skip("compress_abc_block_shani") {
+        check_compress(Backend::ShaNi);
+    }
+}
+
+#[test]
+fn backends_agree_on_every_length_0_to_1024() {
+    if !shani_or_skip("backends_agree_on_every_length_0_to_1024") {
+        return;
+    }
+    let data = pseudo_random(1024 + 7);
+    for n in 0..=1024 {
+        // Two alignments, to exercise the unaligned loads.
+        for start in [0, 7] {
+            let msg = &data[start..start + n];
+            assert_eq!(
+                hash_with(Backend::Portable, msg),
+                hash_with(Backend::ShaNi, msg),
+                "len {n} offset {start}"
+            );
+        }
+    }
+}
+
+#[test]
+fn backends_agree_on_compress_from_random_states() {
+    if !shani_or_skip("backends_agree_on_compress_from_random_states") {
+        return;
+    }
+    let data = pseudo_random(64 * 20 + 32);
+    for nblocks in 0..=20 {
+        let mut p = [0u32; 8];
+        for (i, w) in p.iter_mut().enumerate() {
+            let b = &data[i * 4..i * 4 + 4];
+            *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) ^ (nblocks as u32);
+        }
+        let mut s = p;
+        let blocks = &data[32..32 + 64 * nblocks];
+        compress(Backend::Portable, &mut p, blocks);
+        compress(Backend::ShaNi, &mut s, blocks);
+        assert_eq!(p, s, "{nblocks} blocks");
+    }
+}
+
+/// Every backend this machine can run.
+fn backends() -> Vec<Backend> {
+    let mut v = std::vec![Backend::Portable];
+    if shani_available() {
+        v.push(Backend::ShaNi);
+    }
+    v
+}
+
+#[test]
+fn streaming_split_at_every_position() {
+    let n = if cfg!(miri) { 150 } else { 300 };
+    let data = pseudo_random(n);
+    for backend in backends() {
+        let whole = hash_with(backend, &data);
+        for cut in 0..=n {
+            let mut h = Sha256::with_backend(backend);
+            h.update(&data[..cut]);
+            h.update(&data[cut..]);
+            assert_eq!(h.finalize(), whole, "{backend:?} cut {cut}");
+        }
+        // Three pieces.
+        for cut1 in (0..=n).step_by(7) {
+            for cut2 in (cut1..=n).step_by(11) {
+                let mut h = Sha256::with_backend(backend);
+                h.update(&data[..cut1]);
+                h.update(&data[cut1..cut2]);
+                h.update(&data[cut2..]);
+                assert_eq!(h.finalize(), whole, "{backend:?} cuts {cut1} {cut2}");
+            }
+        }
+    }
+}
+
+#[test]
+fn streaming_many_small_chunks() {
+    let data = pseudo_random(1000);
+    let expect = unhex(PREFIXES[14].1);
+    for backend in backends() {
+        // Fixed chunk sizes 1..=130, then a varying pattern of 1..=8 and longer pieces.
+        for size in 1..=130 {
+            let mut h = Sha256::with_backend(backend);
+            for chunk in data.chunks(size) {
+                h.update(chunk);
+            }
+            assert_eq!(h.finalize(), expect, "{backend:?} chunk size {size}");
+        }
+        let pattern = [1usize, 2, 3, 8, 0, 5, 4, 7, 6, 1, 64, 1, 63, 129, 2];
+        let mut h = Sha256::with_backend(backend);
+        let mut rest = &data[..];
+        let mut i = 0;
+        while !rest.is_empty() {
+            let take = pattern[i % pattern.len()].min(rest.len());
+            h.update(&rest[..take]);
+            rest = &rest[take..];
+            i += 1;
+        }
+        assert_eq!(h.finalize(), expect, "{backend:?} pattern");
+    }
+}
+
+#[test]
+fn finalize_reset_reset_and_clone() {
+    let data = pseudo_random(1000);
+    let expect_1000 = unhex(PREFIXES[14].1);
+    let expect_64 = unhex(PREFIXES[6].1);
+    for backend in backends() {
+        let mut h = Sha256::with_backend(backend);
+        h.update(&data[..500]);
+        let fork = h.clone();
+        h.update(&data[500..]);
+        assert_eq!(h.finalize_reset(), expect_1000, "{backend:?}");
+        assert_eq!(h.backend(), backend);
+        // After finalize_reset the hasher starts a fresh message.
+        h.update(&data[..64]);
+        assert_eq!(h.finalize_reset(), expect_64, "{backend:?}");
+        assert_eq!(h.finalize_reset(), unhex(FIPS[0].1), "{backend:?} empty");
+        // The clone continues independently.
+        let mut fork = fork;
+        fork.update(&data[500..]);
+        assert_eq!(fork.finalize(), expect_1000, "{backend:?} clone");
+        // reset discards pending input.
+        h.update(b"garbage");
+        h.reset();
+        h.update(b"abc");
+        assert_eq!(h.finalize(), unhex(FIPS[1].1), "{backend:?} reset");
+    }
+}
+
+#[test]
+fn default_new_digest_use_detected_backend() {
+    let detected = detected_backend();
+    assert_eq!(Sha256::new().backend(), detected);
+    assert_eq!(Sha256::default().backend(), detected);
+    assert_eq!(digest(b"abc"), unhex(FIPS[1].1));
+    let expect = if shani_available() {
+        Backend::ShaNi
+    } else {
+        Backend::Portable
+    };
+    assert_eq!(detected, expect);
+    assert_eq!(
+        Sha256::with_backend(Backend::Portable).backend(),
+        Backend::Portable
+    );
+    assert_eq!(Sha256::with_backend(Backend::ShaNi).backend(), expect);
+}
+
+#[test]
+fn shani_is_never_used_when_forced_portable_or_under_miri() {
+    if cfg!(any(
+        miri,
+        feature = "force-portable-sha256",
+        not(target_arch = "x86_64")
+    )) {
+        assert_eq!(detected_backend(), Backend::Portable);
+        assert_eq!(
+            Sha256::with_backend(Backend::ShaNi).backend(),
+            Backend::Portable
+        );
+    } else {
+        // The build allows SHA-NI: it is used exactly when the CPU reports it.
+        #[cfg(target_arch = "x86_64")]
+        {
+            // Independent check through std's feature detection.
+            let cpu = std::is_x86_feature_detected!("sha")
+                && std::is_x86_feature_detected!("ssse3")
+                && std::is_x86_feature_detected!("sse4.1");
+            assert_eq!(detected_backend() == Backend::ShaNi, cpu);
+        }
+    }
+}
+
+#[test]
+fn debug_shows_backend_and_length() {
+    let mut h = Sha256::with_backend(Backend::Portable);
+    h.update(b"abcd");
+    let s = std::format!("{h:?}");
+    assert!(s.contains("Portable") && s.contains("len: 4"), "{s}");
+}
