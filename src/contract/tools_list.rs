@@ -1,0 +1,207 @@
+//! A whole `tools/list`: the accepted input shapes, duplicate-name checks,
+//! per-tool digests and the server digest (spec sections 4.3, 4.4).
+//!
+//! Accepted shapes (SPEC.md section "tools/list input"):
+//! - a result object `{"tools": [...], ...}`;
+//! - a JSON-RPC response `{"result": {"tools": [...]}, ...}` (one with an
+//!   `error` member is [`ErrorKind::JsonRpcError`]);
+//! - a bare array of tool objects;
+//! - a page sequence: an array whose first element is an object with a
+//!   `tools`, `result` or `error` member and no `name` member; every element
+//!   is then a result object or a JSON-RPC response.
+
+use super::tool::{digest_tool, project};
+use super::{FieldDigests, JsonStr};
+use crate::digest::Digest;
+use crate::error::{Error, ErrorKind};
+use crate::jcs::{write_string, Sink};
+use crate::json::{find_adjacent_equal, next_index, sort_list, unescape, Node, Tag, END};
+use crate::limits::Limits;
+
+/// One tool's digests, handed to the caller in canonical name order.
+#[derive(Clone, Copy, Debug)]
+pub struct ToolReport<'a> {
+    /// The tool's name as written in the input.
+    pub name: JsonStr<'a>,
+    /// The tool digest (spec section 4.1).
+    pub digest: Digest,
+    /// Field digests (spec section 4.2); empty unless requested.
+    pub fields: FieldDigests,
+    /// Byte offset of the tool object in the input.
+    pub offset: usize,
+}
+
+/// What to compute for each tool.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ListOptions {
+    /// Also compute field digests (needed for a lock; not for a plain check).
+    pub field_digests: bool,
+}
+
+/// The result for a whole tools/list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ListSummary {
+    /// The server digest (spec section 4.3).
+    pub digest: Digest,
+    /// Number of tools over all pages.
+    pub tool_count: usize,
+}
+
+fn offset_of(nodes: &[Node], i: usize) -> usize {
+    let n = &nodes[i];
+    if n.tag() == Tag::String {
+        n.start() - 1
+    } else {
+        n.start()
+    }
+}
+
+/// Value index of the member `key` of the object at `obj`.
+fn find_member(input: &[u8], nodes: &[Node], obj: usize, key: &str) -> Option<usize> {
+    let end = nodes[obj].value();
+    let mut k = obj + 1;
+    while k < end {
+        let n = &nodes[k];
+        let raw = &input[n.start()..n.start() + n.value()];
+        let hit = if n.flag() {
+            unescape::decoded_eq(raw, key.as_bytes())
+        } else {
+            raw == key.as_bytes()
+        };
+        if hit {
+            return Some(k + 1);
+        }
+        k = next_index(nodes, k + 1);
+    }
+    None
+}
+
+fn is_page(input: &[u8], nodes: &[Node], i: usize) -> bool {
+    nodes[i].tag() == Tag::Object
+        && find_member(input, nodes, i, "name").is_none()
+        && ["tools", "result", "error"]
+            .iter()
+            .any(|k| find_member(input, nodes, i, k).is_some())
+}
+
+/// The `tools` array of one page (result object or JSON-RPC response).
+fn page_tools(input: &[u8], nodes: &[Node], page: usize) -> Result<usize, Error> {
+    if nodes[page].tag() != Tag::Object {
+        return Err(Error::new(ErrorKind::NotToolsList, offset_of(nodes, page)));
+    }
+    if let Some(e) = find_member(input, nodes, page, "error") {
+        return Err(Error::new(ErrorKind::JsonRpcError, offset_of(nodes, e)));
+    }
+    let mut obj = page;
+    if let Some(r) = find_member(input, nodes, page, "result") {
+        if nodes[r].tag() != Tag::Object {
+            return Err(Error::new(ErrorKind::NotToolsList, offset_of(nodes, r)));
+        }
+        obj = r;
+    }
+    match find_member(input, nodes, obj, "tools") {
+        Some(t) if nodes[t].tag() == Tag::Array => Ok(t),
+        Some(t) => Err(Error::new(ErrorKind::NotToolsList, offset_of(nodes, t))),
+        None => Err(Error::new(ErrorKind::NotToolsList, offset_of(nodes, obj))),
+    }
+}
+
+/// Links the name nodes of every tool into a list (document order) and
+/// returns `(head, count)`. Checks tool objects, names and the tool limit.
+fn collect_tools(input: &[u8], nodes: &mut [Node], limits: &Limits) -> Result<(u32, usize), Error> {
+    let mut head = END;
+    let mut tail = END;
+    let mut count = 0usize;
+    let mut add_array = |nodes: &mut [Node], array: usize| -> Result<(), Error> {
+        let end = nodes[array].value();
+        let mut e = array + 1;
+        while e < end {
+            if nodes[e].tag() != Tag::Object {
+                return Err(Error::new(ErrorKind::ToolNotObject, offset_of(nodes, e)));
+            }
+            let name = match find_member(input, nodes, e, "name") {
+                Some(v) if nodes[v].tag() == Tag::String => v as u32,
+                Some(v) => return Err(Error::new(ErrorKind::NameNotString, offset_of(nodes, v))),
+                None => return Err(Error::new(ErrorKind::NameNotString, offset_of(nodes, e))),
+            };
+            if count >= limits.max_tools {
+                return Err(Error::new(ErrorKind::ToolLimit, offset_of(nodes, e)));
+            }
+            count += 1;
+            if tail == END {
+                head = name;
+            } else {
+                nodes[tail as usize].link = name;
+            }
+            tail = name;
+            e = next_index(nodes, e);
+        }
+        Ok(())
+    };
+    match nodes[0].tag() {
+        Tag::Object => {
+            let t = page_tools(input, nodes, 0)?;
+            add_array(nodes, t)?;
+        }
+        Tag::Array if nodes[0].value() > 1 && is_page(input, nodes, 1) => {
+            let end = nodes[0].value();
+            let mut p = 1;
+            while p < end {
+                let t = page_tools(input, nodes, p)?;
+                add_array(nodes, t)?;
+                p = next_index(nodes, p);
+            }
+        }
+        Tag::Array => add_array(nodes, 0)?,
+        _ => return Err(Error::new(ErrorKind::NotToolsList, offset_of(nodes, 0))),
+    }
+    Ok((head, count))
+}
+
+/// Digests every tool of a parsed tools/list. The canonical server object
+/// `{name: tool_digest, ...}` is written to `server`; `on_tool` sees each
+/// tool in canonical name order. Rewrites the `link` fields of name nodes.
+pub(crate) fn digest_parsed_list<S: Sink, F: FnMut(&ToolReport<'_>)>(
+    input: &[u8],
+    nodes: &mut [Node],
+    limits: &Limits,
+    options: ListOptions,
+    server: &mut S,
+    mut on_tool: F,
+) -> Result<usize, Error> {
+    let (head, count) = collect_tools(input, nodes, limits)?;
+    let head = sort_list(input, nodes, head);
+    if let Some((a, b)) = find_adjacent_equal(input, nodes, head) {
+        let later = nodes[a as usize].start().max(nodes[b as usize].start());
+        return Err(Error::new(ErrorKind::DuplicateToolName, later - 1));
+    }
+    let nodes: &[Node] = nodes;
+    server.write(b"{");
+    let mut name = head;
+    while name != END {
+        let n = &nodes[name as usize];
+        let tool = n.parent as usize;
+        let projection = project(input, nodes, tool)?;
+        let (digest, fields) = digest_tool(input, nodes, &projection, options.field_digests)?;
+        let raw = &input[n.start()..n.start() + n.value()];
+        if name != head {
+            server.write(b",");
+        }
+        write_string(server, raw, n.flag());
+        server.write(b":\"");
+        server.write(&digest.to_hex_prefixed());
+        server.write(b"\"");
+        on_tool(&ToolReport {
+            name: JsonStr {
+                raw,
+                escaped: n.flag(),
+            },
+            digest,
+            fields,
+            offset: projection.offset,
+        });
+        name = n.link;
+    }
+    server.write(b"}");
+    Ok(count)
+}

@@ -1,0 +1,77 @@
+//! Canonical string output (spec section 3.5): escape `"`, `\` and
+//! U+0000..U+001F only; everything else is literal UTF-8.
+
+use super::sink::Sink;
+use crate::json::unescape::{encode_utf8, next_code_point};
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Writes the canonical escape (or the literal UTF-8) of one code point.
+#[inline]
+fn write_code_point<S: Sink>(sink: &mut S, cp: u32) {
+    match cp {
+        0x22 => sink.write(b"\\\""),
+        0x5c => sink.write(b"\\\\"),
+        0x08 => sink.write(b"\\b"),
+        0x09 => sink.write(b"\\t"),
+        0x0a => sink.write(b"\\n"),
+        0x0c => sink.write(b"\\f"),
+        0x0d => sink.write(b"\\r"),
+        0x00..=0x1f => sink.write(&[
+            b'\\',
+            b'u',
+            b'0',
+            b'0',
+            HEX[(cp >> 4) as usize],
+            HEX[(cp & 15) as usize],
+        ]),
+        _ => {
+            let mut buf = [0u8; 4];
+            let n = encode_utf8(cp, &mut buf);
+            sink.write(&buf[..n]);
+        }
+    }
+}
+
+/// Writes a string token in canonical form, with quotes, from validated raw
+/// content. Content without escapes is already canonical and copied through.
+#[inline]
+pub fn write_string<S: Sink>(sink: &mut S, raw: &[u8], escaped: bool) {
+    sink.write(b"\"");
+    if !escaped {
+        sink.write(raw);
+    } else {
+        let mut pos = 0;
+        while pos < raw.len() {
+            // Copy the run up to the next escape untouched.
+            let run = raw[pos..]
+                .iter()
+                .position(|&b| b == b'\\')
+                .unwrap_or(raw.len() - pos);
+            if run > 0 {
+                sink.write(&raw[pos..pos + run]);
+                pos += run;
+                continue;
+            }
+            let cp = next_code_point(raw, &mut pos);
+            write_code_point(sink, cp);
+        }
+    }
+    sink.write(b"\"");
+}
+
+/// Writes an arbitrary (Rust, hence valid) string in canonical form, with quotes.
+pub fn write_str<S: Sink>(sink: &mut S, text: &str) {
+    sink.write(b"\"");
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b < 0x20 || b == b'"' || b == b'\\' {
+            sink.write(&bytes[start..i]);
+            write_code_point(sink, b as u32);
+            start = i + 1;
+        }
+    }
+    sink.write(&bytes[start..]);
+    sink.write(b"\"");
+}

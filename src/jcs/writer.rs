@@ -1,0 +1,113 @@
+//! Writes any subtree of a tape as canonical JSON (spec section 3),
+//! iteratively: object members are visited in the UTF-16 key order the
+//! parser linked up, and `parent` links replace a recursion stack.
+
+use super::sink::Sink;
+use super::string::write_string;
+use crate::error::{Error, ErrorKind};
+use crate::json::{next_index, Node, Tag, END};
+use crate::number::{format_f64, MAX_LEN};
+
+/// Writes a number token canonically. Short integers are copied through;
+/// everything else goes through an IEEE-754 double and ES `Number::toString`.
+#[inline]
+pub(crate) fn write_number<S: Sink>(
+    sink: &mut S,
+    token: &[u8],
+    canonical: bool,
+    offset: usize,
+) -> Result<(), Error> {
+    if canonical {
+        sink.write(token);
+        return Ok(());
+    }
+    let invalid = Error::new(ErrorKind::InvalidNumber, offset);
+    let text = core::str::from_utf8(token).map_err(|_| invalid)?;
+    let value: f64 = text.parse().map_err(|_| invalid)?;
+    let mut buf = [0u8; MAX_LEN];
+    let n = format_f64(value, &mut buf).ok_or(Error::new(ErrorKind::NumberOutOfRange, offset))?;
+    sink.write(&buf[..n]);
+    Ok(())
+}
+
+#[inline]
+fn write_key<S: Sink>(sink: &mut S, input: &[u8], node: &Node) {
+    write_string(
+        sink,
+        &input[node.start()..node.start() + node.value()],
+        node.flag(),
+    );
+    sink.write(b":");
+}
+
+/// Writes the subtree rooted at node `root` in canonical form.
+pub(crate) fn write_value<S: Sink>(
+    sink: &mut S,
+    input: &[u8],
+    nodes: &[Node],
+    root: usize,
+) -> Result<(), Error> {
+    let mut i = root;
+    'enter: loop {
+        let n = &nodes[i];
+        match n.tag() {
+            Tag::Object => {
+                if n.link == END {
+                    sink.write(b"{}");
+                } else {
+                    sink.write(b"{");
+                    let key = n.link as usize;
+                    write_key(sink, input, &nodes[key]);
+                    i = key + 1;
+                    continue 'enter;
+                }
+            }
+            Tag::Array => {
+                if n.value() == i + 1 {
+                    sink.write(b"[]");
+                } else {
+                    sink.write(b"[");
+                    i += 1;
+                    continue 'enter;
+                }
+            }
+            Tag::String => write_string(sink, &input[n.start()..n.start() + n.value()], n.flag()),
+            Tag::Number => write_number(
+                sink,
+                &input[n.start()..n.start() + n.value()],
+                n.flag(),
+                n.start(),
+            )?,
+            Tag::True => sink.write(b"true"),
+            Tag::False => sink.write(b"false"),
+            Tag::Null => sink.write(b"null"),
+        }
+        // Node `i` is complete: move to its next sibling, closing finished containers.
+        loop {
+            if i == root {
+                return Ok(());
+            }
+            let p = nodes[i].parent as usize;
+            let parent = &nodes[p];
+            if parent.tag() == Tag::Array {
+                let next = next_index(nodes, i);
+                if next < parent.value() {
+                    sink.write(b",");
+                    i = next;
+                    continue 'enter;
+                }
+                sink.write(b"]");
+            } else {
+                let next_key = nodes[i - 1].link;
+                if next_key != END {
+                    sink.write(b",");
+                    write_key(sink, input, &nodes[next_key as usize]);
+                    i = next_key as usize + 1;
+                    continue 'enter;
+                }
+                sink.write(b"}");
+            }
+            i = p;
+        }
+    }
+}

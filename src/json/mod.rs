@@ -1,0 +1,51 @@
+//! The strict JSON parser (RFC 8259 plus the I-JSON rules of SPEC.md) and the
+//! flat tape it produces.
+//!
+//! ```
+//! use contractpin::json::{self, Node, Tag};
+//! use contractpin::Limits;
+//! let mut scratch = [Node::EMPTY; 16];
+//! let tape = json::parse(br#"{"b":1,"a":[true,null]}"#, &mut scratch, &Limits::DEFAULT).unwrap();
+//! assert_eq!(tape.root().tag(), Tag::Object);
+//! assert_eq!(tape.root().get("a").unwrap().elements().count(), 2);
+//! ```
+
+mod key_sort;
+mod number_token;
+mod parser;
+mod string_scan;
+mod tape;
+pub(crate) mod unescape;
+
+pub(crate) use key_sort::{find_adjacent_equal, sort_list, END};
+pub(crate) use parser::parse_into as parser_entry;
+pub use parser::scratch_needed;
+pub(crate) use parser::{SliceStore, Store};
+pub(crate) use tape::next_index;
+pub use tape::{Elements, Members, Node, Tag, Tape, Value, NO_PARENT};
+
+use crate::error::Error;
+use crate::limits::Limits;
+
+/// Parses `input` into a tape stored in `scratch`, allocating nothing.
+///
+/// `scratch` needs one node per value and per object key;
+/// [`scratch_needed`] computes that. Too little scratch fails with
+/// [`ErrorKind::ScratchTooSmall`](crate::ErrorKind::ScratchTooSmall), whose
+/// [`Error::needed`] is a sufficient node count.
+pub fn parse<'a>(
+    input: &'a [u8],
+    scratch: &'a mut [Node],
+    limits: &Limits,
+) -> Result<Tape<'a>, Error> {
+    let mut store = SliceStore {
+        buf: scratch,
+        len: 0,
+    };
+    parser::parse_into(input, &mut store, limits)?;
+    let len = store.len;
+    Ok(Tape {
+        input,
+        nodes: &store.buf[..len],
+    })
+}

@@ -1,0 +1,311 @@
+//! The strict, iterative parser: bytes in, tape out. No recursion; nesting
+//! state lives in the tape itself (each open container's `parent` field), so
+//! any depth is safe and the only memory is the node store.
+
+use crate::error::{Error, ErrorKind};
+use crate::limits::{Limits, MAX_INPUT};
+
+use super::key_sort::{find_adjacent_equal, sort_list, END};
+use super::number_token::scan_number;
+use super::string_scan::scan_string;
+use super::tape::{Node, Tag, NO_PARENT};
+
+/// Where parsed nodes go: caller scratch (fixed) or, with `alloc`, a `Vec`.
+pub(crate) trait Store {
+    /// The nodes pushed so far.
+    fn nodes(&mut self) -> &mut [Node];
+    /// Appends a node; `false` when there is no room.
+    fn push(&mut self, node: Node) -> bool;
+    /// Forgets all nodes.
+    fn clear(&mut self);
+}
+
+/// A fixed slice of caller-provided scratch nodes.
+pub(crate) struct SliceStore<'a> {
+    pub buf: &'a mut [Node],
+    pub len: usize,
+}
+
+impl Store for SliceStore<'_> {
+    #[inline]
+    fn nodes(&mut self) -> &mut [Node] {
+        &mut self.buf[..self.len]
+    }
+    #[inline]
+    fn push(&mut self, node: Node) -> bool {
+        match self.buf.get_mut(self.len) {
+            Some(slot) => {
+                *slot = node;
+                self.len += 1;
+                true
+            }
+            None => false,
+        }
+    }
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl Store for alloc::vec::Vec<Node> {
+    #[inline]
+    fn nodes(&mut self) -> &mut [Node] {
+        self
+    }
+    #[inline]
+    fn push(&mut self, node: Node) -> bool {
+        alloc::vec::Vec::push(self, node);
+        true
+    }
+    fn clear(&mut self) {
+        alloc::vec::Vec::clear(self)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// A value is required.
+    Value,
+    /// Just after `[`: a value or `]`.
+    ValueOrClose,
+    /// Just after `{`: a key or `}`.
+    KeyOrClose,
+    /// After a `,` in an object: a key.
+    Key,
+    /// After a key: `:`.
+    Colon,
+    /// After a value inside a container: `,` or the closing bracket.
+    CommaOrClose,
+}
+
+#[inline]
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+fn literal(input: &[u8], pos: usize, word: &[u8]) -> Result<usize, Error> {
+    for (k, &w) in word.iter().enumerate() {
+        match input.get(pos + k) {
+            None => return Err(Error::new(ErrorKind::UnexpectedEnd, input.len())),
+            Some(&c) if c != w => return Err(Error::new(ErrorKind::UnexpectedByte, pos + k)),
+            Some(_) => {}
+        }
+    }
+    Ok(pos + word.len())
+}
+
+/// Parses `input` into `store`. On success the store holds the tape, root at 0.
+pub(crate) fn parse_into<S: Store>(
+    input: &[u8],
+    store: &mut S,
+    limits: &Limits,
+) -> Result<(), Error> {
+    store.clear();
+    let max_input = limits.max_input.min(MAX_INPUT);
+    if input.len() > max_input {
+        return Err(Error::new(ErrorKind::SizeLimit, max_input));
+    }
+    if input.starts_with(&[0xef, 0xbb, 0xbf]) {
+        return Err(Error::new(ErrorKind::ByteOrderMark, 0));
+    }
+    let len = input.len();
+    let full =
+        |input: &[u8]| Error::with_needed(ErrorKind::ScratchTooSmall, 0, scratch_needed(input));
+    let mut pos = 0usize;
+    let mut cur = NO_PARENT;
+    let mut depth = 0u32;
+    let mut count = 0usize;
+    let mut state = State::Value;
+    'outer: loop {
+        while pos < len && is_ws(input[pos]) {
+            pos += 1;
+        }
+        if pos == len {
+            return Err(Error::new(ErrorKind::UnexpectedEnd, len));
+        }
+        let b = input[pos];
+        let mut close = false;
+        match state {
+            State::Colon => {
+                if b != b':' {
+                    return Err(Error::new(ErrorKind::UnexpectedByte, pos));
+                }
+                pos += 1;
+                state = State::Value;
+                continue;
+            }
+            State::CommaOrClose => {
+                let is_object = store.nodes()[cur as usize].tag() == Tag::Object;
+                match b {
+                    b',' => {
+                        pos += 1;
+                        state = if is_object { State::Key } else { State::Value };
+                        continue;
+                    }
+                    b']' if !is_object => close = true,
+                    b'}' if is_object => close = true,
+                    _ => return Err(Error::new(ErrorKind::UnexpectedByte, pos)),
+                }
+            }
+            State::KeyOrClose | State::Key => {
+                if b == b'}' && state == State::KeyOrClose {
+                    close = true;
+                } else if b != b'"' {
+                    return Err(Error::new(ErrorKind::UnexpectedByte, pos));
+                } else {
+                    let s = scan_string(input, pos + 1)?;
+                    let index = count as u32;
+                    if !store.push(Node::new(
+                        Tag::String,
+                        s.escaped,
+                        pos + 1,
+                        s.end - pos - 1,
+                        cur,
+                    )) {
+                        return Err(full(input));
+                    }
+                    count += 1;
+                    // Append to the object's key list; its `link` holds the tail while open.
+                    let nodes = store.nodes();
+                    let tail = nodes[cur as usize].link;
+                    if tail != END {
+                        nodes[tail as usize].link = index;
+                    }
+                    nodes[cur as usize].link = index;
+                    pos = s.end + 1;
+                    state = State::Colon;
+                    continue;
+                }
+            }
+            State::ValueOrClose => close = b == b']',
+            State::Value => {}
+        }
+        if close {
+            // Close the innermost container, then keep closing as long as the
+            // parent is done too (handled by the loop: state becomes CommaOrClose).
+            let nodes = store.nodes();
+            let node = &mut nodes[cur as usize];
+            node.set_value(count);
+            if node.tag() == Tag::Object {
+                let head = if node.link != END { cur + 1 } else { END };
+                let sorted = sort_list(input, nodes, head);
+                nodes[cur as usize].link = sorted;
+                if let Some((a, b)) = find_adjacent_equal(input, nodes, sorted) {
+                    let later = nodes[a as usize].start().max(nodes[b as usize].start());
+                    return Err(Error::new(ErrorKind::DuplicateKey, later - 1));
+                }
+            }
+            depth -= 1;
+            pos += 1;
+            cur = nodes[cur as usize].parent;
+            if cur == NO_PARENT {
+                break 'outer;
+            }
+            state = State::CommaOrClose;
+            continue;
+        }
+        // A value starts at `pos`.
+        let node = match b {
+            b'{' | b'[' => {
+                if depth >= limits.max_depth {
+                    return Err(Error::new(ErrorKind::DepthLimit, pos));
+                }
+                depth += 1;
+                let tag = if b == b'{' { Tag::Object } else { Tag::Array };
+                if !store.push(Node::new(tag, false, pos, 0, cur)) {
+                    return Err(full(input));
+                }
+                cur = count as u32;
+                count += 1;
+                pos += 1;
+                state = if b == b'{' {
+                    State::KeyOrClose
+                } else {
+                    State::ValueOrClose
+                };
+                continue;
+            }
+            b'"' => {
+                let s = scan_string(input, pos + 1)?;
+                let node = Node::new(Tag::String, s.escaped, pos + 1, s.end - pos - 1, cur);
+                pos = s.end + 1;
+                node
+            }
+            b'-' | b'0'..=b'9' => {
+                let n = scan_number(input, pos)?;
+                let node = Node::new(Tag::Number, n.canonical, pos, n.end - pos, cur);
+                pos = n.end;
+                node
+            }
+            b't' => {
+                let start = pos;
+                pos = literal(input, pos, b"true")?;
+                Node::new(Tag::True, false, start, 4, cur)
+            }
+            b'f' => {
+                let start = pos;
+                pos = literal(input, pos, b"false")?;
+                Node::new(Tag::False, false, start, 5, cur)
+            }
+            b'n' => {
+                let start = pos;
+                pos = literal(input, pos, b"null")?;
+                Node::new(Tag::Null, false, start, 4, cur)
+            }
+            _ => return Err(Error::new(ErrorKind::UnexpectedByte, pos)),
+        };
+        if !store.push(node) {
+            return Err(full(input));
+        }
+        count += 1;
+        if cur == NO_PARENT {
+            break;
+        }
+        state = State::CommaOrClose;
+    }
+    while pos < len && is_ws(input[pos]) {
+        pos += 1;
+    }
+    if pos < len {
+        return Err(Error::new(ErrorKind::TrailingData, pos));
+    }
+    Ok(())
+}
+
+/// How many scratch nodes a parse of `input` needs: exact for valid JSON, and
+/// enough for any input (parsing fails before using more).
+///
+/// One cheap lexical pass: it counts value and key tokens without checking syntax.
+pub fn scratch_needed(input: &[u8]) -> usize {
+    let mut count = 0usize;
+    let mut i = 0usize;
+    let len = input.len();
+    while i < len {
+        match input[i] {
+            b'"' => {
+                count += 1;
+                i += 1;
+                while i < len && input[i] != b'"' {
+                    i += if input[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'{' | b'[' => {
+                count += 1;
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
+                count += 1;
+                i += 1;
+                while i < len
+                    && matches!(input[i], b'0'..=b'9' | b'+' | b'-' | b'.' | b'e' | b'E' | b'a'..=b'z')
+                {
+                    i += 1;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    count.max(1)
+}

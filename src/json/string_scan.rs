@@ -1,0 +1,182 @@
+//! Validation of one string token: UTF-8, control characters, escapes and
+//! surrogate pairs. Plain ASCII runs are skipped eight bytes at a time.
+
+use crate::error::{Error, ErrorKind};
+
+/// Result of scanning a string body.
+pub(crate) struct Scanned {
+    /// Index of the closing quote.
+    pub end: usize,
+    /// Whether the body contains a backslash.
+    pub escaped: bool,
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// Non-zero iff some byte of `w` is `"`, `\`, below 0x20, or 0x80 and above.
+/// Only the lowest flagged byte is exact (borrows can flag bytes above it).
+#[inline(always)]
+fn special_bytes(w: u64) -> u64 {
+    let quote = w ^ (ONES * b'"' as u64);
+    let backslash = w ^ (ONES * b'\\' as u64);
+    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v;
+    let control = w.wrapping_sub(ONES * 0x20);
+    (has_zero(quote) | has_zero(backslash) | control | w) & HIGHS
+}
+
+#[inline]
+fn is_hex(c: u8) -> bool {
+    c.is_ascii_hexdigit()
+}
+
+/// Scans from `pos` (just after the opening quote) to the closing quote.
+pub(crate) fn scan_string(input: &[u8], mut pos: usize) -> Result<Scanned, Error> {
+    let len = input.len();
+    let mut escaped = false;
+    loop {
+        // Fast path: eight plain ASCII bytes at a time.
+        while pos + 8 <= len {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(&input[pos..pos + 8]);
+            let mask = special_bytes(u64::from_le_bytes(word));
+            if mask == 0 {
+                pos += 8;
+            } else {
+                pos += (mask.trailing_zeros() / 8) as usize;
+                break;
+            }
+        }
+        let Some(&b) = input.get(pos) else {
+            return Err(Error::new(ErrorKind::UnexpectedEnd, len));
+        };
+        match b {
+            b'"' => return Ok(Scanned { end: pos, escaped }),
+            b'\\' => {
+                escaped = true;
+                pos = scan_escape(input, pos)?;
+            }
+            0x00..=0x1f => return Err(Error::new(ErrorKind::ControlCharacter, pos)),
+            0x20..=0x7f => pos += 1,
+            _ => pos = scan_utf8(input, pos)?,
+        }
+    }
+}
+
+/// Validates the escape at `pos` (a backslash) and returns the index after it.
+fn scan_escape(input: &[u8], pos: usize) -> Result<usize, Error> {
+    let len = input.len();
+    let Some(&e) = input.get(pos + 1) else {
+        return Err(Error::new(ErrorKind::UnexpectedEnd, len));
+    };
+    match e {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Ok(pos + 2),
+        b'u' => {
+            let unit = hex_unit(input, pos)?;
+            if (0xdc00..0xe000).contains(&unit) {
+                return Err(Error::new(ErrorKind::LoneSurrogate, pos));
+            }
+            if !(0xd800..0xdc00).contains(&unit) {
+                return Ok(pos + 6);
+            }
+            // A high surrogate must be followed by an escaped low surrogate.
+            let next = pos + 6;
+            match (input.get(next), input.get(next + 1)) {
+                (Some(b'\\'), Some(b'u')) => {}
+                (None, _) | (Some(b'\\'), None) => {
+                    return Err(Error::new(ErrorKind::UnexpectedEnd, len))
+                }
+                _ => return Err(Error::new(ErrorKind::LoneSurrogate, pos)),
+            }
+            let low = hex_unit(input, next)?;
+            if !(0xdc00..0xe000).contains(&low) {
+                return Err(Error::new(ErrorKind::LoneSurrogate, pos));
+            }
+            Ok(next + 6)
+        }
+        _ => Err(Error::new(ErrorKind::InvalidEscape, pos)),
+    }
+}
+
+/// Reads the four hex digits of the `\u` escape starting at `pos`.
+fn hex_unit(input: &[u8], pos: usize) -> Result<u32, Error> {
+    let mut unit = 0u32;
+    for i in 0..4 {
+        let Some(&c) = input.get(pos + 2 + i) else {
+            return Err(Error::new(ErrorKind::UnexpectedEnd, input.len()));
+        };
+        if !is_hex(c) {
+            return Err(Error::new(ErrorKind::InvalidEscape, pos));
+        }
+        unit = (unit << 4) | (c as char).to_digit(16).unwrap_or(0);
+    }
+    Ok(unit)
+}
+
+/// Validates one multi-byte UTF-8 sequence at `pos`; returns the index after it.
+fn scan_utf8(input: &[u8], pos: usize) -> Result<usize, Error> {
+    let bad = Error::new(ErrorKind::InvalidUtf8, pos);
+    let b0 = input[pos];
+    // Allowed range of the second byte, and the sequence length.
+    let (lo, hi, n) = match b0 {
+        0xc2..=0xdf => (0x80, 0xbf, 2),
+        0xe0 => (0xa0, 0xbf, 3),
+        0xe1..=0xec | 0xee..=0xef => (0x80, 0xbf, 3),
+        0xed => (0x80, 0x9f, 3), // excludes encoded surrogates
+        0xf0 => (0x90, 0xbf, 4),
+        0xf1..=0xf3 => (0x80, 0xbf, 4),
+        0xf4 => (0x80, 0x8f, 4), // nothing above U+10FFFF
+        _ => return Err(bad),
+    };
+    let Some(&b1) = input.get(pos + 1) else {
+        return Err(bad);
+    };
+    if !(lo..=hi).contains(&b1) {
+        return Err(bad);
+    }
+    for k in 2..n {
+        match input.get(pos + k) {
+            Some(&c) if (0x80..=0xbf).contains(&c) => {}
+            _ => return Err(bad),
+        }
+    }
+    Ok(pos + n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(s: &[u8]) -> Result<(usize, bool), ErrorKind> {
+        scan_string(s, 0)
+            .map(|r| (r.end, r.escaped))
+            .map_err(|e| e.kind())
+    }
+
+    #[test]
+    fn plain_and_escaped() {
+        assert_eq!(kind(b"abc\""), Ok((3, false)));
+        assert_eq!(kind(b"0123456789abcdefghij\""), Ok((20, false)));
+        assert_eq!(kind(br#"a\nb""#), Ok((4, true)));
+        assert_eq!(kind("é€😀\"".as_bytes()), Ok((9, false)));
+        assert_eq!(kind(br#"\ud83d\ude00""#), Ok((12, true)));
+    }
+
+    #[test]
+    fn rejections() {
+        assert_eq!(kind(b"abc"), Err(ErrorKind::UnexpectedEnd));
+        assert_eq!(kind(b"a\x01\""), Err(ErrorKind::ControlCharacter));
+        assert_eq!(kind(b"0123456789\x1f\""), Err(ErrorKind::ControlCharacter));
+        assert_eq!(kind(br#"\x""#), Err(ErrorKind::InvalidEscape));
+        assert_eq!(kind(br#"\u12g4""#), Err(ErrorKind::InvalidEscape));
+        assert_eq!(kind(br#"\ud800""#), Err(ErrorKind::LoneSurrogate));
+        assert_eq!(kind(br#"\udc00\ud800""#), Err(ErrorKind::LoneSurrogate));
+        assert_eq!(kind(br#"\ud800\u0041""#), Err(ErrorKind::LoneSurrogate));
+        assert_eq!(kind(b"\xc0\xaf\""), Err(ErrorKind::InvalidUtf8));
+        assert_eq!(kind(b"\xed\xa0\x80\""), Err(ErrorKind::InvalidUtf8));
+        assert_eq!(kind(b"\xf4\x90\x80\x80\""), Err(ErrorKind::InvalidUtf8));
+        assert_eq!(kind(b"\x80\""), Err(ErrorKind::InvalidUtf8));
+        assert_eq!(kind(b"\xe2\x82\""), Err(ErrorKind::InvalidUtf8));
+        assert_eq!(kind(b"\xff\""), Err(ErrorKind::InvalidUtf8));
+    }
+}

@@ -1,0 +1,31 @@
+//! Resource limits applied while parsing and digesting.
+
+/// The largest input the tape can address (offsets and lengths use 28 bits).
+pub const MAX_INPUT: usize = (1 << 28) - 1;
+
+/// Limits on untrusted input. Every limit gives a clear error when exceeded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Deepest allowed nesting of arrays and objects; the top-level container
+    /// has depth 1. Default 256.
+    pub max_depth: u32,
+    /// Longest accepted input in bytes. Default 64 MiB; never more than [`MAX_INPUT`].
+    pub max_input: usize,
+    /// Most tools accepted in one tools/list (over all pages). Default 100 000.
+    pub max_tools: usize,
+}
+
+impl Limits {
+    /// The default limits.
+    pub const DEFAULT: Limits = Limits {
+        max_depth: 256,
+        max_input: 64 << 20,
+        max_tools: 100_000,
+    };
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::DEFAULT
+    }
+}

@@ -1,0 +1,167 @@
+//! Owned, growable results (feature `alloc`) and the reusable [`Context`].
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::contract::tools_list::{ListOptions, ToolReport};
+use crate::contract::FieldDigests;
+use crate::digest::Digest;
+use crate::error::Error;
+use crate::jcs::Sink;
+use crate::json::Node;
+use crate::limits::Limits;
+use crate::scratch_api::{canonical_to, contract_to, digest_list_in};
+use crate::sha256::Sha256;
+
+/// One tool of a [`ServerDigest`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolDigest {
+    /// The tool name (decoded).
+    pub name: String,
+    /// The tool digest.
+    pub digest: Digest,
+    /// The field digests of every contract member.
+    pub fields: FieldDigests,
+}
+
+/// The digests of a whole tools/list: the lock's server entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerDigest {
+    /// The server digest.
+    pub digest: Digest,
+    /// Every tool, sorted by name in UTF-16 order.
+    pub tools: Vec<ToolDigest>,
+}
+
+/// Canonical RFC 8785 bytes of any JSON document.
+pub fn canonicalize(input: &[u8]) -> Result<Vec<u8>, Error> {
+    let mut out = Vec::with_capacity(input.len());
+    Context::new().canonicalize_to(input, &mut out)?;
+    Ok(out)
+}
+
+/// The tool digest of one tool object (projected onto its contract first).
+pub fn tool_digest(tool_json: &[u8]) -> Result<Digest, Error> {
+    Context::new().tool_digest(tool_json).map(|(d, _)| d)
+}
+
+/// Canonical bytes of one tool's contract (spec section 2).
+pub fn tool_contract(tool_json: &[u8]) -> Result<Vec<u8>, Error> {
+    let mut out = Vec::new();
+    let mut ctx = Context::new();
+    contract_to(tool_json, &mut ctx.nodes, &ctx.limits, &mut out, None)?;
+    Ok(out)
+}
+
+/// Server digest, tool digests and field digests of a tools/list in any accepted shape.
+pub fn digest_tools_list(input: &[u8]) -> Result<ServerDigest, Error> {
+    Context::new().digest_tools_list_owned(
+        input,
+        ListOptions {
+            field_digests: true,
+        },
+    )
+}
+
+/// Reusable state for repeated digests: after the first few calls its
+/// buffers have grown to fit and further calls allocate nothing (except the
+/// owned results of the `*_owned` methods).
+#[derive(Debug, Default)]
+pub struct Context {
+    nodes: Vec<Node>,
+    out: Vec<u8>,
+    limits: Limits,
+}
+
+impl Context {
+    /// A context with default limits.
+    pub fn new() -> Context {
+        Context::default()
+    }
+
+    /// A context with the given limits.
+    pub fn with_limits(limits: Limits) -> Context {
+        Context {
+            limits,
+            ..Context::default()
+        }
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Replaces the limits.
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.limits = limits;
+    }
+
+    fn reserve_nodes(&mut self, input: &[u8]) {
+        // Typical JSON has one token per 8+ bytes; growth covers the rest.
+        let want = input.len() / 8 + 16;
+        if self.nodes.capacity() < want {
+            self.nodes.reserve(want - self.nodes.len());
+        }
+    }
+
+    /// Canonical bytes of `input`, in a buffer owned by the context.
+    pub fn canonicalize(&mut self, input: &[u8]) -> Result<&[u8], Error> {
+        let mut out = core::mem::take(&mut self.out);
+        out.clear();
+        let result = self.canonicalize_to(input, &mut out);
+        self.out = out;
+        result.map(|_| &self.out[..])
+    }
+
+    /// Writes the canonical bytes of `input` to any sink.
+    pub fn canonicalize_to<K: Sink>(&mut self, input: &[u8], sink: &mut K) -> Result<(), Error> {
+        self.reserve_nodes(input);
+        canonical_to(input, &mut self.nodes, &self.limits, sink)
+    }
+
+    /// Tool digest and field digests of one tool object.
+    pub fn tool_digest(&mut self, input: &[u8]) -> Result<(Digest, FieldDigests), Error> {
+        self.reserve_nodes(input);
+        let mut hasher = Sha256::new();
+        let mut fields = FieldDigests::default();
+        contract_to(
+            input,
+            &mut self.nodes,
+            &self.limits,
+            &mut hasher,
+            Some(&mut fields),
+        )?;
+        Ok((Digest(hasher.finalize()), fields))
+    }
+
+    /// Digests a tools/list, calling `on_tool` for each tool in name order;
+    /// returns the server digest and the tool count.
+    pub fn digest_tools_list<F: FnMut(&ToolReport<'_>)>(
+        &mut self,
+        input: &[u8],
+        options: ListOptions,
+        on_tool: F,
+    ) -> Result<(Digest, usize), Error> {
+        self.reserve_nodes(input);
+        let summary = digest_list_in(input, &mut self.nodes, &self.limits, options, on_tool)?;
+        Ok((summary.digest, summary.tool_count))
+    }
+
+    /// Like [`Context::digest_tools_list`] but collects an owned [`ServerDigest`].
+    pub fn digest_tools_list_owned(
+        &mut self,
+        input: &[u8],
+        options: ListOptions,
+    ) -> Result<ServerDigest, Error> {
+        let mut tools = Vec::new();
+        let (digest, _) = self.digest_tools_list(input, options, |t| {
+            tools.push(ToolDigest {
+                name: t.name.to_string(),
+                digest: t.digest,
+                fields: t.fields,
+            })
+        })?;
+        Ok(ServerDigest { digest, tools })
+    }
+}

@@ -1,0 +1,115 @@
+//! The allocation-free entry points: every buffer comes from the caller.
+
+use crate::contract::tool::{project, write_contract};
+use crate::contract::tools_list::{digest_parsed_list, ListOptions, ListSummary, ToolReport};
+use crate::contract::FieldDigests;
+use crate::digest::Digest;
+use crate::error::{Error, ErrorKind};
+use crate::jcs::{write_value, Sink, SliceSink};
+use crate::json::{Node, SliceStore, Store};
+use crate::limits::Limits;
+use crate::sha256::Sha256;
+
+/// Parses into `store` and writes the canonical form of the whole document.
+pub(crate) fn canonical_to<S: Store, K: Sink>(
+    input: &[u8],
+    store: &mut S,
+    limits: &Limits,
+    sink: &mut K,
+) -> Result<(), Error> {
+    crate::json::parser_entry(input, store, limits)?;
+    write_value(sink, input, store.nodes(), 0)
+}
+
+/// Parses one tool object into `store` and writes its canonical contract,
+/// computing field digests when `fields` is given.
+pub(crate) fn contract_to<S: Store, K: Sink>(
+    input: &[u8],
+    store: &mut S,
+    limits: &Limits,
+    sink: &mut K,
+    fields: Option<&mut FieldDigests>,
+) -> Result<(), Error> {
+    crate::json::parser_entry(input, store, limits)?;
+    let nodes = store.nodes();
+    let projection = project(input, nodes, 0)?;
+    write_contract(sink, input, nodes, &projection, fields)
+}
+
+/// Canonicalizes any JSON document into `out`, returning the length written.
+///
+/// Fails with [`ErrorKind::OutputTooSmall`] (and [`Error::needed`] bytes) when
+/// `out` is too short, or [`ErrorKind::ScratchTooSmall`] when `scratch` is.
+pub fn canonicalize_into(
+    input: &[u8],
+    scratch: &mut [Node],
+    limits: &Limits,
+    out: &mut [u8],
+) -> Result<usize, Error> {
+    let mut store = SliceStore {
+        buf: scratch,
+        len: 0,
+    };
+    let mut sink = SliceSink::new(out);
+    canonical_to(input, &mut store, limits, &mut sink)?;
+    if !sink.fits() {
+        return Err(Error::with_needed(
+            ErrorKind::OutputTooSmall,
+            0,
+            sink.needed(),
+        ));
+    }
+    Ok(sink.needed())
+}
+
+/// The tool digest and field digests of one tool object (spec sections 2, 4.1, 4.2).
+pub fn tool_digest_with(
+    input: &[u8],
+    scratch: &mut [Node],
+    limits: &Limits,
+) -> Result<(Digest, FieldDigests), Error> {
+    let mut store = SliceStore {
+        buf: scratch,
+        len: 0,
+    };
+    let mut hasher = Sha256::new();
+    let mut fields = FieldDigests::default();
+    contract_to(input, &mut store, limits, &mut hasher, Some(&mut fields))?;
+    Ok((Digest(hasher.finalize()), fields))
+}
+
+/// Digests a whole tools/list in any accepted shape (spec sections 4.3, 4.4).
+///
+/// `on_tool` is called once per tool, in canonical name order, before the
+/// server digest is final.
+pub fn digest_tools_list_with<F: FnMut(&ToolReport<'_>)>(
+    input: &[u8],
+    scratch: &mut [Node],
+    limits: &Limits,
+    options: ListOptions,
+    on_tool: F,
+) -> Result<ListSummary, Error> {
+    let mut store = SliceStore {
+        buf: scratch,
+        len: 0,
+    };
+    digest_list_in(input, &mut store, limits, options, on_tool)
+}
+
+/// [`digest_tools_list_with`] over any node store.
+pub(crate) fn digest_list_in<S: Store, F: FnMut(&ToolReport<'_>)>(
+    input: &[u8],
+    store: &mut S,
+    limits: &Limits,
+    options: ListOptions,
+    on_tool: F,
+) -> Result<ListSummary, Error> {
+    crate::json::parser_entry(input, store, limits)?;
+    let mut server = Sha256::new();
+    let tool_count =
+        digest_parsed_list(input, store.nodes(), limits, options, &mut server, on_tool)?;
+    Ok(ListSummary {
+        digest: Digest(server.finalize()),
+        tool_count,
+    })
+}
