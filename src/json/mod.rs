@@ -22,7 +22,7 @@ pub(crate) use parser::parse_into as parser_entry;
 pub use parser::scratch_needed;
 pub(crate) use parser::{SliceStore, Store};
 pub(crate) use tape::next_index;
-pub use tape::{Elements, Members, Node, Tag, Tape, Value, NO_PARENT};
+pub use tape::{Elements, Members, Node, SortedMembers, Tag, Tape, Value, NO_PARENT};
 
 use crate::error::Error;
 use crate::limits::Limits;

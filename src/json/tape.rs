@@ -260,6 +260,17 @@ impl<'a> Value<'a> {
         }
     }
 
+    /// For an object: its members in canonical key order (UTF-16 code units),
+    /// the order RFC 8785 writes them (empty for other values).
+    pub fn members_sorted(&self) -> SortedMembers<'a> {
+        let n = self.node();
+        let key = if n.tag() == Tag::Object { n.link } else { 0 };
+        SortedMembers {
+            tape: self.tape,
+            key,
+        }
+    }
+
     /// For an array: its elements in order (empty for other values).
     pub fn elements(&self) -> Elements<'a> {
         let n = self.node();
@@ -300,6 +311,34 @@ impl<'a> Iterator for Members<'a> {
         };
         self.next = next_index(self.tape.nodes, self.next + 1);
         Some((key, value))
+    }
+}
+
+/// Iterator over an object's `(key, value)` pairs in canonical key order.
+#[derive(Clone, Debug)]
+pub struct SortedMembers<'a> {
+    tape: Tape<'a>,
+    key: u32,
+}
+
+impl<'a> Iterator for SortedMembers<'a> {
+    type Item = (Value<'a>, Value<'a>);
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.key == 0 {
+            return None;
+        }
+        let k = self.key as usize;
+        self.key = self.tape.nodes[k].link;
+        Some((
+            Value {
+                tape: self.tape,
+                index: k,
+            },
+            Value {
+                tape: self.tape,
+                index: k + 1,
+            },
+        ))
     }
 }
 
