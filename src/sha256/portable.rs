@@ -39,8 +39,8 @@ fn small_sigma1(x: u32) -> u32 {
     x.rotate_right(17) ^ x.rotate_right(19) ^ (x >> 10)
 }
 
-/// One round `t` (a literal). For `t >= 16` the schedule word W[t] first replaces
-/// W[t - 16] in the window. The caller rotates the variable names instead of moving
+/// One round `t` (a literal). For `t >= 16` the schedule word `W[t]` first replaces
+/// `W[t - 16]` in the window. The caller rotates the variable names instead of moving
 /// values: after the round, `$h` holds the new `a` and `$d` the new `e`.
 macro_rules! round {
     ($w:ident, $t:expr, $a:ident, $b:ident, $c:ident, $d:ident,

@@ -333,7 +333,8 @@ fn streaming_many_small_chunks() {
     let expect = unhex(PREFIXES[14].1);
     for backend in backends() {
         // Fixed chunk sizes 1..=130, then a varying pattern of 1..=8 and longer pieces.
-        for size in 1..=130 {
+        let step = if cfg!(miri) { 9 } else { 1 };
+        for size in (1..=130).step_by(step) {
             let mut h = Sha256::with_backend(backend);
             for chunk in data.chunks(size) {
                 h.update(chunk);
