@@ -1,0 +1,205 @@
+//! Unit tests of `format_f64` and `shortest_digits`. Expected strings come
+//! from V8 (`String(x)` in Node 20), not from this code.
+
+use super::{format_f64, shortest_digits, MAX_LEN};
+
+fn fmt(v: f64) -> ([u8; MAX_LEN], usize) {
+    let mut out = [b'#'; MAX_LEN];
+    let len = format_f64(v, &mut out).expect("finite");
+    (out, len)
+}
+
+#[track_caller]
+fn check(v: f64, expected: &str) {
+    let (out, len) = fmt(v);
+    let got = core::str::from_utf8(&out[..len]).expect("ascii");
+    assert_eq!(got, expected, "bits {:#018x}", v.to_bits());
+}
+
+/// `c * 2^-1074`, a subnormal (or the smallest normals) by significand.
+fn tiny(c: u64) -> f64 {
+    f64::from_bits(c)
+}
+
+fn pow2(e: i32) -> f64 {
+    if e >= -1022 {
+        f64::from_bits(((e + 1023) as u64) << 52)
+    } else {
+        f64::from_bits(1 << (e + 1074))
+    }
+}
+
+#[test]
+fn boundary_1e21() {
+    check(1e20, "100000000000000000000");
+    check(-1e20, "-100000000000000000000");
+    check(1e21, "1e+21");
+    check(-1e21, "-1e+21");
+    check(9.999999999999999e20, "999999999999999900000");
+    check(999999999999999900000.0, "999999999999999900000");
+    check(123456789012345680000.0, "123456789012345680000");
+    check(1e22, "1e+22");
+    check(1e23, "1e+23");
+    check(8.41e21, "8.41e+21");
+}
+
+#[test]
+fn boundary_1e_minus_7() {
+    check(1e-6, "0.000001");
+    check(-1e-6, "-0.000001");
+    check(1e-7, "1e-7");
+    check(-1e-7, "-1e-7");
+    check(5e-7, "5e-7");
+    check(1e-5, "0.00001");
+    check(0.000009999999999999999, "0.000009999999999999999");
+    // From the ES6 test file samples: just below 1e-6.
+    check(f64::from_bits(0x3eb0_c6f7_a0b5_ed8d), "0.000001");
+    check(
+        f64::from_bits(0x3eb0_c6f7_a0b5_ed8c),
+        "9.999999999999997e-7",
+    );
+}
+
+#[test]
+fn point_inside_the_digits() {
+    check(1.5, "1.5");
+    check(-1.5, "-1.5");
+    check(0.5, "0.5");
+    check(0.3, "0.3");
+    check(4.35, "4.35");
+    check(1234.5678, "1234.5678");
+    check(1.0 / 3.0, "0.3333333333333333");
+    check(2.0 / 3.0, "0.6666666666666666");
+    check(0.1 + 0.2, "0.30000000000000004");
+}
+
+#[test]
+fn integers() {
+    check(1.0, "1");
+    check(2.0, "2");
+    check(100.0, "100");
+    check(pow2(53), "9007199254740992");
+    check(-pow2(53), "-9007199254740992");
+    check(pow2(53) - 1.0, "9007199254740991");
+    check(pow2(53) + 2.0, "9007199254740994");
+    // 2^53 + 1 is not a double: the literal rounds to 2^53.
+    check(9007199254740993.0, "9007199254740992");
+    check(pow2(63), "9223372036854776000");
+    check(pow2(64), "18446744073709552000");
+}
+
+#[test]
+fn subnormals_and_extremes() {
+    check(5e-324, "5e-324");
+    check(tiny(1), "5e-324");
+    check(tiny(2), "1e-323");
+    check(tiny(3), "1.5e-323");
+    check(tiny(7), "3.5e-323");
+    check(tiny(10), "5e-323");
+    check(tiny(100), "4.94e-322");
+    check(-tiny(1), "-5e-324");
+    check(2.2250738585072014e-308, "2.2250738585072014e-308");
+    check(f64::MIN_POSITIVE, "2.2250738585072014e-308");
+    check(pow2(-1022), "2.2250738585072014e-308");
+    check(2.225073858507201e-308, "2.225073858507201e-308");
+    check(tiny((1 << 52) - 1), "2.225073858507201e-308");
+    check(1e-308, "1e-308");
+    check(f64::MAX, "1.7976931348623157e+308");
+    check(f64::MIN, "-1.7976931348623157e+308");
+    check(1e308, "1e+308");
+    check(pow2(1023), "8.98846567431158e+307");
+}
+
+#[test]
+fn zero_and_non_finite() {
+    check(0.0, "0");
+    check(-0.0, "0");
+    let mut out = [b'#'; MAX_LEN];
+    assert_eq!(format_f64(f64::NAN, &mut out), None);
+    assert_eq!(format_f64(-f64::NAN, &mut out), None);
+    assert_eq!(format_f64(f64::INFINITY, &mut out), None);
+    assert_eq!(format_f64(f64::NEG_INFINITY, &mut out), None);
+    assert_eq!(
+        out, [b'#'; MAX_LEN],
+        "nothing written for non-finite values"
+    );
+}
+
+#[test]
+fn exponent_form() {
+    check(123e-20, "1.23e-18");
+    check(-1.2345678901234567e-7, "-1.2345678901234566e-7");
+    check(1e100, "1e+100");
+    check(1e-10, "1e-10");
+    check(1e99, "1e+99");
+}
+
+#[test]
+fn ties_go_to_even() {
+    // v * 10 ends in exactly .5: both neighbours are equally close.
+    check(pow2(50) + 0.25, "1125899906842624.2");
+    check(pow2(50) + 0.75, "1125899906842624.8");
+    check(pow2(50) + 1.25, "1125899906842625.2");
+}
+
+#[test]
+fn long_mantissas() {
+    check(1.2345678901234567, "1.2345678901234567");
+    check(-1.2345678901234567e-6, "-0.0000012345678901234567");
+    check(0.30000000000000004, "0.30000000000000004");
+    check(f64::from_bits(0x3fef_ffff_ffff_ffff), "0.9999999999999999");
+    check(f64::from_bits(0x4340_0000_0000_0001), "9007199254740994");
+}
+
+#[test]
+fn irregular_spacing_powers_of_two() {
+    // c = 2^52: the lower neighbour is half as far as the upper one.
+    check(pow2(-1), "0.5");
+    check(pow2(-2), "0.25");
+    check(pow2(10), "1024");
+    check(pow2(-20), "9.5367431640625e-7");
+    check(pow2(70), "1.1805916207174113e+21");
+    check(pow2(-1021), "4.450147717014403e-308");
+}
+
+#[test]
+fn max_len_is_reached() {
+    let (_, len) = fmt(-1.2345678901234567e-6);
+    assert_eq!(len, MAX_LEN);
+    let (_, len) = fmt(-2.2250738585072014e-308);
+    assert_eq!(len, 24);
+}
+
+#[test]
+fn shortest_digits_examples() {
+    assert_eq!(shortest_digits(1.5), (15, 1, 2));
+    assert_eq!(shortest_digits(-1.5), (15, 1, 2));
+    assert_eq!(shortest_digits(1e21), (1, 22, 1));
+    assert_eq!(shortest_digits(100.0), (1, 3, 1));
+    assert_eq!(shortest_digits(0.001), (1, -2, 1));
+    assert_eq!(shortest_digits(5e-324), (5, -323, 1));
+    assert_eq!(shortest_digits(f64::MAX), (17976931348623157, 309, 17));
+    assert_eq!(shortest_digits(0.1 + 0.2), (30000000000000004, 0, 17));
+    assert_eq!(shortest_digits(0.0), (0, 1, 1));
+    assert_eq!(shortest_digits(-0.0), (0, 1, 1));
+    assert_eq!(shortest_digits(f64::NAN), (0, 0, 0));
+    assert_eq!(shortest_digits(f64::INFINITY), (0, 0, 0));
+}
+
+/// Each subnormal `c * 2^-1074` for small `c`, against Rust's own shortest
+/// formatting (`{:e}`): these are the only values whose scaled significand
+/// has fewer than three digits.
+#[test]
+fn small_subnormals_match_std() {
+    use std::format;
+    for c in 1..2000u64 {
+        let v = tiny(c);
+        let (s, n, k) = shortest_digits(v);
+        let std_e = format!("{v:e}");
+        let (mant, exp) = std_e.split_once('e').unwrap();
+        let digits: std::string::String = mant.chars().filter(|ch| *ch != '.').collect();
+        assert_eq!(format!("{s}"), digits, "c = {c}");
+        assert_eq!(n - 1, exp.parse::<i32>().unwrap(), "c = {c}");
+        assert_eq!(k, digits.len(), "c = {c}");
+    }
+}
