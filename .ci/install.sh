@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs everything the test suite needs, at pinned versions. Idempotent:
+# a second run on the same machine only checks. Safe to run by hand.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "Rust toolchain components"
+rustup component add clippy rustfmt >/dev/null 2>&1 || true
+rustup target list --installed | grep -qx thumbv7em-none-eabihf || rustup target add thumbv7em-none-eabihf
+
+step "Rust crates (fetch once, offline afterwards)"
+cargo fetch --locked
+
+for script in install-oracles.sh install-servers.sh install-bindings.sh install-fuzz.sh; do
+  if [ -f ".ci/$script" ]; then
+    step ".ci/$script"
+    bash ".ci/$script"
+  fi
+done
