@@ -1,0 +1,218 @@
+//! Command-line arguments (clap derive). Parsing only: no I/O here.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Default lock file name (spec section 5).
+pub const DEFAULT_LOCK: &str = "contractpin.lock";
+
+/// Top-level command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "contractpin",
+    version,
+    about = "Pin MCP tool contracts as SHA-256 digests and fail CI when a server drifts",
+    long_about = "Pin MCP tool contracts (name, description, inputSchema, outputSchema, annotations) \
+                  as SHA-256 digests over RFC 8785 canonical JSON in contractpin.lock, and fail CI \
+                  when a live server drifts.\n\n\
+                  Exit codes: 0 = every selected server matches the lock; 1 = drift (a tool drifted, \
+                  was added or removed) or a pinned server could not be reached or returned an \
+                  invalid tools list; 2 = the tool could not run (bad arguments, missing or corrupt \
+                  lock, unknown lock version, rejected input).",
+    propagate_version = true,
+    disable_help_subcommand = true
+)]
+pub struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Fetch a server's tools/list and pin its contract digests in the lock
+    #[command(
+        long_about = "Fetch a server's tools/list and pin its contract digests in the lock.\n\n\
+        Exactly one source: `-- CMD ARGS...` (stdio), `--http URL`, `--file DUMP`, or \
+        `--from CONFIG` (an MCP client configuration: the `mcpServers` map of Claude Desktop, \
+        Cursor and Claude Code, or VS Code's `servers` map; `--name` filters it).\n\n\
+        Other servers in the lock are kept. Replacing an existing entry needs --force. If any \
+        server cannot be fetched, no lock is written (exit 1). Headers given with --header are \
+        never written anywhere; env values written as ${VAR} are stored as references.",
+        after_help = "Examples:\n  \
+        contractpin init --name everything -- npx -y @modelcontextprotocol/server-everything\n  \
+        contractpin init --name api --http https://mcp.example.com/mcp --header 'Authorization: Bearer ${TOKEN}'\n  \
+        contractpin init --name dump --file tools-list.json\n  \
+        contractpin init --from ~/.cursor/mcp.json"
+    )]
+    Init(InitArgs),
+    /// Re-fetch pinned servers and compare them with the lock (exit 0 / 1 / 2)
+    #[command(
+        long_about = "Re-fetch every pinned server (or those named with --server) using \
+        the lock's command/env/cwd, url or path, and classify each tool as unchanged, drifted \
+        (naming the changed fields), added or removed.\n\n\
+        Exit codes: 0 = every selected server matches; 1 = drift, an added tool (unless \
+        --allow-new), or a server that could not be reached or returned an invalid tools list; \
+        2 = bad arguments, missing or corrupt lock, unknown lock version."
+    )]
+    Verify(VerifyArgs),
+    /// Print the server digest and every tool digest of a tools/list document
+    #[command(
+        long_about = "Print the server digest and every tool digest of a tools/list \
+        document (a result object, a JSON-RPC response, a bare array of tools, or a sequence of \
+        pages).\n\n\
+        Text output: the first line is `<server digest>  (<N> tools)`, then one line \
+        `<tool digest>  <tool name>` per tool in canonical (UTF-16) name order.\n\
+        With --json: the lock's server entry (`digest`, `tool_count`, `tools` with each tool's \
+        `digest` and `fields`), pretty-printed like the lock.\n\n\
+        Rejected input exits 2 with `error: <kind> at byte <offset>: <message>` on stderr."
+    )]
+    Digest(DigestArgs),
+    /// Write the RFC 8785 canonical form of any JSON document to stdout
+    #[command(
+        long_about = "Write the RFC 8785 canonical form (contractpin-canonical-json/1) of \
+        any JSON document to stdout, with no trailing newline.\n\n\
+        Rejected input exits 2 with `error: <kind> at byte <offset>: <message>` on stderr."
+    )]
+    Canon(CanonArgs),
+}
+
+/// Limits on a single JSON document.
+#[derive(Debug, Args, Clone, Default)]
+pub struct DocLimitArgs {
+    /// Largest accepted JSON document in bytes [default: 67108864]
+    #[arg(long, value_name = "BYTES")]
+    pub max_input_bytes: Option<usize>,
+    /// Deepest accepted nesting of arrays and objects [default: 256]
+    #[arg(long, value_name = "N")]
+    pub max_depth: Option<u32>,
+}
+
+/// Limits on fetching a tools/list from a server.
+#[derive(Debug, Args, Clone, Default)]
+pub struct FetchLimitArgs {
+    /// Largest accepted JSON document in bytes [default: 67108864]
+    #[arg(long, value_name = "BYTES")]
+    pub max_input_bytes: Option<usize>,
+    /// Deepest accepted nesting of arrays and objects [default: 256]
+    #[arg(long, value_name = "N")]
+    pub max_depth: Option<u32>,
+    /// Most tools accepted from one server, over all pages [default: 100000]
+    #[arg(long, value_name = "N")]
+    pub max_tools: Option<usize>,
+    /// Most tools/list pages followed for one server
+    #[arg(long, value_name = "N")]
+    pub max_pages: Option<usize>,
+    /// Longest accepted stdout line from a stdio server, in bytes
+    #[arg(long, value_name = "BYTES")]
+    pub max_line_bytes: Option<usize>,
+    /// Largest accepted HTTP response body, in bytes
+    #[arg(long, value_name = "BYTES")]
+    pub max_response_bytes: Option<usize>,
+    /// Time allowed for each request, in seconds (fractions allowed)
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// Time allowed for fetching one server, in seconds (fractions allowed)
+    #[arg(long, value_name = "SECONDS")]
+    pub total_timeout: Option<f64>,
+}
+
+/// `contractpin init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The lock file to create or update
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_LOCK)]
+    pub lock: PathBuf,
+    /// Local name of the server in the lock (with --from: import only this server)
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// Replace an existing entry of the same name
+    #[arg(long)]
+    pub force: bool,
+    /// Pin a streamable HTTP (or legacy SSE) server at this URL
+    #[arg(long, value_name = "URL", conflicts_with_all = ["file", "from"])]
+    pub http: Option<String>,
+    /// Pin a local tools/list JSON dump (file transport)
+    #[arg(long, value_name = "DUMP", conflicts_with_all = ["http", "from"])]
+    pub file: Option<PathBuf>,
+    /// Import servers from an MCP client configuration (Claude Desktop, Cursor, Claude Code, VS Code)
+    #[arg(long, value_name = "CONFIG", conflicts_with_all = ["http", "file"])]
+    pub from: Option<PathBuf>,
+    /// HTTP header 'Name: value' (repeatable; ${VAR} is expanded; never written to the lock)
+    #[arg(long = "header", value_name = "'NAME: VALUE'")]
+    pub headers: Vec<String>,
+    /// Environment variable K=V for a stdio server (repeatable; write ${VAR} to store a reference)
+    #[arg(long = "env", value_name = "K=V")]
+    pub env: Vec<String>,
+    /// Working directory of a stdio server
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Fetch limits and timeouts
+    #[command(flatten)]
+    pub limits: FetchLimitArgs,
+    /// The stdio server's command and arguments, after `--`
+    #[arg(last = true, value_name = "CMD ARGS")]
+    pub command: Vec<String>,
+}
+
+/// Report format of `verify`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Human-readable report
+    Text,
+    /// The stable JSON report schema (docs/REPORT_SCHEMA.md)
+    Json,
+}
+
+/// `contractpin verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The lock file to verify against
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_LOCK)]
+    pub lock: PathBuf,
+    /// Verify only this server (repeatable; default: every server in the lock)
+    #[arg(long = "server", value_name = "NAME")]
+    pub servers: Vec<String>,
+    /// Do not fail when a server has tools that are not in the lock
+    #[arg(long)]
+    pub allow_new: bool,
+    /// Report format
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// HTTP header 'Name: value' for HTTP servers (repeatable; ${VAR} is expanded)
+    #[arg(long = "header", value_name = "'NAME: VALUE'")]
+    pub headers: Vec<String>,
+    /// Fetch limits and timeouts
+    #[command(flatten)]
+    pub limits: FetchLimitArgs,
+}
+
+/// `contractpin digest`.
+#[derive(Debug, Args)]
+pub struct DigestArgs {
+    /// The tools/list document ('-' or absent: standard input)
+    #[arg(value_name = "FILE|-")]
+    pub file: Option<PathBuf>,
+    /// Print the lock's server entry as JSON instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Most tools accepted [default: 100000]
+    #[arg(long, value_name = "N")]
+    pub max_tools: Option<usize>,
+    /// Document limits
+    #[command(flatten)]
+    pub limits: DocLimitArgs,
+}
+
+/// `contractpin canon`.
+#[derive(Debug, Args)]
+pub struct CanonArgs {
+    /// The JSON document ('-' or absent: standard input)
+    #[arg(value_name = "FILE|-")]
+    pub file: Option<PathBuf>,
+    /// Document limits
+    #[command(flatten)]
+    pub limits: DocLimitArgs,
+}

@@ -1,0 +1,17 @@
+//! `contractpin canon [FILE|-]`: canonical bytes, no trailing newline.
+
+use crate::abi;
+use crate::args::CanonArgs;
+use crate::fail::{CliResult, Failure, EXIT_OK};
+use crate::input::read_document;
+use crate::output::write_stdout;
+
+/// Runs `canon`.
+pub fn run(args: &CanonArgs) -> CliResult {
+    let limits = super::digest::doc_limits(&args.limits, None);
+    let input = read_document(args.file.as_deref(), limits.max_input)?;
+    let canonical =
+        abi::canonicalize(&input, &limits).map_err(|e| Failure::usage(e.to_string()))?;
+    write_stdout(&canonical)?;
+    Ok(EXIT_OK)
+}

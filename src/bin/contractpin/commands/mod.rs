@@ -1,0 +1,18 @@
+//! One module per subcommand.
+
+mod canon;
+mod digest;
+mod init;
+
+use crate::args::{Cli, Command};
+use crate::fail::CliResult;
+
+/// Runs the parsed command line; returns the exit code.
+pub fn run(cli: Cli) -> CliResult {
+    match cli.command {
+        Command::Canon(args) => canon::run(&args),
+        Command::Digest(args) => digest::run(&args),
+        Command::Init(args) => init::run(&args),
+        Command::Verify(_) => Err(crate::fail::Failure::usage("verify is not implemented yet")),
+    }
+}

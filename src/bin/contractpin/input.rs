@@ -1,0 +1,49 @@
+//! Reading a JSON document from a file or standard input, bounded in size.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+use crate::fail::Failure;
+
+/// Reads `path` (`None` or `-` = stdin), at most `max + 1` bytes, so that an
+/// oversized input reaches the core's size limit (and its error) without
+/// reading all of it.
+pub fn read_document(path: Option<&Path>, max: usize) -> Result<Vec<u8>, Failure> {
+    let cap = (max as u64).saturating_add(1);
+    let mut buf = Vec::new();
+    match path {
+        None => read_bounded(std::io::stdin().lock(), cap, &mut buf)
+            .map_err(|e| Failure::usage(format!("cannot read standard input: {e}")))?,
+        Some(p) if p.as_os_str() == "-" => read_bounded(std::io::stdin().lock(), cap, &mut buf)
+            .map_err(|e| Failure::usage(format!("cannot read standard input: {e}")))?,
+        Some(p) => {
+            let file = File::open(p).map_err(|e| {
+                Failure::usage(format!("cannot read {}: {}", p.display(), io_reason(&e)))
+            })?;
+            read_bounded(file, cap, &mut buf).map_err(|e| {
+                Failure::usage(format!("cannot read {}: {}", p.display(), io_reason(&e)))
+            })?
+        }
+    }
+    Ok(buf)
+}
+
+fn read_bounded<R: Read>(reader: R, cap: u64, buf: &mut Vec<u8>) -> std::io::Result<()> {
+    reader.take(cap).read_to_end(buf).map(|_| ())
+}
+
+/// An I/O error without the "(os error N)" noise.
+pub fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => {
+            let text = e.to_string();
+            match text.find(" (os error") {
+                Some(i) => text[..i].to_string(),
+                None => text,
+            }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+//! `contractpin`: pin MCP tool contracts and verify live servers against the lock.
+//!
+//! This binary parses arguments and prints; the digest, canonicalization and
+//! verification work goes through the C ABI, called only from [`abi`].
+
+mod abi;
+mod args;
+mod commands;
+mod fail;
+mod input;
+mod lockfile;
+mod output;
+mod pretty;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::error::ErrorKind as ClapKind;
+use clap::Parser;
+
+use fail::{EXIT_OK, EXIT_USAGE};
+
+fn main() -> ExitCode {
+    std::panic::set_hook(Box::new(|info| {
+        // A panic is a bug; it must still end with a message and exit 2, not a trace.
+        let _ = writeln!(
+            std::io::stderr(),
+            "error: internal error (please report this bug): {info}"
+        );
+    }));
+    let cli = match args::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let code = match err.kind() {
+                ClapKind::DisplayHelp | ClapKind::DisplayVersion => EXIT_OK,
+                ClapKind::DisplayHelpOnMissingArgumentOrSubcommand => EXIT_USAGE,
+                _ => EXIT_USAGE,
+            };
+            // Help and version go to stdout, errors (with the usage hint) to stderr.
+            let _ = err.print();
+            return ExitCode::from(code);
+        }
+    };
+    match std::panic::catch_unwind(move || commands::run(cli)) {
+        Ok(Ok(code)) => ExitCode::from(code),
+        Ok(Err(failure)) => {
+            output::error_line(&failure.message);
+            ExitCode::from(failure.code)
+        }
+        Err(_) => ExitCode::from(EXIT_USAGE),
+    }
+}
