@@ -360,6 +360,7 @@ class LegacySse:
                 chunk = self.resp.read1(65536)
                 if not chunk:
                     break
+                self.log(f"  << raw stream chunk {show(chunk)}")
                 buf += chunk
                 buf = buf.replace(b"\r\n", b"\n")
                 while b"\n\n" in buf:
@@ -546,6 +547,22 @@ def battery_stdio(argv, env=None, cwd=None, fixture=None):
         how = s.close()
         print(f"## {v}: {len(pages)} page(s); shutdown: {how}; stderr {len(s.stderr)} bytes")
     res["pages"] = per_version
+
+    print("## tools/list with cursor \"\" and with an unknown cursor (after a full handshake)")
+    s = Stdio(argv, env, cwd)
+    s.request(initialize_request(1, "2025-11-25"))
+    s.send(INITIALIZED)
+    for rid, cur in ((2, ""), (3, "no-such-cursor")):
+        line, _ = s.request(tools_list_request(rid, cur), timeout=5)
+        o = json.loads(line) if line else None
+        summary = None
+        if o and "result" in o:
+            summary = {"tools": len(o["result"].get("tools", [])), "nextCursor": o["result"].get("nextCursor")}
+        elif o:
+            summary = o.get("error")
+        print(f"## cursor {cur!r} -> {summary}")
+        res[f"cursor_{cur!r}"] = summary
+    s.close()
     if res.get("modern_tools_list"):
         s = Stdio(argv, env, cwd)
         pages = collect_pages(lambda m: s.request(m)[0], meta=modern_meta())
@@ -567,6 +584,18 @@ def battery_http(url, fixture=None):
     st, rh, raw = h.post(discover_request(1), headers={"MCP-Protocol-Version": MODERN,
                                                        "Mcp-Method": "server/discover"})
     res["discover"] = (st, rh.get("content-type"), raw)
+    if st == 200:
+        print("## modern tools/list over HTTP: _meta + MCP-Protocol-Version + Mcp-Method, no session")
+        hm = Http(url)
+
+        def modern_req(m):
+            st, rh, raw = hm.post(m, headers={"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/list"})
+            return response_from_http(raw, rh.get("content-type", ""), m["id"])
+
+        res["modern_pages"] = collect_pages(modern_req, meta=modern_meta())
+        print("## modern tools/list over HTTP without the Mcp-Method header")
+        res["modern_no_method_header"] = hm.post(tools_list_request(7, meta=modern_meta()),
+                                                 headers={"MCP-Protocol-Version": MODERN})[0]
     print("## server/discover over HTTP without the modern headers")
     st, rh, raw = h.post(discover_request(1))
     res["discover_noheaders"] = (st, rh.get("content-type"), raw)
@@ -613,6 +642,9 @@ def battery_http(url, fixture=None):
 
     pages = collect_pages(req)
     res["pages"] = pages
+    if res.get("modern_pages"):
+        print(f"## modern contracts equal to 2025-11-25 contracts: "
+              f"{contracts(res['modern_pages']) == contracts(pages)}")
     if fixture:
         save_fixture(fixture, pages)
     print("## GET (standalone SSE stream), 1 s")

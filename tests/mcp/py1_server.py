@@ -28,7 +28,7 @@ def main() -> None:
         port=args.port or 8000,
         json_response=args.json_response,
         stateless_http=args.stateless,
-        log_level="WARNING",
+        log_level=args.log_level,
     )
     py_tools.register(server.add_tool, ToolAnnotations)
     server.run({"stdio": "stdio", "http": "streamable-http", "sse": "sse"}[args.transport])

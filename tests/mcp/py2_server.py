@@ -22,7 +22,7 @@ import py_tools  # noqa: E402
 
 def main() -> None:
     args = py_tools.parse_args("py2_server.py")
-    server = MCPServer(name="contractpin-py2", version="1.0.0", log_level="WARNING")
+    server = MCPServer(name="contractpin-py2", version="1.0.0", log_level=args.log_level)
     py_tools.register(server.add_tool, ToolAnnotations)
     if args.transport == "stdio":
         server.run("stdio")

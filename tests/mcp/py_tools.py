@@ -81,6 +81,8 @@ def parse_args(prog: str):
     p.add_argument("--json-response", action="store_true",
                    help="http: answer POSTs with application/json instead of an SSE stream")
     p.add_argument("--stateless", action="store_true", help="http: stateless mode (no Mcp-Session-Id)")
+    p.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"],
+                   help="SDK log level; logs go to stderr (default INFO, the SDK default)")
     args = p.parse_args()
     if args.transport != "stdio" and not args.port:
         p.error("--port is required for http and sse")
