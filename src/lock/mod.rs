@@ -1,0 +1,87 @@
+//! The lock file `contractpin.lock` (spec section 5): model, strict reader,
+//! pretty writer, and (with `std`) atomic, file-locked saving.
+//!
+//! Everything but saving needs only `alloc`, so the C ABI can read a lock for
+//! run-time verification without `std`.
+//!
+//! # Reading
+//!
+//! [`Lock::parse`] uses the crate's own strict JSON parser and then checks the
+//! lock's shape. It refuses, with a [`LockError`] naming the JSON path:
+//!
+//! - a `contractpin` version other than `"1"`, an `algorithm` other than
+//!   `"sha256"`, a `canonicalization` other than `"contractpin-canonical-json/1"`;
+//! - a missing required key or a value of the wrong type;
+//! - a digest that is not `sha256:` followed by 64 lowercase hex digits;
+//! - a `generated_at` that is not `YYYY-MM-DDTHH:MM:SSZ`;
+//! - an unknown transport, or a transport without its key (`command` for
+//!   stdio, `url` for http, `path` for file), or an empty `command`;
+//! - a `tool_count` that is not the number of tools;
+//! - a server `digest` that is not the digest of its tools (spec 4.3), which
+//!   catches hand edits and bad merges before they can be misreported as drift.
+//!
+//! **Unknown keys** (at the top level, in a server or in a tool) are ignored:
+//! version `1` readers stay forward compatible with additive, informational
+//! keys. They are not preserved: a lock rewritten by this crate drops them.
+//! Every key of `fields` is kept, whatever its name (field names are data).
+//! A missing `fields` object reads as empty (field digests are advisory,
+//! spec 4.2); the writer always writes `fields`.
+//!
+//! # Writing
+//!
+//! [`Lock::to_pretty`] writes keys in canonical (UTF-16 code unit) order,
+//! two-space indent, `": "` after keys, LF line endings and a final newline;
+//! strings are escaped exactly as RFC 8785 does. It is byte-stable and
+//! `Lock::parse(&lock.to_pretty()) == Ok(lock)`.
+//!
+//! # Secrets
+//!
+//! The model has no place for HTTP headers, so they can never be written.
+//! [`LockServer::from_server_digest`] passes `env` through [`env_for_lock`]
+//! (literal values become `${NAME}` references) and strips any user
+//! information from an http URL ([`url_for_lock`]).
+//!
+//! # Saving (feature `std`)
+//!
+//! [`save_atomic`] writes a temporary file in the target's directory, fsyncs
+//! it, renames it over the target and fsyncs the directory: readers see the
+//! old lock or the new one, never a part. [`update`] wraps a read-modify-write
+//! in an exclusive `flock` on a sidecar file `<lock path>.lock`, so concurrent
+//! `init` runs never lose each other's entries.
+
+mod error;
+mod model;
+mod path;
+pub(crate) mod pretty;
+mod read;
+#[cfg(feature = "std")]
+mod save;
+mod secrets;
+mod timestamp;
+mod write;
+
+pub use error::{LockError, LockErrorKind};
+pub use model::{Lock, LockServer, LockTool, Source, Transport, UnknownTransport};
+#[cfg(feature = "std")]
+pub use save::{load, save_atomic, sidecar_path, update, UpdateError};
+pub use secrets::{env_for_lock, is_env_reference, url_for_lock};
+pub use timestamp::{format_timestamp, is_valid_timestamp, MAX_TIMESTAMP};
+#[cfg(feature = "std")]
+pub use timestamp::{timestamp_now, TimestampError};
+
+/// The lock format version this crate reads and writes (`contractpin` key).
+pub const LOCK_VERSION: &str = "1";
+
+/// The only digest algorithm of lock format 1 (`algorithm` key).
+pub const ALGORITHM: &str = "sha256";
+
+/// The default lock file name.
+pub const DEFAULT_FILE_NAME: &str = "contractpin.lock";
+
+/// Compares two strings by UTF-16 code units, the key order of canonical JSON
+/// (RFC 8785 section 3.2.3) and of the lock file.
+pub fn cmp_utf16(a: &str, b: &str) -> core::cmp::Ordering {
+    // UTF-8 byte order equals code point order; it differs from UTF-16 order
+    // only when a supplementary character meets U+E000..U+FFFF.
+    a.encode_utf16().cmp(b.encode_utf16())
+}

@@ -1,0 +1,250 @@
+//! The lock file as Rust values (spec section 5).
+
+use alloc::collections::BTreeMap;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt;
+use core::str::FromStr;
+
+use super::secrets::{env_for_lock, url_for_lock};
+use crate::digest::Digest;
+use crate::owned::ServerDigest;
+
+/// A whole `contractpin.lock`. The constant keys (`contractpin`,
+/// `algorithm`, `canonicalization`) are implied: this crate reads and writes
+/// exactly version `1`, `sha256`, `contractpin-canonical-json/1`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Lock {
+    /// UTC time the lock was written, `YYYY-MM-DDTHH:MM:SSZ`. Informational.
+    pub generated_at: String,
+    /// Pinned servers, keyed by the adopter's local server name. (The map
+    /// iterates in byte order; the file is written in UTF-16 order.)
+    pub servers: BTreeMap<String, LockServer>,
+}
+
+/// One pinned server: how to reach it and the digests of its tools.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LockServer {
+    /// How the tools are fetched.
+    pub transport: Transport,
+    /// stdio: the argv (required, non-empty, for [`Transport::Stdio`]).
+    pub command: Option<Vec<String>>,
+    /// stdio: extra environment; values are `${VAR}` references (see
+    /// [`env_for_lock`]).
+    pub env: Option<BTreeMap<String, String>>,
+    /// stdio: working directory.
+    pub cwd: Option<String>,
+    /// http: the endpoint (required for [`Transport::Http`]).
+    pub url: Option<String>,
+    /// file: a local `tools/list` dump (required for [`Transport::File`]).
+    pub path: Option<String>,
+    /// Number of tools; always `tools.len()` in a valid lock.
+    pub tool_count: usize,
+    /// The server digest (spec 4.3).
+    pub digest: Digest,
+    /// Every tool, keyed by name.
+    pub tools: BTreeMap<String, LockTool>,
+}
+
+/// One pinned tool.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LockTool {
+    /// The tool digest (spec 4.1).
+    pub digest: Digest,
+    /// Advisory field digests (spec 4.2), keyed by contract member name
+    /// (`annotations`, `description`, `inputSchema`, `name`, `outputSchema`).
+    pub fields: BTreeMap<String, Digest>,
+}
+
+/// How a server's tools are fetched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Transport {
+    /// A child process speaking newline-delimited JSON-RPC.
+    Stdio,
+    /// MCP Streamable HTTP (or legacy HTTP+SSE).
+    Http,
+    /// A local `tools/list` dump.
+    File,
+}
+
+/// The error of [`Transport::from_str`]: not `stdio`, `http` or `file`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnknownTransport;
+
+impl fmt::Display for UnknownTransport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("transport must be \"stdio\", \"http\" or \"file\"")
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for UnknownTransport {}
+
+impl Transport {
+    /// The lock spelling: `"stdio"`, `"http"` or `"file"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Transport::Stdio => "stdio",
+            Transport::Http => "http",
+            Transport::File => "file",
+        }
+    }
+}
+
+impl FromStr for Transport {
+    type Err = UnknownTransport;
+
+    /// Parses the lock spelling (exact, lowercase).
+    fn from_str(s: &str) -> Result<Transport, UnknownTransport> {
+        match s {
+            "stdio" => Ok(Transport::Stdio),
+            "http" => Ok(Transport::Http),
+            "file" => Ok(Transport::File),
+            _ => Err(UnknownTransport),
+        }
+    }
+}
+
+impl fmt::Display for Transport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where a server's tools come from: the transport with its settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// Run `command` (argv) with extra `env` in `cwd`.
+    Stdio {
+        /// argv; must not be empty.
+        command: Vec<String>,
+        /// Extra environment variables (empty: none).
+        env: BTreeMap<String, String>,
+        /// Working directory.
+        cwd: Option<String>,
+    },
+    /// Talk to an HTTP endpoint.
+    Http {
+        /// The endpoint URL.
+        url: String,
+    },
+    /// Read a `tools/list` dump.
+    File {
+        /// The dump's path.
+        path: String,
+    },
+}
+
+impl Source {
+    /// The transport of this source.
+    pub fn transport(&self) -> Transport {
+        match self {
+            Source::Stdio { .. } => Transport::Stdio,
+            Source::Http { .. } => Transport::Http,
+            Source::File { .. } => Transport::File,
+        }
+    }
+}
+
+impl Lock {
+    /// An empty lock stamped `generated_at`.
+    pub fn new(generated_at: impl Into<String>) -> Lock {
+        Lock {
+            generated_at: generated_at.into(),
+            servers: BTreeMap::new(),
+        }
+    }
+}
+
+impl LockTool {
+    /// The field digests as a map keyed by member name.
+    pub fn from_fields(digest: Digest, fields: &crate::FieldDigests) -> LockTool {
+        LockTool {
+            digest,
+            fields: fields
+                .iter()
+                .map(|(f, d)| (f.name().to_string(), d))
+                .collect(),
+        }
+    }
+}
+
+impl LockServer {
+    /// The lock entry for a server fetched from `source` whose tools digested
+    /// to `digests`.
+    ///
+    /// Secrets policy: `env` goes through [`env_for_lock`] (literal values
+    /// become `${NAME}` references; an empty map is stored as no `env`), and
+    /// an http URL through [`url_for_lock`] (user information removed).
+    pub fn from_server_digest(source: Source, digests: &ServerDigest) -> LockServer {
+        let mut server = LockServer {
+            transport: source.transport(),
+            command: None,
+            env: None,
+            cwd: None,
+            url: None,
+            path: None,
+            tool_count: digests.tools.len(),
+            digest: digests.digest,
+            tools: digests
+                .tools
+                .iter()
+                .map(|t| (t.name.clone(), LockTool::from_fields(t.digest, &t.fields)))
+                .collect(),
+        };
+        match source {
+            Source::Stdio { command, env, cwd } => {
+                server.command = Some(command);
+                server.env = (!env.is_empty()).then(|| env_for_lock(&env));
+                server.cwd = cwd;
+            }
+            Source::Http { url } => server.url = Some(url_for_lock(&url)),
+            Source::File { path } => server.path = Some(path),
+        }
+        server
+    }
+
+    /// How to fetch this server's tools, or `None` when the key its transport
+    /// needs is absent (never the case for a lock read by [`Lock::parse`]).
+    pub fn source(&self) -> Option<Source> {
+        Some(match self.transport {
+            Transport::Stdio => Source::Stdio {
+                command: self.command.clone()?,
+                env: self.env.clone().unwrap_or_default(),
+                cwd: self.cwd.clone(),
+            },
+            Transport::Http => Source::Http {
+                url: self.url.clone()?,
+            },
+            Transport::File => Source::File {
+                path: self.path.clone()?,
+            },
+        })
+    }
+
+    /// The server digest recomputed from the tool digests (spec 4.3):
+    /// SHA-256 of canonical `{name: "sha256:<hex>", ...}`.
+    pub fn computed_digest(&self) -> Digest {
+        server_digest_of(self.tools.iter().map(|(n, t)| (n.as_str(), t.digest)))
+    }
+}
+
+/// SHA-256 of the canonical JSON object mapping each name to its digest text.
+pub(crate) fn server_digest_of<'a>(tools: impl Iterator<Item = (&'a str, Digest)>) -> Digest {
+    use crate::jcs::{write_str, Sink};
+    let mut sorted: Vec<(&str, Digest)> = tools.collect();
+    sorted.sort_by(|a, b| super::cmp_utf16(a.0, b.0));
+    let mut hasher = crate::sha256::Sha256::new();
+    hasher.write(b"{");
+    for (i, (name, digest)) in sorted.iter().enumerate() {
+        if i > 0 {
+            hasher.write(b",");
+        }
+        write_str(&mut hasher, name);
+        hasher.write(b":\"");
+        hasher.write(&digest.to_hex_prefixed());
+        hasher.write(b"\"");
+    }
+    hasher.write(b"}");
+    Digest(hasher.finalize())
+}

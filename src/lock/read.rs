@@ -1,0 +1,314 @@
+//! The strict lock reader (see the module docs of [`crate::lock`]).
+
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::error::{LockError, LockErrorKind};
+use super::model::{Lock, LockServer, LockTool, Transport};
+use super::path::child;
+use super::timestamp::is_valid_timestamp;
+use super::{ALGORITHM, LOCK_VERSION};
+use crate::digest::Digest;
+use crate::json::{self, Node, Tag, Value};
+use crate::limits::Limits;
+use crate::CANONICALIZATION;
+
+type Res<T> = Result<T, LockError>;
+
+fn type_name(tag: Tag) -> &'static str {
+    match tag {
+        Tag::Null => "null",
+        Tag::False | Tag::True => "a boolean",
+        Tag::Number => "a number",
+        Tag::String => "a string",
+        Tag::Array => "an array",
+        Tag::Object => "an object",
+    }
+}
+
+fn wrong_type(path: &str, expected: &str, v: Value<'_>) -> LockError {
+    LockError::new(
+        LockErrorKind::WrongType,
+        String::from(path),
+        format!("expected {expected}, found {}", type_name(v.tag())),
+    )
+}
+
+fn missing(path: String, detail: &str) -> LockError {
+    LockError::new(LockErrorKind::MissingField, path, String::from(detail))
+}
+
+/// The decoded text of a string value.
+fn text(v: Value<'_>, path: &str) -> Res<String> {
+    if let Some(s) = v.as_plain_str() {
+        return Ok(String::from(s));
+    }
+    let raw = v.raw_str().ok_or_else(|| wrong_type(path, "a string", v))?;
+    // Decoding never lengthens a string: every escape is at least as long
+    // as the UTF-8 it stands for.
+    let mut buf = vec![0u8; raw.len()];
+    let s = v
+        .decode_str(&mut buf)
+        .ok_or_else(|| wrong_type(path, "a string", v))?;
+    Ok(String::from(s))
+}
+
+fn object<'a>(v: Value<'a>, path: &str) -> Res<Value<'a>> {
+    if v.tag() == Tag::Object {
+        Ok(v)
+    } else {
+        Err(wrong_type(path, "an object", v))
+    }
+}
+
+fn required<'a>(obj: Value<'a>, path: &str, key: &str) -> Res<(Value<'a>, String)> {
+    let p = child(path, key);
+    match obj.get(key) {
+        Some(v) => Ok((v, p)),
+        None => Err(missing(p, "required key is missing")),
+    }
+}
+
+fn read_digest(v: Value<'_>, path: &str) -> Res<Digest> {
+    let raw = v
+        .raw_str()
+        .ok_or_else(|| wrong_type(path, "a digest string", v))?;
+    // A digest is plain ASCII; an escaped form is refused like any other
+    // non-canonical spelling.
+    Digest::parse(raw).filter(|_| !v.has_escapes()).ok_or_else(|| {
+        LockError::new(
+            LockErrorKind::InvalidDigest,
+            String::from(path),
+            String::from("expected \"sha256:\" followed by 64 lowercase hex digits"),
+        )
+    })
+}
+
+/// A string member compared against the one value this crate implements.
+fn constant(
+    obj: Value<'_>,
+    key: &str,
+    want: &str,
+    kind: LockErrorKind,
+    what: &str,
+) -> Res<()> {
+    let (v, p) = required(obj, "", key)?;
+    let found = text(v, &p)?;
+    if found == want {
+        return Ok(());
+    }
+    let mut shown = Vec::new();
+    crate::jcs::write_str(&mut shown, &found);
+    Err(LockError::new(
+        kind,
+        p,
+        format!(
+            "unsupported {what} {}; this contractpin implements \"{want}\"",
+            String::from_utf8_lossy(&shown)
+        ),
+    ))
+}
+
+fn count(v: Value<'_>, path: &str) -> Res<usize> {
+    let bad = || wrong_type(path, "a non-negative integer", v);
+    let token = v.raw_number().ok_or_else(bad)?;
+    let value: f64 = core::str::from_utf8(token)
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .ok_or_else(bad)?;
+    if !(0.0..=9_007_199_254_740_992.0).contains(&value) || (value as u64) as f64 != value {
+        return Err(bad());
+    }
+    Ok(value as usize)
+}
+
+fn string_array(v: Value<'_>, path: &str) -> Res<Vec<String>> {
+    if v.tag() != Tag::Array {
+        return Err(wrong_type(path, "an array of strings", v));
+    }
+    v.elements()
+        .enumerate()
+        .map(|(i, e)| text(e, &format!("{path}[{i}]")))
+        .collect()
+}
+
+fn string_map(v: Value<'_>, path: &str) -> Res<BTreeMap<String, String>> {
+    let v = object(v, path)?;
+    let mut out = BTreeMap::new();
+    for (k, val) in v.members() {
+        let key = text(k, path)?;
+        let p = child(path, &key);
+        out.insert(key, text(val, &p)?);
+    }
+    Ok(out)
+}
+
+fn optional<T>(
+    obj: Value<'_>,
+    path: &str,
+    key: &str,
+    read: impl FnOnce(Value<'_>, &str) -> Res<T>,
+) -> Res<Option<T>> {
+    match obj.get(key) {
+        Some(v) => read(v, &child(path, key)).map(Some),
+        None => Ok(None),
+    }
+}
+
+fn read_tool(v: Value<'_>, path: &str) -> Res<LockTool> {
+    let obj = object(v, path)?;
+    let (d, p) = required(obj, path, "digest")?;
+    let digest = read_digest(d, &p)?;
+    let mut fields = BTreeMap::new();
+    if let Some(f) = obj.get("fields") {
+        let fp = child(path, "fields");
+        for (k, val) in object(f, &fp)?.members() {
+            let name = text(k, &fp)?;
+            let p = child(&fp, &name);
+            fields.insert(name, read_digest(val, &p)?);
+        }
+    }
+    Ok(LockTool { digest, fields })
+}
+
+fn read_server(v: Value<'_>, path: &str) -> Res<LockServer> {
+    let obj = object(v, path)?;
+    let (t, tp) = required(obj, path, "transport")?;
+    let transport: Transport = text(t, &tp)?.parse().map_err(|_| {
+        LockError::new(
+            LockErrorKind::UnknownTransport,
+            tp.clone(),
+            String::from("expected \"stdio\", \"http\" or \"file\""),
+        )
+    })?;
+    let command = optional(obj, path, "command", string_array)?;
+    let env = optional(obj, path, "env", string_map)?;
+    let cwd = optional(obj, path, "cwd", text)?;
+    let url = optional(obj, path, "url", text)?;
+    let file_path = optional(obj, path, "path", text)?;
+    let need = |present: bool, key: &str| {
+        if present {
+            Ok(())
+        } else {
+            Err(missing(
+                child(path, key),
+                &format!("required for transport \"{}\"", transport.as_str()),
+            ))
+        }
+    };
+    match transport {
+        Transport::Stdio => {
+            need(command.is_some(), "command")?;
+            if command.as_ref().is_some_and(Vec::is_empty) {
+                return Err(LockError::new(
+                    LockErrorKind::InvalidValue,
+                    child(path, "command"),
+                    String::from("the command (argv) must not be empty"),
+                ));
+            }
+        }
+        Transport::Http => need(url.is_some(), "url")?,
+        Transport::File => need(file_path.is_some(), "path")?,
+    }
+    let (d, dp) = required(obj, path, "digest")?;
+    let server_digest = read_digest(d, &dp)?;
+    let (tools_v, tools_p) = required(obj, path, "tools")?;
+    let mut tools = BTreeMap::new();
+    for (k, val) in object(tools_v, &tools_p)?.members() {
+        let name = text(k, &tools_p)?;
+        let p = child(&tools_p, &name);
+        tools.insert(name, read_tool(val, &p)?);
+    }
+    let (c, cp) = required(obj, path, "tool_count")?;
+    let tool_count = count(c, &cp)?;
+    if tool_count != tools.len() {
+        return Err(LockError::new(
+            LockErrorKind::ToolCountMismatch,
+            cp,
+            format!(
+                "tool_count is {tool_count} but \"tools\" has {} entries",
+                tools.len()
+            ),
+        ));
+    }
+    let server = LockServer {
+        transport,
+        command,
+        env,
+        cwd,
+        url,
+        path: file_path,
+        tool_count,
+        digest: server_digest,
+        tools,
+    };
+    let computed = server.computed_digest();
+    if computed != server_digest {
+        return Err(LockError::new(
+            LockErrorKind::ServerDigestMismatch,
+            dp,
+            format!(
+                "the server digest does not match its tools (they give {computed}); \
+                 the lock was edited or merged by hand: re-pin the server"
+            ),
+        ));
+    }
+    Ok(server)
+}
+
+impl Lock {
+    /// Reads a lock file strictly (see [`crate::lock`] for every rule).
+    pub fn parse(input: &[u8]) -> Result<Lock, LockError> {
+        let mut nodes = vec![Node::EMPTY; json::scratch_needed(input)];
+        let tape = json::parse(input, &mut nodes, &Limits::DEFAULT).map_err(LockError::syntax)?;
+        let root = tape.root();
+        if root.tag() != Tag::Object {
+            return Err(wrong_type("", "the lock to be a JSON object", root));
+        }
+        // The version first: a future lock may differ in every other way.
+        constant(
+            root,
+            "contractpin",
+            LOCK_VERSION,
+            LockErrorKind::UnsupportedVersion,
+            "lock format version",
+        )?;
+        constant(
+            root,
+            "algorithm",
+            ALGORITHM,
+            LockErrorKind::UnsupportedAlgorithm,
+            "digest algorithm",
+        )?;
+        constant(
+            root,
+            "canonicalization",
+            CANONICALIZATION,
+            LockErrorKind::UnsupportedCanonicalization,
+            "canonicalization",
+        )?;
+        let (g, gp) = required(root, "", "generated_at")?;
+        let generated_at = text(g, &gp)?;
+        if !is_valid_timestamp(&generated_at) {
+            return Err(LockError::new(
+                LockErrorKind::InvalidTimestamp,
+                gp,
+                String::from("expected a UTC time \"YYYY-MM-DDTHH:MM:SSZ\""),
+            ));
+        }
+        let (s, sp) = required(root, "", "servers")?;
+        let mut servers = BTreeMap::new();
+        for (k, v) in object(s, &sp)?.members() {
+            let name = text(k, &sp)?;
+            let p = child(&sp, &name);
+            servers.insert(name, read_server(v, &p)?);
+        }
+        Ok(Lock {
+            generated_at,
+            servers,
+        })
+    }
+}

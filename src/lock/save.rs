@@ -1,0 +1,267 @@
+//! Durable lock saving (feature `std`): atomic replace and a file lock
+//! around read-modify-write.
+//!
+//! **Atomic save.** [`save_atomic`] creates a uniquely named temporary file
+//! (`.<name>.tmp-<pid>-<n>`) in the target's directory, writes it, fsyncs it,
+//! renames it over the target (atomic on POSIX file systems) and fsyncs the
+//! directory. An existing target's permissions are kept. A failure removes
+//! the temporary file; a process killed mid-save can leave one behind, but
+//! the target is always the complete old or the complete new lock. Stale
+//! temporary files of dead processes are removed by the next [`update`].
+//!
+//! **File lock.** [`update`] takes an exclusive `flock` on a sidecar file,
+//! `<lock path>.lock` (for `contractpin.lock`: `contractpin.lock.lock`; add
+//! it to `.gitignore`). Locking the lock file itself would not work: each
+//! save replaces it with a new inode, so a waiter would end up holding a
+//! lock on a file no longer in place. The sidecar is never deleted
+//! (deleting a lock file reintroduces the same race). Symbolic links to the
+//! lock are followed: the real file is replaced, and the sidecar sits next
+//! to it.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::format;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::string::ToString;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::error::LockError;
+use super::model::Lock;
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// The path of the sidecar file that [`update`] locks: `<path>.lock`.
+pub fn sidecar_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_os_string();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
+/// Follows a symbolic link at `path` to the real file (which may not exist
+/// yet for a dangling link); any other path is returned as is.
+fn resolve(path: &Path) -> io::Result<PathBuf> {
+    let mut current = path.to_path_buf();
+    for _ in 0..40 {
+        match fs::symlink_metadata(&current) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let link = fs::read_link(&current)?;
+                current = match current.parent() {
+                    Some(dir) if link.is_relative() => dir.join(link),
+                    _ => link,
+                };
+            }
+            _ => return Ok(current),
+        }
+    }
+    Err(io::Error::other("too many levels of symbolic links"))
+}
+
+fn split(target: &Path) -> io::Result<(PathBuf, OsString)> {
+    let name = target
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "lock path has no file name"))?
+        .to_os_string();
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    Ok((dir, name))
+}
+
+fn temp_prefix(name: &OsString) -> OsString {
+    let mut p = OsString::from(".");
+    p.push(name);
+    p.push(".tmp-");
+    p
+}
+
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    match File::open(dir)?.sync_all() {
+        // Some file systems cannot fsync a directory; the rename is done.
+        #[cfg(unix)]
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Ok(()),
+        other => other,
+    }
+}
+
+/// Replaces the file at `path` with `bytes` atomically and durably: readers
+/// (and a crash at any moment) see the old content or the new, never a mix.
+pub fn save_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let target = resolve(path)?;
+    let (dir, name) = split(&target)?;
+    let prefix = temp_prefix(&name);
+    let (tmp_path, mut file) = loop {
+        let mut tmp_name = prefix.clone();
+        tmp_name.push(format!(
+            "{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let candidate = dir.join(tmp_name);
+        match OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&candidate)
+        {
+            Ok(f) => break (candidate, f),
+            // A leftover of an earlier process with the same pid.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    };
+    let result = (|| {
+        file.write_all(bytes)?;
+        if let Ok(meta) = fs::metadata(&target) {
+            file.set_permissions(meta.permissions())?;
+        }
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&tmp_path, &target)?;
+        sync_dir(&dir)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp_path);
+    }
+    result
+}
+
+/// Reads and strictly parses the lock at `path`. A file that cannot be read
+/// (including one that does not exist) is [`LockErrorKind::Io`](super::LockErrorKind::Io).
+pub fn load(path: &Path) -> Result<Lock, LockError> {
+    let bytes =
+        fs::read(path).map_err(|e| LockError::io(format!("{}: {e}", path.display())))?;
+    Lock::parse(&bytes)
+}
+
+/// Why [`update`] did not write.
+#[derive(Debug)]
+pub enum UpdateError<E> {
+    /// Locking, reading or writing failed.
+    Io(io::Error),
+    /// The existing lock file is invalid (it is left untouched).
+    Lock(LockError),
+    /// The closure returned an error (nothing was written).
+    Aborted(E),
+}
+
+impl<E: fmt::Display> fmt::Display for UpdateError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UpdateError::Io(e) => write!(f, "cannot update lock file: {e}"),
+            UpdateError::Lock(e) => e.fmt(f),
+            UpdateError::Aborted(e) => e.fmt(f),
+        }
+    }
+}
+
+impl<E: fmt::Debug + fmt::Display> std::error::Error for UpdateError<E> {}
+
+impl<E> From<io::Error> for UpdateError<E> {
+    fn from(e: io::Error) -> Self {
+        UpdateError::Io(e)
+    }
+}
+
+/// An exclusive `flock`, released when dropped (closing the descriptor).
+struct FileLock {
+    _file: File,
+}
+
+impl FileLock {
+    fn exclusive(path: &Path) -> io::Result<FileLock> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::io::AsRawFd;
+            loop {
+                // SAFETY: `file` owns a valid open descriptor for the whole call.
+                let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
+                if rc == 0 {
+                    break;
+                }
+                let err = io::Error::last_os_error();
+                if err.kind() != io::ErrorKind::Interrupted {
+                    return Err(err);
+                }
+            }
+        }
+        Ok(FileLock { _file: file })
+    }
+}
+
+/// Removes temporary files left by killed saves of processes that no longer
+/// exist. Called with the file lock held; best effort.
+#[cfg(unix)]
+fn remove_stale_temps(target: &Path) {
+    let Ok((dir, name)) = split(target) else {
+        return;
+    };
+    let prefix = temp_prefix(&name);
+    let prefix = prefix.to_string_lossy().to_string();
+    let Ok(entries) = fs::read_dir(&dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(rest) = file_name.to_str().and_then(|n| n.strip_prefix(&prefix)) else {
+            continue;
+        };
+        let Some(pid) = rest
+            .split('-')
+            .next()
+            .and_then(|p| p.parse::<libc::pid_t>().ok())
+        else {
+            continue;
+        };
+        if pid <= 0 || pid as u32 == std::process::id() {
+            continue;
+        }
+        // SAFETY: signal 0 only checks whether the process exists.
+        let rc = unsafe { libc::kill(pid, 0) };
+        if rc != 0 && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn remove_stale_temps(_target: &Path) {}
+
+/// Read-modify-write of the lock at `path` under an exclusive file lock.
+///
+/// Takes the lock on [`sidecar_path`], reads the current lock (`None` if the
+/// file does not exist; an invalid lock is [`UpdateError::Lock`]), calls
+/// `modify`, and saves its result with [`save_atomic`] (skipped when the
+/// bytes are unchanged). If `modify` fails nothing is written. Concurrent
+/// updates of the same lock, from threads or processes, are serialised, so
+/// none is lost.
+pub fn update<E, F>(path: &Path, modify: F) -> Result<Lock, UpdateError<E>>
+where
+    F: FnOnce(Option<Lock>) -> Result<Lock, E>,
+{
+    let target = resolve(path)?;
+    let _guard = FileLock::exclusive(&sidecar_path(&target))?;
+    remove_stale_temps(&target);
+    let old_bytes = match fs::read(&target) {
+        Ok(b) => Some(b),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(UpdateError::Io(e)),
+    };
+    let current = match &old_bytes {
+        Some(b) => Some(Lock::parse(b).map_err(UpdateError::Lock)?),
+        None => None,
+    };
+    let new = modify(current).map_err(UpdateError::Aborted)?;
+    let bytes = new.to_pretty();
+    if old_bytes.as_deref() != Some(&bytes[..]) {
+        save_atomic(&target, &bytes)?;
+    }
+    Ok(new)
+}

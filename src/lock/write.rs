@@ -1,0 +1,107 @@
+//! The lock writer: pretty, canonical key order, byte-stable.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::model::{Lock, LockServer, LockTool};
+use super::pretty::Pretty;
+use super::{cmp_utf16, ALGORITHM, LOCK_VERSION};
+use crate::CANONICALIZATION;
+
+/// Map entries sorted by UTF-16 key order.
+fn sorted<'a, V>(map: impl Iterator<Item = (&'a String, &'a V)>) -> Vec<(&'a String, &'a V)> {
+    let mut v: Vec<_> = map.collect();
+    // BTreeMap order is code point order, which differs from UTF-16 order
+    // only for supplementary characters against U+E000..U+FFFF.
+    v.sort_by(|a, b| cmp_utf16(a.0, b.0));
+    v
+}
+
+impl Lock {
+    /// The lock file bytes: keys in canonical (UTF-16) order, two-space
+    /// indent, LF line endings, final newline.
+    pub fn to_pretty(&self) -> Vec<u8> {
+        let mut p = Pretty::new();
+        p.begin_object();
+        p.key("algorithm");
+        p.string(ALGORITHM);
+        p.key("canonicalization");
+        p.string(CANONICALIZATION);
+        p.key("contractpin");
+        p.string(LOCK_VERSION);
+        p.key("generated_at");
+        p.string(&self.generated_at);
+        p.key("servers");
+        p.begin_object();
+        for (name, server) in sorted(self.servers.iter()) {
+            p.key(name);
+            write_server(&mut p, server);
+        }
+        p.end_object();
+        p.end_object();
+        p.finish()
+    }
+}
+
+fn write_server(p: &mut Pretty, s: &LockServer) {
+    // Keys in canonical order: command, cwd, digest, env, path, tool_count,
+    // tools, transport, url.
+    p.begin_object();
+    if let Some(command) = &s.command {
+        p.key("command");
+        p.begin_array();
+        for arg in command {
+            p.string(arg);
+        }
+        p.end_array();
+    }
+    if let Some(cwd) = &s.cwd {
+        p.key("cwd");
+        p.string(cwd);
+    }
+    p.key("digest");
+    p.digest(&s.digest);
+    if let Some(env) = &s.env {
+        p.key("env");
+        p.begin_object();
+        for (k, v) in sorted(env.iter()) {
+            p.key(k);
+            p.string(v);
+        }
+        p.end_object();
+    }
+    if let Some(path) = &s.path {
+        p.key("path");
+        p.string(path);
+    }
+    p.key("tool_count");
+    p.uint(s.tool_count as u64);
+    p.key("tools");
+    p.begin_object();
+    for (name, tool) in sorted(s.tools.iter()) {
+        p.key(name);
+        write_tool(p, tool);
+    }
+    p.end_object();
+    p.key("transport");
+    p.string(s.transport.as_str());
+    if let Some(url) = &s.url {
+        p.key("url");
+        p.string(url);
+    }
+    p.end_object();
+}
+
+fn write_tool(p: &mut Pretty, t: &LockTool) {
+    p.begin_object();
+    p.key("digest");
+    p.digest(&t.digest);
+    p.key("fields");
+    p.begin_object();
+    for (name, digest) in sorted(t.fields.iter()) {
+        p.key(name);
+        p.digest(digest);
+    }
+    p.end_object();
+    p.end_object();
+}

@@ -1,0 +1,494 @@
+//! Verification (spec section 6): classify every tool of a live server
+//! against its lock entry, decide the exit code, and write the JSON report.
+//!
+//! Needs only `alloc`, so the C ABI can verify at run time.
+//!
+//! - [`verify_server`] compares one [`LockServer`] with a live
+//!   [`ServerDigest`]: each tool is unchanged, drifted (with the changed
+//!   contract fields), added or removed. A removed and an added tool whose
+//!   `description` and `inputSchema` field digests both match are marked as
+//!   a likely rename; they still count as removed and added.
+//! - [`ServerReport::exit_code`] is `0` when the server matches, `1` on any
+//!   drift, removal, addition (unless `allow_new`) or when the server could
+//!   not be reached ([`ServerReport::unreachable`]). [`overall_exit_code`]
+//!   combines several servers. (Exit code `2`, "could not run", comes from
+//!   lock and argument errors, never from a report.)
+//! - [`report_json`] writes the stable JSON report described below.
+//!
+//! # JSON report schema, version 1
+//!
+//! The report is pretty-printed JSON (two-space indent, LF, final newline)
+//! with every object's keys in canonical (UTF-16) order, so canonicalizing it
+//! gives the same bytes whatever the whitespace. Every key below is always
+//! present; keys that do not apply are `null`, never missing. Digests are
+//! `"sha256:"` + 64 lowercase hex digits. Consumers must ignore keys they do
+//! not know: later report versions may add keys, but a change to a key's
+//! meaning bumps `contractpin_report`.
+//!
+//! Top level:
+//!
+//! | key | type | meaning |
+//! |---|---|---|
+//! | `contractpin_report` | string | report schema version, `"1"` |
+//! | `exit_code` | integer | `0` all servers match, `1` drift or unreachable |
+//! | `servers` | array | one entry per verified server, in the order given (the CLI uses lock order) |
+//!
+//! Each server:
+//!
+//! | key | type | meaning |
+//! |---|---|---|
+//! | `allow_new` | boolean | whether added tools were accepted |
+//! | `error` | string or null | why the server could not be checked (status `unreachable`) |
+//! | `live_digest` | digest or null | server digest of the live tools; null if unreachable |
+//! | `name` | string | the server's name in the lock |
+//! | `passed` | boolean | this server alone would exit `0` |
+//! | `pinned_digest` | digest or null | server digest in the lock; null if unknown |
+//! | `status` | string | `"ok"`, `"drift"` or `"unreachable"` |
+//! | `summary` | object | counts: `added`, `drifted`, `removed`, `unchanged` (integers) |
+//! | `tools` | array | every pinned or live tool, sorted by name (UTF-16 order); empty if unreachable |
+//!
+//! Each tool:
+//!
+//! | key | type | meaning |
+//! |---|---|---|
+//! | `changed_fields` | array of strings | for `drifted`: the contract fields whose digests differ (or that exist on one side only), in canonical order; empty otherwise, and empty when either side has no field digests |
+//! | `live` | digest or null | live tool digest; null for `removed` |
+//! | `name` | string | tool name |
+//! | `pinned` | digest or null | pinned tool digest; null for `added` |
+//! | `renamed_from` | string or null | for `added`: the removed tool it likely replaces |
+//! | `renamed_to` | string or null | for `removed`: the added tool that likely replaces it |
+//! | `status` | string | `"unchanged"`, `"drifted"`, `"added"` or `"removed"` |
+//!
+//! Example (one drifted tool):
+//!
+//! ```json
+//! {
+//!   "contractpin_report": "1",
+//!   "exit_code": 1,
+//!   "servers": [
+//!     {
+//!       "allow_new": false,
+//!       "error": null,
+//!       "live_digest": "sha256:…",
+//!       "name": "acme",
+//!       "passed": false,
+//!       "pinned_digest": "sha256:…",
+//!       "status": "drift",
+//!       "summary": {
+//!         "added": 0,
+//!         "drifted": 1,
+//!         "removed": 0,
+//!         "unchanged": 0
+//!       },
+//!       "tools": [
+//!         {
+//!           "changed_fields": [
+//!             "description"
+//!           ],
+//!           "live": "sha256:…",
+//!           "name": "search",
+//!           "pinned": "sha256:…",
+//!           "renamed_from": null,
+//!           "renamed_to": null,
+//!           "status": "drifted"
+//!         }
+//!       ]
+//!     }
+//!   ]
+//! }
+//! ```
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::cmp::Ordering;
+
+use crate::contract::Field;
+use crate::digest::Digest;
+use crate::lock::pretty::Pretty;
+use crate::lock::{cmp_utf16, LockServer, LockTool};
+use crate::owned::{ServerDigest, ToolDigest};
+
+/// The `contractpin_report` schema version written by [`report_json`].
+pub const REPORT_VERSION: &str = "1";
+
+/// How one tool compares with its pin.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ToolStatus {
+    /// Same tool digest.
+    Unchanged,
+    /// Different tool digest.
+    Drifted {
+        /// Contract fields whose digests differ, or that exist on one side
+        /// only, in canonical order; empty when either side has no field
+        /// digests (they are advisory).
+        changed_fields: Vec<String>,
+    },
+    /// Live but not pinned.
+    Added {
+        /// The removed tool this one likely renames (same description and
+        /// inputSchema digests).
+        renamed_from: Option<String>,
+    },
+    /// Pinned but not live.
+    Removed {
+        /// The added tool that likely renames this one.
+        renamed_to: Option<String>,
+    },
+}
+
+impl ToolStatus {
+    /// `"unchanged"`, `"drifted"`, `"added"` or `"removed"`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ToolStatus::Unchanged => "unchanged",
+            ToolStatus::Drifted { .. } => "drifted",
+            ToolStatus::Added { .. } => "added",
+            ToolStatus::Removed { .. } => "removed",
+        }
+    }
+}
+
+/// The verdict for one tool.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolVerdict {
+    /// Tool name.
+    pub name: String,
+    /// The classification.
+    pub status: ToolStatus,
+    /// The pinned tool digest (`None` for added tools).
+    pub pinned: Option<Digest>,
+    /// The live tool digest (`None` for removed tools).
+    pub live: Option<Digest>,
+}
+
+/// The overall state of one server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ServerStatus {
+    /// Matches the lock (exit 0).
+    Ok,
+    /// Some tool drifted, was removed, or was added without `allow_new`.
+    Drift,
+    /// The server could not be fetched or returned an invalid tools list.
+    Unreachable,
+}
+
+impl ServerStatus {
+    /// `"ok"`, `"drift"` or `"unreachable"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ServerStatus::Ok => "ok",
+            ServerStatus::Drift => "drift",
+            ServerStatus::Unreachable => "unreachable",
+        }
+    }
+}
+
+/// Tool counts by status.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Unchanged tools.
+    pub unchanged: usize,
+    /// Drifted tools.
+    pub drifted: usize,
+    /// Added tools.
+    pub added: usize,
+    /// Removed tools.
+    pub removed: usize,
+}
+
+/// The verification result of one server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerReport {
+    /// The server's name in the lock.
+    pub name: String,
+    /// Whether added tools are accepted.
+    pub allow_new: bool,
+    /// The server digest in the lock, when known.
+    pub pinned_digest: Option<Digest>,
+    /// The live server digest (`None` when unreachable).
+    pub live_digest: Option<Digest>,
+    /// Why the server could not be checked; `Some` means unreachable.
+    pub error: Option<String>,
+    /// Every pinned or live tool, sorted by name in UTF-16 order.
+    pub tools: Vec<ToolVerdict>,
+}
+
+impl ServerReport {
+    /// A server that could not be fetched, or whose tools list was invalid
+    /// (exit 1: "I could not check" is not "nothing is wrong"). Set
+    /// `pinned_digest` afterwards if it is known.
+    pub fn unreachable(name: impl Into<String>, message: impl Into<String>) -> ServerReport {
+        ServerReport {
+            name: name.into(),
+            allow_new: false,
+            pinned_digest: None,
+            live_digest: None,
+            error: Some(message.into()),
+            tools: Vec::new(),
+        }
+    }
+
+    /// The tool counts by status.
+    pub fn counts(&self) -> Counts {
+        let mut c = Counts::default();
+        for t in &self.tools {
+            match t.status {
+                ToolStatus::Unchanged => c.unchanged += 1,
+                ToolStatus::Drifted { .. } => c.drifted += 1,
+                ToolStatus::Added { .. } => c.added += 1,
+                ToolStatus::Removed { .. } => c.removed += 1,
+            }
+        }
+        c
+    }
+
+    /// Ok, drift or unreachable.
+    pub fn status(&self) -> ServerStatus {
+        if self.error.is_some() {
+            return ServerStatus::Unreachable;
+        }
+        let c = self.counts();
+        if c.drifted > 0 || c.removed > 0 || (c.added > 0 && !self.allow_new) {
+            ServerStatus::Drift
+        } else {
+            ServerStatus::Ok
+        }
+    }
+
+    /// Whether this server matches the lock.
+    pub fn passed(&self) -> bool {
+        self.status() == ServerStatus::Ok
+    }
+
+    /// `0` if [`passed`](Self::passed), else `1`.
+    pub fn exit_code(&self) -> i32 {
+        if self.passed() {
+            0
+        } else {
+            1
+        }
+    }
+}
+
+/// `1` if any server failed, else `0` (also for an empty slice).
+pub fn overall_exit_code(reports: &[ServerReport]) -> i32 {
+    reports.iter().map(ServerReport::exit_code).max().unwrap_or(0)
+}
+
+/// Changed field names of a drifted tool.
+fn changed_fields(pinned: &LockTool, live: &ToolDigest) -> Vec<String> {
+    if pinned.fields.is_empty() || live.fields.is_empty() {
+        return Vec::new();
+    }
+    let mut names: Vec<String> = Vec::new();
+    for (name, digest) in &pinned.fields {
+        let live_digest = Field::from_name(name).and_then(|f| live.fields.get(f));
+        if live_digest != Some(*digest) {
+            names.push(name.clone());
+        }
+    }
+    for (field, _) in live.fields.iter() {
+        if !pinned.fields.contains_key(field.name()) {
+            names.push(field.name().to_string());
+        }
+    }
+    names.sort_by(|a, b| cmp_utf16(a, b));
+    names
+}
+
+/// Whether a removed and an added tool are likely the same tool renamed:
+/// both `description` and `inputSchema` field digests are known and equal.
+fn likely_rename(pinned: &LockTool, live: &ToolDigest) -> bool {
+    [Field::Description, Field::InputSchema].iter().all(|&f| {
+        match (pinned.fields.get(f.name()), live.fields.get(f)) {
+            (Some(p), Some(l)) => *p == l,
+            _ => false,
+        }
+    })
+}
+
+/// Compares the pinned entry of server `name` with its live digests.
+pub fn verify_server(
+    name: &str,
+    pinned: &LockServer,
+    live: &ServerDigest,
+    allow_new: bool,
+) -> ServerReport {
+    let mut pinned_tools: Vec<(&String, &LockTool)> = pinned.tools.iter().collect();
+    pinned_tools.sort_by(|a, b| cmp_utf16(a.0, b.0));
+    let mut live_tools: Vec<&ToolDigest> = live.tools.iter().collect();
+    live_tools.sort_by(|a, b| cmp_utf16(&a.name, &b.name));
+
+    // Merge the two sorted lists; remember which entries are removed/added
+    // (with their source) for rename detection.
+    let mut tools = Vec::with_capacity(pinned_tools.len().max(live_tools.len()));
+    let mut removed: Vec<(usize, &LockTool)> = Vec::new();
+    let mut added: Vec<(usize, &ToolDigest)> = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < pinned_tools.len() || j < live_tools.len() {
+        let order = match (pinned_tools.get(i), live_tools.get(j)) {
+            (Some(p), Some(l)) => cmp_utf16(p.0, &l.name),
+            (Some(_), None) => Ordering::Less,
+            _ => Ordering::Greater,
+        };
+        match order {
+            Ordering::Less => {
+                let (n, p) = pinned_tools[i];
+                removed.push((tools.len(), p));
+                tools.push(ToolVerdict {
+                    name: n.clone(),
+                    status: ToolStatus::Removed { renamed_to: None },
+                    pinned: Some(p.digest),
+                    live: None,
+                });
+                i += 1;
+            }
+            Ordering::Greater => {
+                let l = live_tools[j];
+                added.push((tools.len(), l));
+                tools.push(ToolVerdict {
+                    name: l.name.clone(),
+                    status: ToolStatus::Added { renamed_from: None },
+                    pinned: None,
+                    live: Some(l.digest),
+                });
+                j += 1;
+            }
+            Ordering::Equal => {
+                let (n, p) = pinned_tools[i];
+                let l = live_tools[j];
+                let status = if p.digest == l.digest {
+                    ToolStatus::Unchanged
+                } else {
+                    ToolStatus::Drifted {
+                        changed_fields: changed_fields(p, l),
+                    }
+                };
+                tools.push(ToolVerdict {
+                    name: n.clone(),
+                    status,
+                    pinned: Some(p.digest),
+                    live: Some(l.digest),
+                });
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+
+    // Pair each removed tool (in name order) with the first still unpaired
+    // added tool (in name order) that has the same description and schema.
+    let mut taken = alloc::vec![false; added.len()];
+    for &(ri, p) in &removed {
+        let hit = added
+            .iter()
+            .enumerate()
+            .find(|(k, (_, l))| !taken[*k] && likely_rename(p, l));
+        if let Some((k, &(ai, _))) = hit {
+            taken[k] = true;
+            let to = tools[ai].name.clone();
+            let from = tools[ri].name.clone();
+            tools[ri].status = ToolStatus::Removed {
+                renamed_to: Some(to),
+            };
+            tools[ai].status = ToolStatus::Added {
+                renamed_from: Some(from),
+            };
+        }
+    }
+
+    ServerReport {
+        name: name.to_string(),
+        allow_new,
+        pinned_digest: Some(pinned.digest),
+        live_digest: Some(live.digest),
+        error: None,
+        tools,
+    }
+}
+
+/// The JSON report of several servers (schema in the module docs and in
+/// `docs/REPORT_SCHEMA.md`). Servers appear in the order given.
+pub fn report_json(reports: &[ServerReport]) -> Vec<u8> {
+    let mut p = Pretty::new();
+    p.begin_object();
+    p.key("contractpin_report");
+    p.string(REPORT_VERSION);
+    p.key("exit_code");
+    p.int(i64::from(overall_exit_code(reports)));
+    p.key("servers");
+    p.begin_array();
+    for r in reports {
+        write_server(&mut p, r);
+    }
+    p.end_array();
+    p.end_object();
+    p.finish()
+}
+
+fn write_server(p: &mut Pretty, r: &ServerReport) {
+    let c = r.counts();
+    p.begin_object();
+    p.key("allow_new");
+    p.bool(r.allow_new);
+    p.key("error");
+    p.opt_string(r.error.as_deref());
+    p.key("live_digest");
+    p.opt_digest(r.live_digest.as_ref());
+    p.key("name");
+    p.string(&r.name);
+    p.key("passed");
+    p.bool(r.passed());
+    p.key("pinned_digest");
+    p.opt_digest(r.pinned_digest.as_ref());
+    p.key("status");
+    p.string(r.status().name());
+    p.key("summary");
+    p.begin_object();
+    for (k, v) in [
+        ("added", c.added),
+        ("drifted", c.drifted),
+        ("removed", c.removed),
+        ("unchanged", c.unchanged),
+    ] {
+        p.key(k);
+        p.uint(v as u64);
+    }
+    p.end_object();
+    p.key("tools");
+    p.begin_array();
+    for t in &r.tools {
+        write_tool(p, t);
+    }
+    p.end_array();
+    p.end_object();
+}
+
+fn write_tool(p: &mut Pretty, t: &ToolVerdict) {
+    let (fields, from, to): (&[String], Option<&str>, Option<&str>) = match &t.status {
+        ToolStatus::Drifted { changed_fields } => (changed_fields, None, None),
+        ToolStatus::Added { renamed_from } => (&[], renamed_from.as_deref(), None),
+        ToolStatus::Removed { renamed_to } => (&[], None, renamed_to.as_deref()),
+        ToolStatus::Unchanged => (&[], None, None),
+    };
+    p.begin_object();
+    p.key("changed_fields");
+    p.begin_array();
+    for f in fields {
+        p.string(f);
+    }
+    p.end_array();
+    p.key("live");
+    p.opt_digest(t.live.as_ref());
+    p.key("name");
+    p.string(&t.name);
+    p.key("pinned");
+    p.opt_digest(t.pinned.as_ref());
+    p.key("renamed_from");
+    p.opt_string(from);
+    p.key("renamed_to");
+    p.opt_string(to);
+    p.key("status");
+    p.string(t.status.name());
+    p.end_object();
+}
