@@ -1,0 +1,2 @@
+//! Placeholder while the core benches are written.
+fn main() {}
