@@ -1,0 +1,579 @@
+//! `bench-table`: contractpin against its peers and the SHA-256 floor, in one
+//! run, on the seeded payloads of `benches/common/payloads.rs`.
+//!
+//! Run it through `scripts/bench-table.sh`, which builds it in release mode,
+//! installs the pinned Python and Node peers and finds the CLI. Settings come
+//! from the environment:
+//!
+//! - `BENCH_BUDGET_MS`: time spent on each measured case (default 400);
+//! - `BENCH_PYTHON`: a Python with `rfc8785` (the Python peer is skipped if unset);
+//! - `BENCH_NODE` and `BENCH_NODE_PATH`: node and a `node_modules` holding
+//!   `canonicalize` (the Node peer is skipped if unset);
+//! - `BENCH_CLI`: the `contractpin` binary (the process row is skipped if unset);
+//! - `BENCH_DIR`: where payload files are written (default: a temp dir).
+//!
+//! MB is 10^6 bytes. Every throughput is input bytes per second.
+
+#[path = "../../benches/common/payloads.rs"]
+mod payloads;
+
+mod external;
+mod floor;
+mod peers;
+mod timing;
+
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use contractpin::json::{self, Node};
+use contractpin::sha256::{self, Backend, Sha256};
+use contractpin::{Context, Limits, ListOptions};
+use sha2::Digest as _;
+use sha2_soft::Digest as _;
+
+use payloads::Payload;
+use peers::{Jcs, Output};
+use timing::{time, time_auto, Timing};
+
+struct Config {
+    budget: Duration,
+    python: Option<String>,
+    node: Option<String>,
+    node_path: Option<String>,
+    cli: Option<String>,
+    dir: PathBuf,
+    scripts: PathBuf,
+}
+
+impl Config {
+    fn from_env() -> Config {
+        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        let ms = var("BENCH_BUDGET_MS")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(400);
+        Config {
+            budget: Duration::from_millis(ms),
+            python: var("BENCH_PYTHON"),
+            node: var("BENCH_NODE"),
+            node_path: var("BENCH_NODE_PATH"),
+            cli: var("BENCH_CLI"),
+            dir: var("BENCH_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| std::env::temp_dir().join("contractpin-bench")),
+            scripts: Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts"),
+        }
+    }
+}
+
+fn mbps(bytes: usize, t: &Timing) -> f64 {
+    bytes as f64 / t.median / 1e6
+}
+
+/// Our result in the peers' shape (decoded names, text digests), in canonical order.
+fn ours(input: &[u8]) -> Output {
+    let s = contractpin::digest_tools_list(input).expect("our pipeline");
+    Output {
+        server: s.digest.to_string(),
+        tools: s
+            .tools
+            .iter()
+            .map(|t| (t.name.clone(), t.digest.to_string()))
+            .collect(),
+    }
+}
+
+/// `None` when the peer agrees; otherwise what is wrong.
+fn disagreement(reference: &Output, peer: &Output) -> Option<String> {
+    if reference.server == peer.server {
+        return None;
+    }
+    let theirs: HashMap<&str, &str> = peer
+        .tools
+        .iter()
+        .map(|(n, d)| (n.as_str(), d.as_str()))
+        .collect();
+    for (name, digest) in &reference.tools {
+        match theirs.get(name.as_str()) {
+            None => return Some(format!("WRONG: tool {name:?} missing")),
+            Some(d) if d != digest => return Some(format!("WRONG: first differing tool {name:?}")),
+            Some(_) => {}
+        }
+    }
+    Some("WRONG: server digest differs (tool digests agree)".into())
+}
+
+/// One implementation on one payload.
+struct Row {
+    name: String,
+    timing: Option<Timing>,
+    verdict: String,
+}
+
+fn rust_peer(jcs: Jcs, p: &Payload, reference: &Output, budget: Duration) -> Row {
+    let name = match jcs {
+        Jcs::Canonicalizer => "serde_json + serde_json_canonicalizer 0.4 + sha2",
+        Jcs::SerdeJcs => "serde_json + serde_jcs 0.2 + sha2",
+    };
+    let out = peers::pipeline(jcs, &p.bytes, true);
+    let verdict = disagreement(reference, &out).unwrap_or_else(|| "ok".into());
+    let timing = time_auto(budget, || {
+        black_box(peers::pipeline(jcs, black_box(&p.bytes), true));
+    });
+    Row {
+        name: name.into(),
+        timing: Some(timing),
+        verdict,
+    }
+}
+
+fn external_peer(
+    name: &str,
+    program: &str,
+    args: &[&str],
+    file: &Path,
+    reference: &Output,
+    budget: Duration,
+) -> Row {
+    match external::run(program, args, file, budget.as_secs_f64().max(1.0)) {
+        Ok(e) => Row {
+            name: name.into(),
+            verdict: disagreement(reference, &e.output).unwrap_or_else(|| "ok".into()),
+            timing: Some(e.timing),
+        },
+        Err(err) => Row {
+            name: name.into(),
+            timing: None,
+            verdict: format!("not run: {err}"),
+        },
+    }
+}
+
+fn hash_all_ours<'a>(msgs: impl Iterator<Item = &'a [u8]>, backend: Backend) {
+    for m in msgs {
+        let mut h = Sha256::with_backend(backend);
+        h.update(m);
+        black_box(h.finalize());
+    }
+}
+
+fn hash_all_sha2<'a>(msgs: impl Iterator<Item = &'a [u8]>) {
+    for m in msgs {
+        black_box(sha2::Sha256::digest(m));
+    }
+}
+
+fn machine() -> String {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split(':').nth(1))
+        .map(str::trim)
+        .unwrap_or("unknown CPU");
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    format!(
+        "{model}, {cpus} CPUs, SHA-256 backend {:?}",
+        sha256::detected_backend()
+    )
+}
+
+struct Targets(Vec<(String, bool, String)>);
+
+impl Targets {
+    fn add(&mut self, what: &str, ok: bool, detail: String) {
+        self.0.push((what.into(), ok, detail));
+    }
+}
+
+fn main() {
+    let cfg = Config::from_env();
+    let budget = cfg.budget;
+    std::fs::create_dir_all(&cfg.dir).expect("payload dir");
+    println!("# contractpin bench table");
+    println!();
+    println!("machine: {}", machine());
+    println!(
+        "budget per case: {} ms (median of runs; the machine may be shared: numbers are noisy)",
+        budget.as_millis()
+    );
+    println!("MB = 10^6 bytes of tools/list input; speed-up = peer time / our time");
+    println!();
+    let all = payloads::standard();
+    let mut targets = Targets(Vec::new());
+    let mut ctx = Context::new();
+    let full = ListOptions {
+        field_digests: true,
+    };
+    let verify = ListOptions {
+        field_digests: false,
+    };
+
+    // ---- Peers on M and L --------------------------------------------------
+    let mut peer_rows: Vec<(String, Vec<Row>)> = Vec::new();
+    let mut our_pipeline: HashMap<String, Timing> = HashMap::new();
+    for p in all.iter().filter(|p| p.name == "M" || p.name == "L") {
+        let file = cfg.dir.join(format!("{}.json", p.name));
+        std::fs::write(&file, &p.bytes).expect("write payload");
+        let reference = ours(&p.bytes);
+        let mut rows = Vec::new();
+        let t = time_auto(budget, || {
+            ctx.digest_tools_list(black_box(&p.bytes), full, |r| {
+                black_box(r);
+            })
+            .expect("pipeline");
+        });
+        our_pipeline.insert(p.name.clone(), t);
+        rows.push(Row {
+            name: "contractpin (reused Context)".into(),
+            timing: Some(t),
+            verdict: "reference".into(),
+        });
+        let t = time_auto(budget, || {
+            black_box(contractpin::digest_tools_list(black_box(&p.bytes)).expect("one-shot"));
+        });
+        rows.push(Row {
+            name: "contractpin one-shot (owned result)".into(),
+            timing: Some(t),
+            verdict: "ok".into(),
+        });
+        rows.push(rust_peer(Jcs::Canonicalizer, p, &reference, budget));
+        rows.push(rust_peer(Jcs::SerdeJcs, p, &reference, budget));
+        if let Some(py) = &cfg.python {
+            let script = cfg.scripts.join("bench-peer-python.py");
+            let script = script.to_string_lossy();
+            rows.push(external_peer(
+                "Python json + rfc8785 0.1.4 + hashlib",
+                py,
+                &[&script],
+                &file,
+                &reference,
+                budget,
+            ));
+        }
+        if let Some(node) = &cfg.node {
+            let script = cfg.scripts.join("bench-peer-node.mjs");
+            let script = script.to_string_lossy().into_owned();
+            let mut cmd_args = vec![script.as_str()];
+            let path_arg;
+            if let Some(np) = &cfg.node_path {
+                path_arg = format!("--modules={np}");
+                cmd_args.push(&path_arg);
+            }
+            rows.push(external_peer(
+                "Node JSON.parse + canonicalize 5.1.0 + crypto",
+                node,
+                &cmd_args,
+                &file,
+                &reference,
+                budget,
+            ));
+        }
+        peer_rows.push((p.name.clone(), rows));
+    }
+    let sizes: HashMap<&str, (usize, usize)> = all
+        .iter()
+        .map(|p| (p.name.as_str(), (p.bytes.len(), p.tools)))
+        .collect();
+    println!("## Full pipeline (tool + field + server digests) against the peers");
+    println!();
+    let header: Vec<String> = peer_rows
+        .iter()
+        .map(|(n, _)| {
+            let (b, t) = sizes[n.as_str()];
+            format!("{n} ({:.2} MB, {t} tools): MB/s | tools/s | our speed-up", b as f64 / 1e6)
+        })
+        .collect();
+    println!("| implementation | {} | digests |", header.join(" | "));
+    println!("|---|{}---|", "---|---|---|".repeat(peer_rows.len()));
+    let n_rows = peer_rows[0].1.len();
+    for i in 0..n_rows {
+        let mut cells = Vec::new();
+        for (pname, rows) in &peer_rows {
+            let (bytes, tools) = sizes[pname.as_str()];
+            let ours_t = our_pipeline[pname.as_str()];
+            match rows[i].timing {
+                Some(t) => cells.push(format!(
+                    "{:.1} | {:.0} | {}",
+                    mbps(bytes, &t),
+                    tools as f64 / t.median,
+                    if i == 0 {
+                        "1.0x".to_string()
+                    } else {
+                        format!("{:.1}x", t.median / ours_t.median)
+                    }
+                )),
+                None => cells.push("- | - | -".into()),
+            }
+        }
+        println!(
+            "| {} | {} | {} |",
+            peer_rows[0].1[i].name,
+            cells.join(" | "),
+            peer_rows
+                .iter()
+                .map(|(_, r)| r[i].verdict.clone())
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+    }
+    println!();
+    if let Some((_, rows)) = peer_rows.iter().find(|(n, _)| n == "M") {
+        let ours_t = rows[0].timing.expect("ours");
+        if let Some(t) = rows[2].timing {
+            let x = t.median / ours_t.median;
+            targets.add(
+                "pipeline >= 8x serde_json_canonicalizer + sha2 (M)",
+                x >= 8.0 && rows[2].verdict == "ok",
+                format!("{x:.1}x (peer digests: {})", rows[2].verdict),
+            );
+        }
+    }
+
+    // ---- Our pipeline on every payload, with its floor ---------------------
+    println!("## contractpin on every payload, against the SHA-256 floor");
+    println!();
+    println!("floor = our SHA-256 over exactly the messages the pipeline hashes (each contract, each field value, the server object), one digest each; R = pipeline time / floor time");
+    println!();
+    println!("| payload | size MB | tools | hashed MB | pipeline MB/s | tools/s | floor (ours) MB/s | floor (sha2) MB/s | R1 | verify MB/s | verify floor MB/s | R verify |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let backend = sha256::detected_backend();
+    let mut breakdown_m = None;
+    for p in &all {
+        let msgs = floor::messages(&p.bytes);
+        let n = p.bytes.len();
+        let tp = time_auto(budget, || {
+            ctx.digest_tools_list(black_box(&p.bytes), full, |r| {
+                black_box(r);
+            })
+            .expect("pipeline");
+        });
+        let tv = time_auto(budget, || {
+            ctx.digest_tools_list(black_box(&p.bytes), verify, |r| {
+                black_box(r);
+            })
+            .expect("verify");
+        });
+        let fo = time_auto(budget, || hash_all_ours(msgs.pipeline(), backend));
+        let fs = time_auto(budget, || hash_all_sha2(msgs.pipeline()));
+        let fv = time_auto(budget, || hash_all_ours(msgs.verify(), backend));
+        let r1 = tp.median / fo.median;
+        let rv = tv.median / fv.median;
+        println!(
+            "| {} | {:.3} | {} | {:.3} | {:.1} | {:.0} | {:.1} | {:.1} | {:.2} | {:.1} | {:.1} | {:.2} |",
+            p.name,
+            n as f64 / 1e6,
+            p.tools,
+            msgs.pipeline_bytes() as f64 / 1e6,
+            mbps(n, &tp),
+            p.tools as f64 / tp.median,
+            mbps(n, &fo),
+            mbps(n, &fs),
+            r1,
+            mbps(n, &tv),
+            mbps(n, &fv),
+            rv
+        );
+        if p.name == "M" {
+            targets.add("R1 = pipeline / floor <= 2.0 (M)", r1 <= 2.0, format!("{r1:.2}"));
+            targets.add(
+                "verify path <= 2.0x its floor (M)",
+                rv <= 2.0,
+                format!("{rv:.2}"),
+            );
+            breakdown_m = Some((tp, tv, fo, fv));
+        }
+    }
+    println!();
+
+    // ---- Where the time goes on M -----------------------------------------
+    if let (Some(m), Some((tp, tv, fo, fv))) = (all.iter().find(|p| p.name == "M"), breakdown_m) {
+        let n = m.bytes.len();
+        let mut nodes: Vec<Node> = vec![Node::EMPTY; json::scratch_needed(&m.bytes)];
+        let t_parse = time_auto(budget, || {
+            black_box(json::parse(black_box(&m.bytes), &mut nodes, &Limits::DEFAULT).expect("parse"));
+        });
+        let t_scratch = time_auto(budget, || {
+            black_box(json::scratch_needed(black_box(&m.bytes)));
+        });
+        let t_canon = time_auto(budget, || {
+            black_box(ctx.canonicalize(black_box(&m.bytes)).expect("canon").len());
+        });
+        let canon_len = ctx.canonicalize(&m.bytes).expect("canon").len();
+        let t_canon_hash = time_auto(budget, || {
+            let mut h = Sha256::new();
+            ctx.canonicalize_to(black_box(&m.bytes), &mut h).expect("canon");
+            black_box(h.finalize());
+        });
+        println!("## Where the time goes (M, {:.2} MB)", n as f64 / 1e6);
+        println!();
+        println!("| step | ms | MB/s | share of pipeline |");
+        println!("|---|---|---|---|");
+        let row = |name: &str, t: &Timing| {
+            println!(
+                "| {name} | {:.3} | {:.1} | {:.0}% |",
+                t.median * 1e3,
+                mbps(n, t),
+                100.0 * t.median / tp.median
+            )
+        };
+        row("parse to tape (json::parse, reused scratch)", &t_parse);
+        row("scratch_needed pre-pass (one-shot scratch API only)", &t_scratch);
+        row(
+            &format!("canonicalize whole document to a reused Vec ({canon_len} bytes out)"),
+            &t_canon,
+        );
+        row("canonicalize whole document into SHA-256", &t_canon_hash);
+        row("floor: SHA-256 of the pipeline's messages", &fo);
+        row("floor: SHA-256 of the verify path's messages", &fv);
+        row("verify path (tool + server digests)", &tv);
+        row("full pipeline (tool + field + server digests)", &tp);
+        println!();
+        println!(
+            "estimate: parse {:.0}%, hashing {:.0}%, projection + canonical writing {:.0}% of the pipeline",
+            100.0 * t_parse.median / tp.median,
+            100.0 * fo.median / tp.median,
+            100.0 * (tp.median - t_parse.median - fo.median).max(0.0) / tp.median
+        );
+        println!();
+    }
+
+    // ---- Number formatting and SHA-256 back ends ---------------------------
+    println!("## Building blocks");
+    println!();
+    println!("| what | ours | peer | ours / peer |");
+    println!("|---|---|---|---|");
+    let mut state = 0x1234_5678_9abc_def0u64;
+    let mut doubles = Vec::with_capacity(10_000);
+    while doubles.len() < 10_000 {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        let x = f64::from_bits(z ^ (z >> 31));
+        if x.is_finite() {
+            doubles.push(x);
+        }
+    }
+    let mut mismatches = 0;
+    let mut rbuf = ryu_js::Buffer::new();
+    for &x in &doubles {
+        let mut buf = [0u8; contractpin::number::MAX_LEN];
+        let n = contractpin::number::format_f64(x, &mut buf).expect("finite");
+        if &buf[..n] != rbuf.format_finite(x).as_bytes() {
+            mismatches += 1;
+        }
+    }
+    let t_ours = time(budget, 5, || {
+        let mut buf = [0u8; contractpin::number::MAX_LEN];
+        for &x in &doubles {
+            black_box(contractpin::number::format_f64(black_box(x), &mut buf));
+        }
+    });
+    let t_ryu = time(budget, 5, || {
+        let mut b = ryu_js::Buffer::new();
+        for &x in &doubles {
+            black_box(b.format_finite(black_box(x)).len());
+        }
+    });
+    let per = |t: &Timing| t.median / doubles.len() as f64 * 1e9;
+    println!(
+        "| number formatting, random finite double (ns; {} of {} differ from ryu-js) | {:.1} ns | ryu-js 1.x: {:.1} ns | {:.2} |",
+        mismatches,
+        doubles.len(),
+        per(&t_ours),
+        per(&t_ryu),
+        t_ours.median / t_ryu.median
+    );
+    targets.add(
+        "number formatting no slower than ryu-js",
+        t_ours.median <= t_ryu.median * 1.02 && mismatches == 0,
+        format!("{:.1} ns vs {:.1} ns", per(&t_ours), per(&t_ryu)),
+    );
+    let bulk: Vec<u8> = (0..1 << 20).map(|i| (i * 31 + 7) as u8).collect();
+    let bulk_time = |f: &mut dyn FnMut()| time(budget, 5, f);
+    let t_port = bulk_time(&mut || {
+        let mut h = Sha256::with_backend(Backend::Portable);
+        h.update(black_box(&bulk));
+        black_box(h.finalize());
+    });
+    let t_soft = bulk_time(&mut || {
+        black_box(sha2_soft::Sha256::digest(black_box(&bulk)));
+    });
+    let t_ni = bulk_time(&mut || {
+        let mut h = Sha256::with_backend(Backend::ShaNi);
+        h.update(black_box(&bulk));
+        black_box(h.finalize());
+    });
+    let t_sha2 = bulk_time(&mut || {
+        black_box(sha2::Sha256::digest(black_box(&bulk)));
+    });
+    let mb = |t: &Timing| bulk.len() as f64 / t.median / 1e6;
+    println!(
+        "| SHA-256 portable, 1 MiB (MB/s) | {:.0} | sha2 0.10 force-soft: {:.0} | {:.2} (time ratio {:.2}) |",
+        mb(&t_port),
+        mb(&t_soft),
+        mb(&t_port) / mb(&t_soft),
+        t_port.median / t_soft.median
+    );
+    println!(
+        "| SHA-256 {:?}, 1 MiB (MB/s) | {:.0} | sha2 0.11 (auto): {:.0} | {:.2} (time ratio {:.2}) |",
+        Sha256::with_backend(Backend::ShaNi).backend(),
+        mb(&t_ni),
+        mb(&t_sha2),
+        mb(&t_ni) / mb(&t_sha2),
+        t_ni.median / t_sha2.median
+    );
+    targets.add(
+        "portable SHA-256 within 1.2x of sha2 soft",
+        t_port.median <= 1.2 * t_soft.median,
+        format!("time ratio {:.2}", t_port.median / t_soft.median),
+    );
+    println!();
+
+    // ---- The CLI as a whole process ---------------------------------------
+    if let (Some(cli), Some(l)) = (&cfg.cli, all.iter().find(|p| p.name == "L")) {
+        let file = cfg.dir.join("L.json");
+        let run = || {
+            std::process::Command::new(cli)
+                .arg("digest")
+                .arg(&file)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+        };
+        match run() {
+            Ok(s) if s.success() => {
+                let t = time(budget.max(Duration::from_secs(1)), 5, || {
+                    run().expect("cli");
+                });
+                let inproc = our_pipeline["L"];
+                let ratio = t.median / inproc.median;
+                println!("## The CLI as a whole process (L, {:.2} MB)", l.bytes.len() as f64 / 1e6);
+                println!();
+                println!("| what | ms |");
+                println!("|---|---|");
+                println!("| `contractpin digest L.json` (process, median of {}) | {:.2} |", t.runs, t.median * 1e3);
+                println!("| in-process pipeline on L (reused Context) | {:.2} |", inproc.median * 1e3);
+                println!();
+                targets.add(
+                    "contractpin digest on L <= 2x in-process pipeline",
+                    ratio <= 2.0,
+                    format!("{ratio:.2}x ({:.2} ms vs {:.2} ms)", t.median * 1e3, inproc.median * 1e3),
+                );
+            }
+            other => println!("CLI row skipped: `{cli} digest` did not succeed ({other:?})\n"),
+        }
+    }
+
+    println!("## Targets (issue 5), this run");
+    println!();
+    println!("| target | result | measured |");
+    println!("|---|---|---|");
+    for (what, ok, detail) in &targets.0 {
+        println!("| {what} | {} | {detail} |", if *ok { "met" } else { "MISSED" });
+    }
+    println!("| zero heap allocations with a reused Context | see `cargo test --test alloc_count` | |");
+    println!("| one-shot digest peak heap <= 2x input | see `cargo test --test alloc_count` | |");
+}
