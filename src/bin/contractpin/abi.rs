@@ -6,7 +6,9 @@
 
 use std::fmt;
 
-use contractpin::{Context, Limits, ListOptions};
+use contractpin::lock::Lock;
+use contractpin::verify::ServerReport;
+use contractpin::{Context, Limits, ListOptions, ServerDigest};
 
 /// A rejection from the core: stable kind name, byte offset, message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,26 +69,6 @@ impl DocLimits {
     }
 }
 
-/// One tool of a digested tools/list.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolEntry {
-    /// Tool name.
-    pub name: String,
-    /// `sha256:<hex>` tool digest.
-    pub digest: String,
-    /// `(field name, sha256:<hex>)` in canonical order.
-    pub fields: Vec<(String, String)>,
-}
-
-/// A digested tools/list: the lock's server entry.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ServerEntry {
-    /// `sha256:<hex>` server digest.
-    pub digest: String,
-    /// Tools in canonical name order.
-    pub tools: Vec<ToolEntry>,
-}
-
 /// Canonical bytes of any JSON document.
 pub fn canonicalize(input: &[u8], limits: &DocLimits) -> Result<Vec<u8>, CoreError> {
     let mut ctx = Context::with_limits(limits.core());
@@ -96,28 +78,39 @@ pub fn canonicalize(input: &[u8], limits: &DocLimits) -> Result<Vec<u8>, CoreErr
 }
 
 /// Server digest, tool digests and field digests of a tools/list document.
-pub fn digest_tools_list(input: &[u8], limits: &DocLimits) -> Result<ServerEntry, CoreError> {
+pub fn digest_tools_list(input: &[u8], limits: &DocLimits) -> Result<ServerDigest, CoreError> {
     let mut ctx = Context::with_limits(limits.core());
-    let server = ctx.digest_tools_list_owned(
+    Ok(ctx.digest_tools_list_owned(
         input,
         ListOptions {
             field_digests: true,
         },
-    )?;
-    Ok(ServerEntry {
-        digest: server.digest.to_string(),
-        tools: server
-            .tools
-            .into_iter()
-            .map(|t| ToolEntry {
-                name: t.name,
-                digest: t.digest.to_string(),
-                fields: t
-                    .fields
-                    .iter()
-                    .map(|(f, d)| (f.name().to_string(), d.to_string()))
-                    .collect(),
-            })
-            .collect(),
-    })
+    )?)
+}
+
+/// Why [`verify`] produced no report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VerifyError {
+    /// The lock is unusable (exit 2).
+    Lock(String),
+    /// The server is not in the lock (exit 2).
+    UnknownServer,
+    /// The live tools list was rejected (the server is unreachable: exit 1).
+    Input(CoreError),
+}
+
+/// Verifies the live tools list of `server` against the lock's bytes (spec section 6).
+pub fn verify(
+    lock: &[u8],
+    server: &str,
+    tools_list: &[u8],
+    allow_new: bool,
+    limits: &DocLimits,
+) -> Result<ServerReport, VerifyError> {
+    let lock = Lock::parse(lock).map_err(|e| VerifyError::Lock(e.to_string()))?;
+    let pinned = lock.servers.get(server).ok_or(VerifyError::UnknownServer)?;
+    let live = digest_tools_list(tools_list, limits).map_err(VerifyError::Input)?;
+    Ok(contractpin::verify::verify_server(
+        server, pinned, &live, allow_new,
+    ))
 }

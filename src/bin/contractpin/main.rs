@@ -6,11 +6,13 @@
 mod abi;
 mod args;
 mod commands;
+mod config_import;
 mod fail;
+mod fetch;
 mod input;
-mod lockfile;
 mod output;
 mod pretty;
+mod source;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -1,6 +1,9 @@
 //! Printing: stdout/stderr helpers, colour, GitHub Actions annotations.
 
 use std::io::{IsTerminal, Write};
+use std::path::Path;
+
+use contractpin::verify::{ServerReport, ServerStatus, ToolStatus};
 
 use crate::fail::Failure;
 
@@ -23,5 +26,311 @@ pub fn write_stdout(bytes: &[u8]) -> Result<(), Failure> {
         Err(e) => Err(Failure::usage(format!(
             "cannot write to standard output: {e}"
         ))),
+    }
+}
+
+/// Whether GitHub Actions annotations are wanted (`GITHUB_ACTIONS=true`).
+pub fn github_actions() -> bool {
+    std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true")
+}
+
+/// Terminal styling: ANSI colour only when stdout is a terminal and
+/// `NO_COLOR` is not set (https://no-color.org; any value disables colour).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Style {
+    colour: bool,
+}
+
+impl Style {
+    /// Colour iff stdout is a TTY and NO_COLOR is absent.
+    pub fn detect() -> Style {
+        Style {
+            colour: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        }
+    }
+
+    fn paint(self, code: &str, text: &str) -> String {
+        if self.colour {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+
+    /// Red (failures).
+    pub fn red(self, text: &str) -> String {
+        self.paint("1;31", text)
+    }
+
+    /// Green (passes).
+    pub fn green(self, text: &str) -> String {
+        self.paint("1;32", text)
+    }
+
+    /// Yellow (warnings, allowed additions).
+    pub fn yellow(self, text: &str) -> String {
+        self.paint("33", text)
+    }
+
+    /// Dim (digests).
+    pub fn dim(self, text: &str) -> String {
+        self.paint("2", text)
+    }
+}
+
+/// Makes server-controlled text safe for one terminal line: control
+/// characters (newlines, ANSI escapes) are shown as `\u{..}`.
+pub fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The human-readable verify report.
+pub fn text_report(reports: &[ServerReport], lock: &Path, style: Style) -> String {
+    let mut out = String::new();
+    let width = reports
+        .iter()
+        .flat_map(|r| r.tools.iter())
+        .filter(|t| !matches!(t.status, ToolStatus::Unchanged))
+        .map(|t| printable(&t.name).chars().count())
+        .max()
+        .unwrap_or(0);
+    for r in reports {
+        let c = r.counts();
+        let name = printable(&r.name);
+        match r.status() {
+            ServerStatus::Unreachable => {
+                out.push_str(&format!(
+                    "{} {name}: could not be checked: {}\n",
+                    style.red("UNREACHABLE"),
+                    printable_multiline(r.error.as_deref().unwrap_or("unknown error"))
+                ));
+                continue;
+            }
+            ServerStatus::Ok => {
+                let mut line = format!(
+                    "{} {name}: {} tool{} unchanged",
+                    style.green("OK"),
+                    c.unchanged,
+                    if c.unchanged == 1 { "" } else { "s" }
+                );
+                if c.added > 0 {
+                    line.push_str(&format!(", {} added (allowed by --allow-new)", c.added));
+                }
+                out.push_str(&line);
+                out.push('\n');
+            }
+            ServerStatus::Drift => {
+                let mut parts = Vec::new();
+                for (n, what) in [
+                    (c.drifted, "drifted"),
+                    (c.added, "added"),
+                    (c.removed, "removed"),
+                    (c.unchanged, "unchanged"),
+                ] {
+                    if n > 0 {
+                        parts.push(format!("{n} {what}"));
+                    }
+                }
+                out.push_str(&format!(
+                    "{} {name}: {}\n",
+                    style.red("DRIFT"),
+                    parts.join(", ")
+                ));
+            }
+        }
+        if r.pinned_digest != r.live_digest {
+            if let (Some(p), Some(l)) = (r.pinned_digest, r.live_digest) {
+                out.push_str(&format!("  pinned {}\n", style.dim(&p.to_string())));
+                out.push_str(&format!("  live   {}\n", style.dim(&l.to_string())));
+            }
+        }
+        for t in &r.tools {
+            let tname = printable(&t.name);
+            let pad = " ".repeat(width.saturating_sub(tname.chars().count()));
+            let line = match &t.status {
+                ToolStatus::Unchanged => continue,
+                ToolStatus::Drifted { changed_fields } => {
+                    let fields = if changed_fields.is_empty() {
+                        "no field digests to compare".to_string()
+                    } else {
+                        format!("changed: {}", changed_fields.join(", "))
+                    };
+                    format!("  {}  {tname}{pad}  {fields}", style.red("drifted"))
+                }
+                ToolStatus::Added { renamed_from } => {
+                    let label = if r.allow_new {
+                        style.yellow("added  ")
+                    } else {
+                        style.red("added  ")
+                    };
+                    let mut l = format!("  {label}  {tname}{pad}");
+                    if let Some(from) = renamed_from {
+                        l.push_str(&format!("  likely renamed from {}", printable(from)));
+                    } else if r.allow_new {
+                        l.push_str("  (allowed by --allow-new)");
+                    }
+                    l
+                }
+                ToolStatus::Removed { renamed_to } => {
+                    let mut l = format!("  {}  {tname}{pad}", style.red("removed"));
+                    if let Some(to) = renamed_to {
+                        l.push_str(&format!("  likely renamed to {}", printable(to)));
+                    }
+                    l
+                }
+            };
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+    }
+    let failed = reports.iter().filter(|r| !r.passed()).count();
+    let unreachable = reports
+        .iter()
+        .filter(|r| r.status() == ServerStatus::Unreachable)
+        .count();
+    let summary = if failed == 0 {
+        style.green(&format!(
+            "{} server{} {} {}",
+            reports.len(),
+            if reports.len() == 1 { "" } else { "s" },
+            if reports.len() == 1 {
+                "matches"
+            } else {
+                "match"
+            },
+            lock.display()
+        ))
+    } else {
+        let mut s = format!(
+            "{failed} of {} server{} failed verification against {}",
+            reports.len(),
+            if reports.len() == 1 { "" } else { "s" },
+            lock.display()
+        );
+        if unreachable > 0 {
+            s.push_str(&format!(" ({unreachable} could not be checked)"));
+        }
+        style.red(&s)
+    };
+    out.push_str(&summary);
+    out.push('\n');
+    out
+}
+
+fn printable_multiline(text: &str) -> String {
+    text.lines()
+        .map(printable)
+        .collect::<Vec<_>>()
+        .join("\n    ")
+}
+
+/// Escapes a workflow command message (GitHub Actions).
+fn escape_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a workflow command property value.
+fn escape_property(text: &str) -> String {
+    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// 1-based line of `"key": ` in `text` at or after byte `from`.
+fn find_key_line(text: &str, key: &str, from: usize) -> Option<(usize, usize)> {
+    let mut quoted = Vec::new();
+    contractpin::jcs::write_str(&mut quoted, key);
+    let needle = format!("{}: ", String::from_utf8_lossy(&quoted));
+    let at = text.get(from..)?.find(&needle)? + from;
+    Some((text[..at].matches('\n').count() + 1, at))
+}
+
+/// Prints GitHub Actions annotations (`::error file=<lock>,line=N,title=...::...`)
+/// for every drifted, added or removed tool and every unreachable server.
+/// On stdout, or on stderr when stdout carries JSON (the runner reads both).
+pub fn annotate(reports: &[ServerReport], lock: &Path, lock_text: &str, to_stderr: bool) {
+    let file = escape_property(&lock.display().to_string());
+    let servers_at = find_key_line(lock_text, "servers", 0).map_or(0, |(_, at)| at);
+    let mut out = String::new();
+    for r in reports {
+        let server_pos = find_key_line(lock_text, &r.name, servers_at);
+        let server_line = server_pos.map(|(l, _)| l);
+        let tools_at = server_pos
+            .and_then(|(_, at)| find_key_line(lock_text, "tools", at))
+            .map_or(0, |(_, at)| at);
+        let line_prop =
+            |line: Option<usize>| line.map(|l| format!(",line={l}")).unwrap_or_default();
+        if r.status() == ServerStatus::Unreachable {
+            out.push_str(&format!(
+                "::error file={file}{},title={}::{}\n",
+                line_prop(server_line),
+                escape_property(&format!(
+                    "contractpin: server {} could not be checked",
+                    r.name
+                )),
+                escape_data(r.error.as_deref().unwrap_or("unknown error"))
+            ));
+            continue;
+        }
+        for t in &r.tools {
+            let tool_line = if tools_at > 0 {
+                find_key_line(lock_text, &t.name, tools_at).map(|(l, _)| l)
+            } else {
+                None
+            };
+            let (level, title, message) = match &t.status {
+                ToolStatus::Unchanged => continue,
+                ToolStatus::Drifted { changed_fields } => (
+                    "error",
+                    format!("contractpin: {}/{} drifted", r.name, t.name),
+                    format!(
+                        "Tool {} of server {} no longer matches its pinned contract (changed: {}). Review the change, then re-pin with `contractpin init --force`.",
+                        t.name,
+                        r.name,
+                        if changed_fields.is_empty() { "unknown".to_string() } else { changed_fields.join(", ") }
+                    ),
+                ),
+                ToolStatus::Added { renamed_from } => (
+                    if r.allow_new { "warning" } else { "error" },
+                    format!("contractpin: {}/{} added", r.name, t.name),
+                    match renamed_from {
+                        Some(from) => format!("Server {} has a new tool {} (likely renamed from {}).", r.name, t.name, from),
+                        None => format!("Server {} has a new tool {} that is not pinned.", r.name, t.name),
+                    },
+                ),
+                ToolStatus::Removed { renamed_to } => (
+                    "error",
+                    format!("contractpin: {}/{} removed", r.name, t.name),
+                    match renamed_to {
+                        Some(to) => format!("Pinned tool {} is gone from server {} (likely renamed to {}).", t.name, r.name, to),
+                        None => format!("Pinned tool {} is gone from server {}.", t.name, r.name),
+                    },
+                ),
+            };
+            let line = if matches!(t.status, ToolStatus::Added { .. }) {
+                server_line
+            } else {
+                tool_line.or(server_line)
+            };
+            out.push_str(&format!(
+                "::{level} file={file}{},title={}::{}\n",
+                line_prop(line),
+                escape_property(&title),
+                escape_data(&message)
+            ));
+        }
+    }
+    if to_stderr {
+        let _ = std::io::stderr().lock().write_all(out.as_bytes());
+    } else {
+        let _ = write_stdout(out.as_bytes());
     }
 }

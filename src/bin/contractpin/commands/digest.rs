@@ -1,6 +1,8 @@
 //! `contractpin digest [FILE|-] [--json]`: server and tool digests of a tools/list.
 
-use crate::abi::{self, DocLimits, ServerEntry};
+use contractpin::ServerDigest;
+
+use crate::abi::{self, DocLimits};
 use crate::args::{DigestArgs, DocLimitArgs};
 use crate::fail::{CliResult, Failure, EXIT_OK};
 use crate::input::read_document;
@@ -29,7 +31,7 @@ pub fn run(args: &DigestArgs) -> CliResult {
     let server =
         abi::digest_tools_list(&input, &limits).map_err(|e| Failure::usage(e.to_string()))?;
     let text = if args.json {
-        server_entry_json(&server, Vec::new()).to_pretty()
+        server_entry_json(&server).to_pretty()
     } else {
         text_listing(&server)
     };
@@ -38,7 +40,7 @@ pub fn run(args: &DigestArgs) -> CliResult {
 }
 
 /// The text form: `<server digest>  (N tools)`, then `<tool digest>  <name>` lines.
-pub fn text_listing(server: &ServerEntry) -> String {
+pub fn text_listing(server: &ServerDigest) -> String {
     let n = server.tools.len();
     let mut text = format!(
         "{}  ({} tool{})\n",
@@ -47,7 +49,7 @@ pub fn text_listing(server: &ServerEntry) -> String {
         if n == 1 { "" } else { "s" }
     );
     for tool in &server.tools {
-        text.push_str(&tool.digest);
+        text.push_str(&tool.digest.to_string());
         text.push_str("  ");
         text.push_str(&printable_name(&tool.name));
         text.push('\n');
@@ -69,9 +71,8 @@ pub fn printable_name(name: &str) -> String {
     out
 }
 
-/// The spec section 5 server entry (`digest`, `tool_count`, `tools`), plus
-/// any transport members given in `extra`.
-pub fn server_entry_json(server: &ServerEntry, extra: Vec<(String, Json)>) -> Json {
+/// The spec section 5 server entry: `digest`, `tool_count`, `tools`.
+pub fn server_entry_json(server: &ServerDigest) -> Json {
     let tools = server
         .tools
         .iter()
@@ -79,23 +80,23 @@ pub fn server_entry_json(server: &ServerEntry, extra: Vec<(String, Json)>) -> Js
             let fields = t
                 .fields
                 .iter()
-                .map(|(f, d)| (f.clone(), Json::Str(d.clone())))
+                .map(|(f, d)| (f.name().to_string(), Json::Str(d.to_string())))
                 .collect();
             (
                 t.name.clone(),
                 Json::Obj(vec![
-                    ("digest".to_string(), Json::Str(t.digest.clone())),
+                    ("digest".to_string(), Json::Str(t.digest.to_string())),
                     ("fields".to_string(), Json::Obj(fields)),
                 ]),
             )
         })
         .collect();
-    let mut members = extra;
-    members.push(("digest".to_string(), Json::Str(server.digest.clone())));
-    members.push((
-        "tool_count".to_string(),
-        Json::UInt(server.tools.len() as u64),
-    ));
-    members.push(("tools".to_string(), Json::Obj(tools)));
-    Json::Obj(members)
+    Json::Obj(vec![
+        ("digest".to_string(), Json::Str(server.digest.to_string())),
+        (
+            "tool_count".to_string(),
+            Json::UInt(server.tools.len() as u64),
+        ),
+        ("tools".to_string(), Json::Obj(tools)),
+    ])
 }

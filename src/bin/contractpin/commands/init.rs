@@ -1,46 +1,258 @@
 //! `contractpin init`: fetch servers and pin them in the lock.
+//!
+//! All servers are fetched and digested first; only when every one succeeds
+//! is the lock updated (atomically, under a file lock, keeping the other
+//! servers). Any failure leaves the lock untouched.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use contractpin::lock::{self, Lock, LockServer, Source, UpdateError};
+use contractpin::ServerDigest;
 
 use crate::abi::{self, DocLimits};
-use crate::args::InitArgs;
+use crate::args::{FetchLimitArgs, InitArgs};
+use crate::config_import;
 use crate::fail::{CliResult, Failure, EXIT_OK};
-use crate::input::read_document;
-use crate::lockfile;
-use crate::pretty::Json;
+use crate::fetch::{self, FetchOptions};
+use crate::output::{self, write_stdout};
+use crate::source::{parse_env, parse_header, relative_to_lock, CliSource};
+
+/// Document limits from the fetch flags.
+pub fn doc_limits(a: &FetchLimitArgs) -> DocLimits {
+    let mut l = DocLimits::default();
+    if let Some(n) = a.max_input_bytes {
+        l.max_input = n;
+    }
+    if let Some(n) = a.max_depth {
+        l.max_depth = n;
+    }
+    if let Some(n) = a.max_tools {
+        l.max_tools = n;
+    }
+    l
+}
 
 /// Runs `init`.
 pub fn run(args: &InitArgs) -> CliResult {
-    let name = args
-        .name
-        .clone()
-        .ok_or_else(|| Failure::usage("init needs --name NAME"))?;
-    let file = args
-        .file
-        .as_ref()
-        .ok_or_else(|| Failure::usage("only --file is supported yet"))?;
-    let limits = DocLimits::default();
-    let bytes =
-        read_document(Some(file), limits.max_input).map_err(|f| Failure::server(f.message))?;
-    let server = abi::digest_tools_list(&bytes, &limits)
-        .map_err(|e| Failure::server(format!("server {name}: invalid tools list: {e}")))?;
-    let mut servers = lockfile::read_servers(&args.lock)?;
-    if servers.iter().any(|(n, _)| *n == name) && !args.force {
-        return Err(Failure::usage(format!(
-            "server {name} is already in {}; use --force to replace it",
+    let targets = targets(args)?;
+    let limits = doc_limits(&args.limits);
+    let opts = FetchOptions::from_args(&args.limits, limits.max_input)?;
+    precheck(&args.lock, &targets, args.force)?;
+
+    let mut pinned: Vec<(String, CliSource, ServerDigest)> = Vec::new();
+    let mut failed = 0usize;
+    for (name, source) in &targets {
+        match fetch::fetch(source, &opts) {
+            Err(e) if e.usage => {
+                return Err(Failure::usage(format!("server {name:?}: {}", e.message)));
+            }
+            Err(e) => {
+                output::error_line(&format!(
+                    "server {name:?}: cannot fetch the tools list: {}",
+                    e.message
+                ));
+                failed += 1;
+            }
+            Ok(fetched) => {
+                for w in &fetched.warnings {
+                    output::warning_line(&format!("server {name:?}: {w}"));
+                }
+                match abi::digest_tools_list(&fetched.document, &limits) {
+                    Ok(digests) => pinned.push((name.clone(), source.clone(), digests)),
+                    Err(e) => {
+                        output::error_line(&format!("server {name:?}: invalid tools list: {e}"));
+                        failed += 1;
+                    }
+                }
+            }
+        }
+    }
+    if failed > 0 {
+        return Err(Failure::server(format!(
+            "{failed} of {} server(s) could not be pinned; {} was not changed",
+            targets.len(),
             args.lock.display()
         )));
     }
-    servers.retain(|(n, _)| *n != name);
-    let entry = super::digest::server_entry_json(
-        &server,
-        vec![
-            ("transport".into(), Json::Str("file".into())),
+
+    let generated_at = lock::timestamp_now().map_err(|e| Failure::usage(e.to_string()))?;
+    let entries: Vec<(String, LockServer)> = pinned
+        .iter()
+        .map(|(name, source, digests)| {
             (
-                "path".into(),
-                Json::Str(file.to_string_lossy().into_owned()),
-            ),
-        ],
-    );
-    servers.push((name, entry));
-    lockfile::write(&args.lock, servers)?;
+                name.clone(),
+                LockServer::from_server_digest(lock_source(source, &args.lock), digests),
+            )
+        })
+        .collect();
+    let force = args.force;
+    let result = lock::update(&args.lock, |current: Option<Lock>| {
+        let mut lock = current.unwrap_or_else(|| Lock::new(generated_at.clone()));
+        for (name, _) in &entries {
+            if lock.servers.contains_key(name) && !force {
+                return Err(name.clone());
+            }
+        }
+        for (name, server) in entries {
+            lock.servers.insert(name, server);
+        }
+        lock.generated_at = generated_at;
+        Ok(lock)
+    });
+    match result {
+        Ok(_) => {}
+        Err(UpdateError::Aborted(name)) => return Err(exists(&name, &args.lock)),
+        Err(UpdateError::Lock(e)) => {
+            return Err(Failure::usage(format!("{}: {e}", args.lock.display())))
+        }
+        Err(UpdateError::Io(e)) => {
+            return Err(Failure::usage(format!(
+                "cannot write {}: {e}",
+                args.lock.display()
+            )))
+        }
+    }
+    let mut text = String::new();
+    for (name, source, digests) in &pinned {
+        let n = digests.tools.len();
+        text.push_str(&format!(
+            "pinned {name} ({}): {}  ({n} tool{})\n",
+            source.transport(),
+            digests.digest,
+            if n == 1 { "" } else { "s" }
+        ));
+    }
+    text.push_str(&format!("wrote {}\n", args.lock.display()));
+    write_stdout(text.as_bytes())?;
     Ok(EXIT_OK)
+}
+
+fn exists(name: &str, lock: &Path) -> Failure {
+    Failure::usage(format!(
+        "server {name:?} is already pinned in {}; use --force to replace it",
+        lock.display()
+    ))
+}
+
+/// Fails early (before any fetch) on a corrupt lock or a replacement without --force.
+fn precheck(lock_path: &Path, targets: &[(String, CliSource)], force: bool) -> Result<(), Failure> {
+    let bytes = match std::fs::read(lock_path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => {
+            return Err(Failure::usage(format!(
+                "cannot read {}: {}",
+                lock_path.display(),
+                crate::input::io_reason(&e)
+            )))
+        }
+    };
+    let lock =
+        Lock::parse(&bytes).map_err(|e| Failure::usage(format!("{}: {e}", lock_path.display())))?;
+    if !force {
+        if let Some((name, _)) = targets.iter().find(|(n, _)| lock.servers.contains_key(n)) {
+            return Err(exists(name, lock_path));
+        }
+    }
+    Ok(())
+}
+
+/// The source as written to the lock: paths relative to the lock's directory.
+fn lock_source(source: &CliSource, lock: &Path) -> Source {
+    match source {
+        CliSource::Stdio { command, env, cwd } => Source::Stdio {
+            command: command.clone(),
+            env: env.clone(),
+            cwd: cwd.as_deref().map(|c| relative_to_lock(c, lock)),
+        },
+        CliSource::Http { url, .. } => Source::Http { url: url.clone() },
+        CliSource::File { path } => Source::File {
+            path: relative_to_lock(path, lock),
+        },
+    }
+}
+
+/// The servers to pin, from the command line or an imported configuration.
+fn targets(args: &InitArgs) -> Result<Vec<(String, CliSource)>, Failure> {
+    let sources = [
+        !args.command.is_empty(),
+        args.http.is_some(),
+        args.file.is_some(),
+        args.from.is_some(),
+    ]
+    .iter()
+    .filter(|x| **x)
+    .count();
+    if sources != 1 {
+        return Err(Failure::usage(
+            "init needs exactly one server source: `-- CMD ARGS...`, --http URL, --file DUMP or --from CONFIG",
+        ));
+    }
+    let mut headers = Vec::new();
+    for h in &args.headers {
+        headers.push(parse_header(h).map_err(Failure::usage)?);
+    }
+    let mut env = BTreeMap::new();
+    for e in &args.env {
+        let (k, v) = parse_env(e).map_err(Failure::usage)?;
+        env.insert(k, v);
+    }
+    let stdio = !args.command.is_empty();
+    if !headers.is_empty() && !(args.http.is_some() || args.from.is_some()) {
+        return Err(Failure::usage("--header applies only to --http or --from"));
+    }
+    if (!env.is_empty() || args.cwd.is_some()) && !stdio {
+        return Err(Failure::usage(
+            "--env and --cwd apply only to a stdio server (`-- CMD ARGS...`)",
+        ));
+    }
+    if let Some(config) = &args.from {
+        let imported = config_import::import(config, args.name.as_deref())?;
+        for w in &imported.warnings {
+            output::warning_line(w);
+        }
+        return Ok(imported
+            .servers
+            .into_iter()
+            .map(|s| {
+                let source = match s.source {
+                    CliSource::Http {
+                        url,
+                        headers: mut hs,
+                    } => {
+                        hs.extend(headers.iter().cloned());
+                        CliSource::Http { url, headers: hs }
+                    }
+                    other => other,
+                };
+                (s.name, source)
+            })
+            .collect());
+    }
+    let name = args
+        .name
+        .clone()
+        .ok_or_else(|| Failure::usage("init needs --name NAME (the server's name in the lock)"))?;
+    if name.is_empty() {
+        return Err(Failure::usage("--name must not be empty"));
+    }
+    let source = if stdio {
+        CliSource::Stdio {
+            command: args.command.clone(),
+            env,
+            cwd: args.cwd.as_ref().map(|c| c.to_string_lossy().into_owned()),
+        }
+    } else if let Some(url) = &args.http {
+        CliSource::Http {
+            url: url.clone(),
+            headers,
+        }
+    } else {
+        let path = args.file.as_ref().map(|p| p.to_string_lossy().into_owned());
+        CliSource::File {
+            path: path.unwrap_or_default(),
+        }
+    };
+    Ok(vec![(name, source)])
 }

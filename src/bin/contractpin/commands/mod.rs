@@ -3,6 +3,7 @@
 mod canon;
 mod digest;
 mod init;
+mod verify;
 
 use crate::args::{Cli, Command};
 use crate::fail::CliResult;
@@ -13,6 +14,6 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Canon(args) => canon::run(&args),
         Command::Digest(args) => digest::run(&args),
         Command::Init(args) => init::run(&args),
-        Command::Verify(_) => Err(crate::fail::Failure::usage("verify is not implemented yet")),
+        Command::Verify(args) => verify::run(&args),
     }
 }
