@@ -1,0 +1,169 @@
+//! The panic boundary and the pointer checks shared by every export.
+
+use core::ptr;
+
+use super::status::contractpin_status;
+use crate::error::{Error, ErrorKind};
+
+/// Why a call failed: a status, and the byte offset in the input when the
+/// status is an input error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Failure {
+    pub(crate) status: contractpin_status,
+    pub(crate) offset: Option<usize>,
+}
+
+impl Failure {
+    /// A failure at `offset` of the input.
+    pub(crate) fn at(status: contractpin_status, offset: usize) -> Failure {
+        Failure {
+            status,
+            offset: Some(offset),
+        }
+    }
+}
+
+impl From<contractpin_status> for Failure {
+    fn from(status: contractpin_status) -> Failure {
+        Failure {
+            status,
+            offset: None,
+        }
+    }
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Failure {
+        let status = contractpin_status::from(e.kind());
+        match e.kind() {
+            // Buffer errors carry no input offset.
+            ErrorKind::OutputTooSmall | ErrorKind::ScratchTooSmall => Failure::from(status),
+            _ => Failure::at(status, e.offset()),
+        }
+    }
+}
+
+/// Runs `f`, converting a panic into [`contractpin_status::Panic`] when `std`
+/// is available (without `std` a panic aborts at the `extern "C"` boundary).
+pub(crate) fn catch<T>(on_panic: T, f: impl FnOnce() -> T) -> T {
+    #[cfg(feature = "std")]
+    {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or(on_panic)
+    }
+    #[cfg(not(feature = "std"))]
+    {
+        let _ = on_panic;
+        f()
+    }
+}
+
+/// Runs `f` behind the panic boundary.
+pub(crate) fn guarded(f: impl FnOnce() -> Result<(), Failure>) -> Result<(), Failure> {
+    catch(Err(Failure::from(contractpin_status::Panic)), f)
+}
+
+/// Turns a result into a status, writing the failure offset (if any) to
+/// `error_offset`.
+///
+/// # Safety
+/// `error_offset` is NULL or valid for writing one `usize`.
+pub(crate) unsafe fn finish(
+    result: Result<(), Failure>,
+    error_offset: *mut usize,
+) -> contractpin_status {
+    match result {
+        Ok(()) => contractpin_status::Ok,
+        Err(failure) => {
+            if let Some(offset) = failure.offset {
+                // SAFETY: the caller guarantees `error_offset` is NULL or writable.
+                unsafe { write_opt(error_offset, offset) };
+            }
+            failure.status
+        }
+    }
+}
+
+/// [`guarded`] then [`finish`] with no error offset: for calls without an
+/// input to point into.
+pub(crate) fn status_of(f: impl FnOnce() -> Result<(), Failure>) -> contractpin_status {
+    match guarded(f) {
+        Ok(()) => contractpin_status::Ok,
+        Err(failure) => failure.status,
+    }
+}
+
+/// Borrows an input buffer. NULL with length 0 is the empty input.
+///
+/// # Safety
+/// If `ptr` is not NULL it must be valid for reading `len` bytes that are not
+/// mutated for the lifetime `'a`.
+pub(crate) unsafe fn input<'a>(ptr: *const u8, len: usize) -> Result<&'a [u8], Failure> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if ptr.is_null() {
+        return Err(contractpin_status::NullArgument.into());
+    }
+    if len > isize::MAX as usize {
+        return Err(contractpin_status::InvalidArgument.into());
+    }
+    // SAFETY: `ptr` is non-null and, by the caller's contract, valid for
+    // `len` bytes that stay unchanged for `'a`; `len <= isize::MAX`.
+    Ok(unsafe { core::slice::from_raw_parts(ptr, len) })
+}
+
+/// Fails with [`contractpin_status::NullArgument`] if `ptr` is NULL.
+pub(crate) fn non_null<T>(ptr: *const T) -> Result<(), Failure> {
+    if ptr.is_null() {
+        Err(contractpin_status::NullArgument.into())
+    } else {
+        Ok(())
+    }
+}
+
+/// Checks an output buffer: NULL is allowed only with capacity 0.
+pub(crate) fn out_buffer(ptr: *mut u8, cap: usize) -> Result<(), Failure> {
+    if ptr.is_null() && cap != 0 {
+        Err(contractpin_status::NullArgument.into())
+    } else {
+        Ok(())
+    }
+}
+
+/// Writes `value` through `ptr` when it is not NULL.
+///
+/// # Safety
+/// `ptr` is NULL or valid and aligned for writing one `T`.
+pub(crate) unsafe fn write_opt<T>(ptr: *mut T, value: T) {
+    if !ptr.is_null() {
+        // SAFETY: non-null, and valid for writes by the caller's contract.
+        unsafe { ptr.write(value) };
+    }
+}
+
+/// Copies `bytes` into the caller's buffer `(out, cap)` and stores the length
+/// in `*out_len`; when `cap` is too small, stores the needed length and fails
+/// with [`contractpin_status::OutputTooSmall`], leaving `out` untouched.
+///
+/// # Safety
+/// `out` is valid for writing `cap` bytes (or NULL with `cap == 0`) and
+/// `out_len` is valid for writing one `usize`. `out` may overlap `bytes`'
+/// original input only if `bytes` is an owned copy (it always is here).
+pub(crate) unsafe fn copy_out(
+    bytes: &[u8],
+    out: *mut u8,
+    cap: usize,
+    out_len: *mut usize,
+) -> Result<(), Failure> {
+    // SAFETY: `out_len` is valid for writes (checked non-null by the caller).
+    unsafe { out_len.write(bytes.len()) };
+    if bytes.len() > cap {
+        return Err(contractpin_status::OutputTooSmall.into());
+    }
+    if !bytes.is_empty() {
+        // SAFETY: `out` is valid for `cap >= bytes.len()` bytes; `ptr::copy`
+        // tolerates overlap.
+        unsafe { ptr::copy(bytes.as_ptr(), out, bytes.len()) };
+    }
+    Ok(())
+}

@@ -1,0 +1,83 @@
+//! The C ABI (feature `ffi`): every `contractpin_*` symbol of
+//! `include/contractpin.h`.
+//!
+//! Modelled on rustls-ffi and BLAKE3's C API:
+//!
+//! - every function returns a [`contractpin_status`] (stable numbers, never
+//!   reused) or a plain value that cannot fail;
+//! - input buffers are `(pointer, length)` pairs; a NULL pointer with length
+//!   0 is an empty input, a NULL pointer with a non-zero length is
+//!   [`contractpin_status::NullArgument`];
+//! - outputs are written only on success (the documented exceptions: the
+//!   needed size on [`contractpin_status::OutputTooSmall`] and the byte offset
+//!   of an input error, both through out-parameters);
+//! - the byte offset of an input error is returned through an optional
+//!   `size_t *error_offset` out-parameter; there is no thread-local "last
+//!   error";
+//! - library-allocated results ([`contractpin_server`],
+//!   [`contractpin_report`]) are opaque and freed by a matching `*_free`;
+//! - the streaming SHA-256 state [`contractpin_sha256`] is caller-allocated,
+//!   with a fixed size and alignment;
+//! - no panic unwinds across the boundary: with the `std` feature (the
+//!   shipped library) every export runs under `catch_unwind` and a panic
+//!   becomes [`contractpin_status::Panic`]. Without `std` a panic cannot be
+//!   caught; Rust aborts the process instead of unwinding out of an
+//!   `extern "C"` function, so the boundary stays sound either way.
+//!
+//! The ABI code, including verification ([`contractpin_verify`], built on
+//! the lock reader and the verify classifier), needs only `alloc`. The
+//! shipped `cdylib`/`staticlib` are built with the default features, which
+//! include `std`: a `no_std` build must bring its own panic handler and
+//! global allocator, and then panics abort instead of being caught.
+//!
+//! Rust callers (the `contractpin` CLI) call these functions directly; the
+//! opaque results also offer safe Rust views ([`contractpin_server::as_server_digest`],
+//! [`contractpin_status::name`]) so no C string handling is needed there.
+//!
+//! See `docs/C_ABI.md` for the full reference.
+#![allow(non_camel_case_types)]
+
+mod boundary;
+mod canon;
+mod digest_text;
+mod limits;
+mod server;
+mod sha256;
+mod status;
+mod verify;
+mod version;
+
+pub use canon::{
+    contractpin_canonicalize, contractpin_canonicalize_with_limits, contractpin_tool_contract,
+    contractpin_tool_digest, contractpin_tool_digest_bytes,
+};
+pub use digest_text::{
+    contractpin_digest_to_text, CONTRACTPIN_DIGEST_SIZE, CONTRACTPIN_DIGEST_TEXT_LEN,
+    CONTRACTPIN_DIGEST_TEXT_SIZE,
+};
+pub use limits::{contractpin_limits, contractpin_limits_default};
+pub use server::{
+    contractpin_digest_tools_list, contractpin_digest_tools_list_with_limits, contractpin_field,
+    contractpin_field_name, contractpin_server, contractpin_server_digest,
+    contractpin_server_find_tool, contractpin_server_free, contractpin_server_tool_count,
+    contractpin_server_tool_digest, contractpin_server_tool_field_digest,
+    contractpin_server_tool_fields, contractpin_server_tool_name, CONTRACTPIN_FIELD_COUNT,
+};
+pub use sha256::{
+    contractpin_sha256, contractpin_sha256_backend, contractpin_sha256_digest,
+    contractpin_sha256_final, contractpin_sha256_init, contractpin_sha256_update,
+    CONTRACTPIN_SHA256_STATE_SIZE,
+};
+pub use status::{contractpin_status, contractpin_status_message, contractpin_status_name};
+pub use verify::{
+    contractpin_report, contractpin_report_counts, contractpin_report_exit_code,
+    contractpin_report_free, contractpin_report_json, contractpin_report_live_digest,
+    contractpin_report_pinned_digest, contractpin_report_tool, contractpin_report_tool_count,
+    contractpin_report_tool_live_digest, contractpin_report_tool_pinned_digest,
+    contractpin_report_tool_rename, contractpin_tool_status, contractpin_verify,
+    contractpin_verify_with_limits, CONTRACTPIN_VERIFY_ALLOW_NEW,
+};
+pub use version::{
+    contractpin_version, contractpin_version_major, contractpin_version_minor,
+    contractpin_version_patch,
+};
