@@ -4,8 +4,27 @@
 //   NODE_OPTIONS="--require /abs/path/tests/mcp/loopback.cjs"
 // and every TCP listen() that names no host binds to 127.0.0.1 instead.
 // A listen() that names a host or a unix socket path is left alone.
+//
+// Once a TCP server is listening, the real address is announced on stderr as
+//   loopback.cjs: listening on 127.0.0.1:PORT
+// and, if CONTRACTPIN_PORT_FILE is set, PORT is written to that file (atomically),
+// so PORT=0 (a free port chosen by the kernel) can be used without races.
 'use strict';
+const fs = require('node:fs');
 const net = require('node:net');
+
+function announce(server) {
+  server.once('listening', () => {
+    const a = server.address();
+    if (!a || typeof a !== 'object') return;
+    process.stderr.write(`loopback.cjs: listening on ${a.address}:${a.port}\n`);
+    const file = process.env.CONTRACTPIN_PORT_FILE;
+    if (file) {
+      fs.writeFileSync(`${file}.tmp`, `${a.port}\n`);
+      fs.renameSync(`${file}.tmp`, file);
+    }
+  });
+}
 
 const LOOPBACK = process.env.CONTRACTPIN_TEST_BIND || '127.0.0.1';
 const original = net.Server.prototype.listen;
@@ -30,5 +49,6 @@ net.Server.prototype.listen = function patchedListen(...args) {
     // listen() / listen(cb): random port on all interfaces -> loopback
     args.unshift(0, LOOPBACK);
   }
+  announce(this);
   return original.apply(this, args);
 };
