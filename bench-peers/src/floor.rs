@@ -22,11 +22,6 @@ impl Messages {
             + self.server.len()
     }
 
-    /// Bytes hashed by the verify path (no field digests).
-    pub fn verify_bytes(&self) -> usize {
-        self.contracts.iter().map(Vec::len).sum::<usize>() + self.server.len()
-    }
-
     /// Every message of the pipeline, in hashing order per tool.
     pub fn pipeline(&self) -> impl Iterator<Item = &[u8]> {
         self.contracts

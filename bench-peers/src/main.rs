@@ -187,7 +187,54 @@ impl Targets {
     }
 }
 
+/// `bench-table profile WHAT PAYLOAD SECONDS`: loops one step for a profiler.
+fn profile(args: &[String]) {
+    let what = args.first().map_or("pipeline", String::as_str);
+    let name = args.get(1).map_or("M", String::as_str);
+    let secs: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(5.0);
+    let p = payloads::standard()
+        .into_iter()
+        .find(|p| p.name == name)
+        .expect("payload name: S, M, L, M-pretty or M-numbers");
+    let mut ctx = Context::new();
+    let mut nodes = vec![Node::EMPTY; json::scratch_needed(&p.bytes)];
+    let start = std::time::Instant::now();
+    let mut runs = 0u64;
+    while start.elapsed().as_secs_f64() < secs {
+        match what {
+            "parse" => {
+                black_box(json::parse(&p.bytes, &mut nodes, &Limits::DEFAULT).expect("parse"));
+            }
+            "canonicalize" => {
+                black_box(ctx.canonicalize(&p.bytes).expect("canon").len());
+            }
+            "verify" => {
+                let opts = ListOptions { field_digests: false };
+                black_box(ctx.digest_tools_list(&p.bytes, opts, |_| {}).expect("verify"));
+            }
+            "serde" => {
+                black_box(peers::pipeline(Jcs::Canonicalizer, &p.bytes, true));
+            }
+            _ => {
+                let opts = ListOptions { field_digests: true };
+                black_box(ctx.digest_tools_list(&p.bytes, opts, |_| {}).expect("pipeline"));
+            }
+        }
+        runs += 1;
+    }
+    let per = start.elapsed().as_secs_f64() / runs as f64;
+    println!(
+        "{what} on {name}: {runs} runs, {:.3} ms/run, {:.1} MB/s",
+        per * 1e3,
+        p.bytes.len() as f64 / per / 1e6
+    );
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("profile") {
+        return profile(&args[1..]);
+    }
     let cfg = Config::from_env();
     let budget = cfg.budget;
     std::fs::create_dir_all(&cfg.dir).expect("payload dir");

@@ -291,7 +291,7 @@ impl Gen {
     fn schema(&mut self, depth: usize, heavy: bool) -> J {
         let mut props = Vec::new();
         let mut used: Vec<&str> = Vec::new();
-        let n = if depth == 0 { 5 + self.below(6) } else { 2 + self.below(3) };
+        let n = if depth == 0 { 4 + self.below(5) } else { 2 + self.below(2) };
         while props.len() < n {
             let name = self.pick(PROP_NAMES);
             if used.contains(&name) {
@@ -325,7 +325,7 @@ impl Gen {
 
     fn property(&mut self, depth: usize, heavy: bool) -> J {
         let kind = if depth >= 2 { self.below(4) } else { self.below(6) };
-        let desc = self.below(160) + 20;
+        let desc = self.below(120) + 15;
         let mut m = vec![("description".to_string(), J::Str(self.text(desc)))];
         match kind {
             0 => {
@@ -392,7 +392,7 @@ impl Gen {
             ("name".to_string(), J::Str(name)),
             ("title".to_string(), J::Str(self.text(30))),
         ];
-        let desc = 400 + self.below(900);
+        let desc = 300 + self.below(700);
         m.push(("description".into(), J::Str(self.text(desc))));
         m.push(("inputSchema".into(), self.schema(0, heavy)));
         match self.below(10) {
