@@ -1,7 +1,9 @@
 //! Fetching a server's tools/list (through `contractpin::mcp`).
 
-use std::path::Path;
+use std::path::PathBuf;
 use std::time::Duration;
+
+use contractpin::mcp::{expand_env, fetch_tools_list, ClientOptions, ServerSpec};
 
 use crate::args::FetchLimitArgs;
 use crate::fail::Failure;
@@ -28,8 +30,6 @@ pub struct FetchError {
 /// Client options derived from the flags.
 #[derive(Debug, Clone)]
 pub struct FetchOptions {
-    /// Largest document accepted (file transport).
-    pub max_input: usize,
     /// Per-request timeout.
     pub timeout: Option<Duration>,
     /// Total timeout.
@@ -56,7 +56,7 @@ fn seconds(flag: &str, v: Option<f64>) -> Result<Option<Duration>, Failure> {
 
 impl FetchOptions {
     /// Validates the limit flags.
-    pub fn from_args(a: &FetchLimitArgs, max_input: usize) -> Result<FetchOptions, Failure> {
+    pub fn from_args(a: &FetchLimitArgs) -> Result<FetchOptions, Failure> {
         for (flag, v) in [
             ("--max-pages", a.max_pages),
             ("--max-line-bytes", a.max_line_bytes),
@@ -68,7 +68,6 @@ impl FetchOptions {
             }
         }
         Ok(FetchOptions {
-            max_input,
             timeout: seconds("--timeout", a.timeout)?,
             total_timeout: seconds("--total-timeout", a.total_timeout)?,
             max_pages: a.max_pages,
@@ -78,24 +77,128 @@ impl FetchOptions {
     }
 }
 
+impl FetchOptions {
+    /// The MCP client options.
+    fn client(&self) -> ClientOptions {
+        let mut o = ClientOptions::default();
+        if let Some(t) = self.timeout {
+            o.request_timeout = t;
+        }
+        if let Some(t) = self.total_timeout {
+            o.total_timeout = t;
+        }
+        if let Some(n) = self.max_pages {
+            o.max_pages = n;
+        }
+        if let Some(n) = self.max_line_bytes {
+            o.max_line_bytes = n;
+        }
+        if let Some(n) = self.max_response_bytes {
+            o.max_response_bytes = n;
+        }
+        o
+    }
+}
+
+/// Checks every `${VAR}` reference of a source before anything is fetched,
+/// so a missing variable is a usage error (exit 2) that names the variable.
+pub fn check_references(source: &CliSource) -> Result<(), FetchError> {
+    let values: Vec<(&str, &str)> = match source {
+        CliSource::Stdio { env, .. } => env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
+        CliSource::Http { headers, .. } => headers
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect(),
+        CliSource::File { .. } => Vec::new(),
+    };
+    for (key, value) in values {
+        if let Err(e) = expand_env(value) {
+            return Err(FetchError {
+                usage: true,
+                message: format!("{key}: {}", e.message()),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Every value that must never be printed: env values (literal or
+/// expanded) and header values (expanded).
+pub fn secrets_of(source: &CliSource) -> Vec<String> {
+    let mut out = Vec::new();
+    let raw: Vec<&String> = match source {
+        CliSource::Stdio { env, .. } => env.values().collect(),
+        CliSource::Http { headers, .. } => headers.iter().map(|(_, v)| v).collect(),
+        CliSource::File { .. } => Vec::new(),
+    };
+    for v in raw {
+        let expanded = expand_env(v).unwrap_or_else(|_| v.clone());
+        for s in [expanded.clone(), v.clone()] {
+            // Short values ("1", "debug") cannot be told apart from ordinary text.
+            if s.len() >= 6 && !s.contains("${") {
+                out.push(s);
+            }
+        }
+        // A header such as "Bearer <token>": the token alone is secret too.
+        for word in expanded.split_whitespace() {
+            if word.len() >= 8 {
+                out.push(word.to_string());
+            }
+        }
+    }
+    out.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    out.dedup();
+    out
+}
+
+/// Replaces every secret in `text` with `***`.
+pub fn redact(text: &str, secrets: &[String]) -> String {
+    let mut out = text.to_string();
+    for s in secrets {
+        if out.contains(s.as_str()) {
+            out = out.replace(s.as_str(), "***");
+        }
+    }
+    out
+}
+
 /// Fetches the tools/list of `source`. Relative paths are already resolved.
 pub fn fetch(source: &CliSource, opts: &FetchOptions) -> Result<Fetched, FetchError> {
-    match source {
-        CliSource::File { path } => {
-            let doc = crate::input::read_document(Some(Path::new(path)), opts.max_input).map_err(
-                |f| FetchError {
-                    usage: false,
-                    message: f.message,
-                },
-            )?;
+    check_references(source)?;
+    let secrets = secrets_of(source);
+    let spec = match source {
+        CliSource::Stdio { command, env, cwd } => ServerSpec::Stdio {
+            command: command.clone(),
+            env: env.clone(),
+            cwd: cwd.as_ref().map(PathBuf::from),
+        },
+        CliSource::Http { url, headers } => ServerSpec::Http {
+            url: url.clone(),
+            headers: headers.clone(),
+        },
+        CliSource::File { path } => ServerSpec::File {
+            path: PathBuf::from(path),
+        },
+    };
+    match fetch_tools_list(&spec, &opts.client()) {
+        Ok(f) => {
+            let mut warnings: Vec<String> =
+                f.warnings.iter().map(|w| redact(w, &secrets)).collect();
+            if f.skipped_stdout_lines > 0 {
+                warnings.push(format!(
+                    "skipped {} non-JSON line{} on the server's stdout",
+                    f.skipped_stdout_lines,
+                    if f.skipped_stdout_lines == 1 { "" } else { "s" }
+                ));
+            }
             Ok(Fetched {
-                document: doc,
-                warnings: Vec::new(),
+                document: f.pages,
+                warnings,
             })
         }
-        _ => Err(FetchError {
-            usage: true,
-            message: "only the file transport is available in this build yet".into(),
+        Err(e) => Err(FetchError {
+            usage: e.is_usage(),
+            message: redact(&e.to_string(), &secrets),
         }),
     }
 }

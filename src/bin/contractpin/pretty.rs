@@ -6,16 +6,10 @@ use contractpin::jcs;
 /// A JSON value as the CLI prints it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Json {
-    /// `null`.
-    Null,
-    /// `true` / `false`.
-    Bool(bool),
     /// A non-negative integer.
     UInt(u64),
     /// A string.
     Str(String),
-    /// An array.
-    Arr(Vec<Json>),
     /// An object; keys are sorted when written.
     Obj(Vec<(String, Json)>),
 }
@@ -45,26 +39,8 @@ fn indent(out: &mut Vec<u8>, level: usize) {
 
 fn write_value(out: &mut Vec<u8>, value: &Json, level: usize) {
     match value {
-        Json::Null => out.extend_from_slice(b"null"),
-        Json::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
         Json::UInt(n) => out.extend_from_slice(n.to_string().as_bytes()),
         Json::Str(s) => jcs::write_str(out, s),
-        Json::Arr(items) => {
-            if items.is_empty() {
-                out.extend_from_slice(b"[]");
-                return;
-            }
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                indent(out, level + 1);
-                write_value(out, item, level + 1);
-            }
-            indent(out, level);
-            out.push(b']');
-        }
         Json::Obj(members) => {
             if members.is_empty() {
                 out.extend_from_slice(b"{}");

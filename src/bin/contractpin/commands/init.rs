@@ -37,8 +37,12 @@ pub fn doc_limits(a: &FetchLimitArgs) -> DocLimits {
 pub fn run(args: &InitArgs) -> CliResult {
     let targets = targets(args)?;
     let limits = doc_limits(&args.limits);
-    let opts = FetchOptions::from_args(&args.limits, limits.max_input)?;
+    let opts = FetchOptions::from_args(&args.limits)?;
     precheck(&args.lock, &targets, args.force)?;
+    for (name, source) in &targets {
+        fetch::check_references(source)
+            .map_err(|e| Failure::usage(format!("server {name:?}: {}", e.message)))?;
+    }
 
     let mut pinned: Vec<(String, CliSource, ServerDigest)> = Vec::new();
     let mut failed = 0usize;

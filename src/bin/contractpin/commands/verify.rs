@@ -18,7 +18,7 @@ pub fn run(args: &VerifyArgs) -> CliResult {
         headers.push(parse_header(h).map_err(Failure::usage)?);
     }
     let limits = super::init::doc_limits(&args.limits);
-    let opts = FetchOptions::from_args(&args.limits, limits.max_input)?;
+    let opts = FetchOptions::from_args(&args.limits)?;
     let lock_path = &args.lock;
     let bytes = std::fs::read(lock_path).map_err(|e| {
         Failure::usage(format!(
