@@ -28,6 +28,9 @@ const POW10: [u64; 20] = {
     table
 };
 
+/// Largest number of significant digits of a shortest decimal.
+const MAX_DIGITS: usize = 17;
+
 /// Number of decimal digits of `d` (1 for `d = 0`).
 #[inline]
 pub(super) fn digit_count(d: u64) -> usize {
@@ -39,99 +42,103 @@ pub(super) fn digit_count(d: u64) -> usize {
     guess + usize::from(d >= POW10[guess])
 }
 
-/// Writes the two digits of `v < 100` at `buf[at..at + 2]`.
+/// The eight ASCII digits of `v < 10^8`, with leading zeros, in print order
+/// (first digit in the lowest byte). Branch-free: the two 4-digit halves,
+/// then the four 2-digit quarters, then the eight digits are split in
+/// parallel lanes of one `u64` by multiplications with exact reciprocals.
 #[inline(always)]
-fn write2(buf: &mut [u8; MAX_LEN], at: usize, v: u32) {
-    let i = 2 * v as usize;
-    buf[at..at + 2].copy_from_slice(&PAIRS[i..i + 2]);
+fn eight_digits(v: u32) -> [u8; 8] {
+    let hi = v / 10_000;
+    let lo = v - hi * 10_000;
+    // 32-bit lanes: [hi, lo], each < 10^4.
+    let x = u64::from(hi) | (u64::from(lo) << 32);
+    // n / 100 = (n * 5243) >> 19 for n < 10^4 (lane products stay below 2^26).
+    let q = ((x * 5243) >> 19) & 0x0000_007f_0000_007f;
+    let r = x - q * 100;
+    // 16-bit lanes: [hi / 100, hi % 100, lo / 100, lo % 100], each < 100.
+    let y = q | (r << 16);
+    // n / 10 = (n * 103) >> 10 for n < 100 (lane products stay below 2^14).
+    let tens = ((y * 103) >> 10) & 0x000f_000f_000f_000f;
+    let ones = y - tens * 10;
+    // 8-bit lanes: the digits in print order.
+    (tens | (ones << 8) | 0x3030_3030_3030_3030).to_le_bytes()
 }
 
-/// Writes the four digits of `v < 10_000` (with leading zeros) at `buf[at..at + 4]`.
+/// The `MAX_DIGITS` digits of `d < 10^17` with leading zeros at
+/// `[0, MAX_DIGITS)`, followed by ASCII zeros, so that fixed-size copies of
+/// up to 21 bytes from any digit position read zeros past the last digit.
 #[inline(always)]
-fn write4(buf: &mut [u8; MAX_LEN], at: usize, v: u32) {
-    write2(buf, at, v / 100);
-    write2(buf, at + 2, v % 100);
-}
-
-/// Writes the decimal digits of `d` so that the last one lands at `buf[end - 1]`.
-#[inline(always)]
-fn write_digits(buf: &mut [u8; MAX_LEN], mut end: usize, d: u64) {
-    let mut d = d;
-    while d >= 100_000_000 {
-        let q = d / 100_000_000;
-        let r = (d - q * 100_000_000) as u32;
-        write4(buf, end - 8, r / 10_000);
-        write4(buf, end - 4, r % 10_000);
-        end -= 8;
-        d = q;
-    }
-    let mut d = d as u32;
-    while d >= 100 {
-        write2(buf, end - 2, d % 100);
-        d /= 100;
-        end -= 2;
-    }
-    if d >= 10 {
-        write2(buf, end - 2, d);
-    } else {
-        buf[end - 1] = b'0' + d as u8;
-    }
+fn seventeen_digits(d: u64) -> [u8; 48] {
+    let mut buf = [b'0'; 48];
+    let hi = (d / 100_000_000) as u32;
+    let lo = (d - u64::from(hi) * 100_000_000) as u32;
+    let top = hi / 100_000_000;
+    let mid = hi - top * 100_000_000;
+    buf[0] = b'0' + top as u8;
+    buf[1..9].copy_from_slice(&eight_digits(mid));
+    buf[9..17].copy_from_slice(&eight_digits(lo));
+    buf
 }
 
 /// Writes the ECMAScript form of `(-1)^negative * d * 10^e` (`0 < d < 10^17`,
 /// `d` not divisible by 10, `|e|` small enough for a finite double) and
 /// returns its length.
+///
+/// Every variable-length piece is moved with a fixed-size copy (the output
+/// buffer has room for it, and what lands past the end is not part of the
+/// result), which is faster than copying exact lengths.
 #[inline]
 pub(super) fn write(negative: bool, d: u64, e: i32, out: &mut [u8; MAX_LEN]) -> usize {
     let k = digit_count(d);
     // The value is 0.(digits) * 10^n.
     let n = e + k as i32;
+    let digits = seventeen_digits(d);
+    // The significant digits are digits[first..MAX_DIGITS], zeros after.
+    let first = MAX_DIGITS - k;
     let pos = usize::from(negative);
     // Unconditional: for a positive value every branch below overwrites out[0].
     out[0] = b'-';
     if (k as i32) <= n && n <= 21 {
-        // Integer: the digits, then n - k zeros.
-        let n = n as usize;
-        out[pos..pos + 21].fill(b'0');
-        write_digits(out, pos + k, d);
-        pos + n
+        // Integer: the digits, then n - k zeros (read from past the digits).
+        out[pos..pos + 21].copy_from_slice(&digits[first..first + 21]);
+        pos + n as usize
     } else if 0 < n && n <= 21 {
-        // A point after the first n digits (here n < k <= 17).
+        // A point after the first n digits (here n < k <= 17). Built in a
+        // larger buffer so that both parts can be copied with a fixed size.
         let n = n as usize;
-        write_digits(out, pos + 1 + k, d);
-        out.copy_within(pos + 1..pos + 1 + n, pos);
-        out[pos + n] = b'.';
+        let mut wide = [0u8; MAX_LEN + 24];
+        wide[0] = b'-';
+        wide[pos..pos + 16].copy_from_slice(&digits[first..first + 16]);
+        wide[pos + n] = b'.';
+        wide[pos + n + 1..pos + n + 17].copy_from_slice(&digits[first + n..first + n + 16]);
+        out.copy_from_slice(&wide[..MAX_LEN]);
         pos + 1 + k
     } else if -6 < n && n <= 0 {
         // "0." then -n zeros, then the digits.
         out[pos..pos + 8].copy_from_slice(b"0.000000");
-        let end = pos + 2 + n.unsigned_abs() as usize + k;
-        write_digits(out, end, d);
-        end
+        let at = pos + 2 + n.unsigned_abs() as usize;
+        out[at..at + MAX_DIGITS].copy_from_slice(&digits[first..first + MAX_DIGITS]);
+        at + k
     } else {
         // d[0], then "." and the other digits if any, then "e", sign, |n - 1|.
-        write_digits(out, pos + 1 + k, d);
-        out[pos] = out[pos + 1];
-        let mut i = pos + 1;
-        if k > 1 {
-            out[i] = b'.';
-            i = pos + 1 + k;
-        }
+        out[pos] = digits[first];
+        out[pos + 1] = b'.';
+        out[pos + 2..pos + 18].copy_from_slice(&digits[first + 1..first + 17]);
+        let i = if k > 1 { pos + 1 + k } else { pos + 1 };
+        // "e", the sign, and the one to three digits of |n - 1| <= 324,
+        // assembled in one word (branch-free; random exponents have random
+        // lengths) and stored with one fixed-size copy.
         let exp = n - 1;
-        out[i] = b'e';
-        out[i + 1] = if exp < 0 { b'-' } else { b'+' };
         let a = exp.unsigned_abs();
-        if a >= 100 {
-            out[i + 2] = b'0' + (a / 100) as u8;
-            write2(out, i + 3, a % 100);
-            i + 5
-        } else if a >= 10 {
-            write2(out, i + 2, a);
-            i + 4
-        } else {
-            out[i + 2] = b'0' + a as u8;
-            i + 3
-        }
+        let tail = a % 100;
+        let three = u64::from(b'0' + (a / 100) as u8)
+            | u64::from(PAIRS[2 * tail as usize]) << 8
+            | u64::from(PAIRS[2 * tail as usize + 1]) << 16;
+        let drop = 2 - usize::from(a >= 10) - usize::from(a >= 100);
+        let sign = if exp < 0 { b'-' } else { b'+' };
+        let word = u64::from(b'e') | u64::from(sign) << 8 | (three >> (8 * drop)) << 16;
+        out[i..i + 6].copy_from_slice(&word.to_le_bytes()[..6]);
+        i + 5 - drop
     }
 }
 
@@ -154,6 +161,29 @@ mod tests {
             let expected = (0..20).filter(|&i| POW10[i] <= v).count();
             assert_eq!(digit_count(v), expected, "2^{b}");
         }
+    }
+
+    #[test]
+    fn eight_digits_of_many_values() {
+        let mut v = 0u32;
+        while v < 100_000_000 {
+            let got = eight_digits(v);
+            let mut expected = [b'0'; 8];
+            let mut x = v;
+            for slot in expected.iter_mut().rev() {
+                *slot = b'0' + (x % 10) as u8;
+                x /= 10;
+            }
+            assert_eq!(got, expected, "{v}");
+            v += if v < 100_000 { 1 } else { 9_973 };
+        }
+        assert_eq!(&eight_digits(99_999_999), b"99999999");
+        let all = seventeen_digits(12_345_678_901_234_567);
+        assert_eq!(
+            &all[..],
+            b"123456789012345670000000000000000000000000000000"
+        );
+        assert_eq!(&seventeen_digits(5)[..20], b"00000000000000005000");
     }
 
     fn render(negative: bool, d: u64, e: i32) -> ([u8; MAX_LEN], usize) {

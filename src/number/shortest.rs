@@ -146,23 +146,31 @@ pub(super) fn to_decimal(bits: u64) -> (u64, i32) {
     let upper10 = lower10 + 10;
     let lower10_in = vbl + open <= lower10 << 2;
     let upper10_in = (upper10 << 2) + open <= vbr;
-    if lower10_in != upper10_in {
-        // (For the tiny subnormals with s < 10 the only hit is 2 * 2^-1074, whose
-        // candidate 10 * 10^-324 is also the closest one: tested.)
-        return strip_zeros(s10 + u64::from(upper10_in), k + 1);
-    }
+    // (For the tiny subnormals with s < 10 the only hit is 2 * 2^-1074, whose
+    // candidate 10 * 10^-324 is also the closest one: tested.)
+    let shorter = lower10_in != upper10_in;
 
-    // Otherwise s or s + 1, whichever is inside, or the closer one.
+    // Otherwise s or s + 1, whichever is inside, or the closer one: compare
+    // v with the midpoint s + 1/2, that is vb with 4s + 2; ties to even.
     let t = s + 1;
     let s_in = vbl + open <= s << 2;
     let t_in = (t << 2) + open <= vbr;
-    if s_in != t_in {
-        return (s + u64::from(t_in), k);
-    }
-    // Compare v with the midpoint s + 1/2, that is vb with 4s + 2.
     let mid = (s << 2) + 2;
-    let take_t = vb > mid || (vb == mid && s & 1 == 1);
-    (s + u64::from(take_t), k)
+    let closer_t = (vb > mid) | ((vb == mid) & (s & 1 == 1));
+    let take_t = t_in & (!s_in | closer_t);
+
+    // Both outcomes are computed; a masked select (rather than a branch,
+    // which would be mispredicted for about half of all doubles) picks one.
+    let mask = 0u64.wrapping_sub(u64::from(shorter));
+    let longer_d = s + u64::from(take_t);
+    let shorter_d = s10 + u64::from(upper10_in);
+    let d = longer_d ^ ((longer_d ^ shorter_d) & mask);
+    let e = k + i32::from(shorter);
+    // Only the shorter candidate can end in 0 (then often more than one).
+    if d % 10 == 0 {
+        return strip_zeros(d, e);
+    }
+    (d, e)
 }
 
 #[cfg(test)]
