@@ -272,7 +272,11 @@ impl ServerReport {
 
 /// `1` if any server failed, else `0` (also for an empty slice).
 pub fn overall_exit_code(reports: &[ServerReport]) -> i32 {
-    reports.iter().map(ServerReport::exit_code).max().unwrap_or(0)
+    reports
+        .iter()
+        .map(ServerReport::exit_code)
+        .max()
+        .unwrap_or(0)
 }
 
 /// Changed field names of a drifted tool.

@@ -78,23 +78,19 @@ fn read_digest(v: Value<'_>, path: &str) -> Res<Digest> {
         .ok_or_else(|| wrong_type(path, "a digest string", v))?;
     // A digest is plain ASCII; an escaped form is refused like any other
     // non-canonical spelling.
-    Digest::parse(raw).filter(|_| !v.has_escapes()).ok_or_else(|| {
-        LockError::new(
-            LockErrorKind::InvalidDigest,
-            String::from(path),
-            String::from("expected \"sha256:\" followed by 64 lowercase hex digits"),
-        )
-    })
+    Digest::parse(raw)
+        .filter(|_| !v.has_escapes())
+        .ok_or_else(|| {
+            LockError::new(
+                LockErrorKind::InvalidDigest,
+                String::from(path),
+                String::from("expected \"sha256:\" followed by 64 lowercase hex digits"),
+            )
+        })
 }
 
 /// A string member compared against the one value this crate implements.
-fn constant(
-    obj: Value<'_>,
-    key: &str,
-    want: &str,
-    kind: LockErrorKind,
-    what: &str,
-) -> Res<()> {
+fn constant(obj: Value<'_>, key: &str, want: &str, kind: LockErrorKind, what: &str) -> Res<()> {
     let (v, p) = required(obj, "", key)?;
     let found = text(v, &p)?;
     if found == want {

@@ -130,8 +130,7 @@ pub fn save_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// Reads and strictly parses the lock at `path`. A file that cannot be read
 /// (including one that does not exist) is [`LockErrorKind::Io`](super::LockErrorKind::Io).
 pub fn load(path: &Path) -> Result<Lock, LockError> {
-    let bytes =
-        fs::read(path).map_err(|e| LockError::io(format!("{}: {e}", path.display())))?;
+    let bytes = fs::read(path).map_err(|e| LockError::io(format!("{}: {e}", path.display())))?;
     Lock::parse(&bytes)
 }
 

@@ -18,7 +18,7 @@ fn civil_from_days(days: u64) -> (u64, u64, u64) {
     let z = days + DAYS_0000_03_01_TO_EPOCH;
     let era = z / DAYS_PER_400_YEARS;
     let day_of_era = z % DAYS_PER_400_YEARS; // 0..=146096
-    // Year of the era: subtract the leap days seen so far, then divide.
+                                             // Year of the era: subtract the leap days seen so far, then divide.
     let year_of_era =
         (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
     let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
@@ -141,10 +141,12 @@ pub fn timestamp_now() -> Result<String, TimestampError> {
     let secs = match std::env::var_os("SOURCE_DATE_EPOCH") {
         Some(v) if !v.is_empty() => {
             let text = v.to_string_lossy();
-            let bad = || TimestampError {
+            let bad = || {
+                TimestampError {
                 detail: format!(
                     "SOURCE_DATE_EPOCH={text:?} is not a whole number of seconds between 0 and {MAX_TIMESTAMP}"
                 ),
+            }
             };
             if !text.bytes().all(|c| c.is_ascii_digit()) {
                 return Err(bad());
