@@ -1,0 +1,201 @@
+//! The error type of the MCP client.
+
+use std::fmt;
+use std::string::String;
+
+/// What went wrong while talking to an MCP server.
+///
+/// Every kind means "could not check" (exit 1 for the CLI) except the two
+/// usage problems, [`McpErrorKind::EnvVar`] and [`McpErrorKind::Spec`]; see
+/// [`McpError::is_usage`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum McpErrorKind {
+    /// The stdio server could not be started (command not found, bad cwd, ...).
+    Spawn,
+    /// The stdio server exited (or closed its stdout) before answering.
+    Exited,
+    /// A request or the whole exchange took longer than allowed.
+    Timeout,
+    /// The server broke the protocol: invalid JSON, a malformed message, an
+    /// unsupported protocol version, a result without `tools`, ...
+    Protocol,
+    /// The server answered a request with a JSON-RPC error.
+    JsonRpc {
+        /// The error code the server sent.
+        code: i64,
+        /// The error message the server sent (control characters replaced).
+        message: String,
+    },
+    /// An HTTP request got a status that is not a success.
+    Http {
+        /// The HTTP status code.
+        status: u16,
+    },
+    /// A network or file system operation failed (connection refused, file
+    /// not found, broken pipe, ...).
+    Io,
+    /// The server returned a pagination cursor (other than `""`) a second time.
+    StuckCursor,
+    /// The server needed more `tools/list` pages than allowed.
+    PageLimit,
+    /// A line on the server's stdout was longer than allowed.
+    LineTooLong,
+    /// An HTTP response (or a file) was larger than allowed.
+    ResponseTooLarge,
+    /// The same tool name appeared twice in the listing (the server's fault).
+    DuplicateTool,
+    /// A `${VAR}` reference names an unset (or non-UTF-8) environment
+    /// variable, or is malformed. A usage problem.
+    EnvVar,
+    /// The server specification itself is unusable (empty command, bad URL,
+    /// invalid header, unsupported forced protocol version). A usage problem.
+    Spec,
+}
+
+impl McpErrorKind {
+    /// A short stable name for the kind (`"timeout"`, `"json-rpc"`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            McpErrorKind::Spawn => "spawn",
+            McpErrorKind::Exited => "exited",
+            McpErrorKind::Timeout => "timeout",
+            McpErrorKind::Protocol => "protocol",
+            McpErrorKind::JsonRpc { .. } => "json-rpc",
+            McpErrorKind::Http { .. } => "http",
+            McpErrorKind::Io => "io",
+            McpErrorKind::StuckCursor => "stuck-cursor",
+            McpErrorKind::PageLimit => "page-limit",
+            McpErrorKind::LineTooLong => "line-too-long",
+            McpErrorKind::ResponseTooLarge => "response-too-large",
+            McpErrorKind::DuplicateTool => "duplicate-tool",
+            McpErrorKind::EnvVar => "env-var",
+            McpErrorKind::Spec => "spec",
+        }
+    }
+}
+
+/// An error of the MCP client: a kind, a one-line message, and, for stdio
+/// servers, the tail of what the server wrote to stderr.
+///
+/// The message never contains the values of expanded `${VAR}` references or
+/// of HTTP headers: they are redacted before the error leaves
+/// [`fetch_tools_list`](super::fetch_tools_list).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct McpError {
+    kind: McpErrorKind,
+    message: String,
+    stderr_tail: Option<String>,
+}
+
+impl McpError {
+    /// A new error of `kind` with a one-line `message`.
+    pub fn new(kind: McpErrorKind, message: impl Into<String>) -> McpError {
+        McpError {
+            kind,
+            message: one_line(&message.into()),
+            stderr_tail: None,
+        }
+    }
+
+    /// The kind of error.
+    pub fn kind(&self) -> &McpErrorKind {
+        &self.kind
+    }
+
+    /// The one-line message (without the stderr tail).
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The last lines the stdio server wrote to stderr, when there were any.
+    pub fn stderr_tail(&self) -> Option<&str> {
+        self.stderr_tail.as_deref()
+    }
+
+    /// Whether this is a usage problem (bad `${VAR}` reference or unusable
+    /// server specification) rather than a server that could not be checked.
+    pub fn is_usage(&self) -> bool {
+        matches!(self.kind, McpErrorKind::EnvVar | McpErrorKind::Spec)
+    }
+
+    /// Attaches the stderr tail (ignored when empty).
+    pub(crate) fn with_stderr(mut self, tail: String) -> McpError {
+        if !tail.trim().is_empty() {
+            self.stderr_tail = Some(tail);
+        }
+        self
+    }
+
+    /// Prefixes the message with some context.
+    pub(crate) fn context(mut self, what: &str) -> McpError {
+        self.message = std::format!("{what}: {}", self.message);
+        self
+    }
+
+    /// Replaces every occurrence of each secret with `***`.
+    pub(crate) fn redact(mut self, secrets: &[String]) -> McpError {
+        self.message = redact(&self.message, secrets);
+        if let McpErrorKind::JsonRpc { message, .. } = &mut self.kind {
+            *message = redact(message, secrets);
+        }
+        if let Some(t) = self.stderr_tail.take() {
+            self.stderr_tail = Some(redact(&t, secrets));
+        }
+        self
+    }
+}
+
+impl fmt::Display for McpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        if let Some(tail) = &self.stderr_tail {
+            f.write_str("\nserver stderr (last lines):")?;
+            for line in tail.lines() {
+                write!(f, "\n  | {line}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for McpError {}
+
+/// Replaces each secret (of at least 4 bytes) in `text` with `***`.
+pub(crate) fn redact(text: &str, secrets: &[String]) -> String {
+    let mut out = String::from(text);
+    for s in secrets {
+        if s.len() >= 4 && out.contains(s.as_str()) {
+            out = out.replace(s.as_str(), "***");
+        }
+    }
+    out
+}
+
+/// Makes server-controlled text safe to print on one line: control
+/// characters (including newlines and ANSI escapes) become spaces, and the
+/// text is cut at 300 characters.
+pub(crate) fn one_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(1200));
+    for (n, c) in text.chars().enumerate() {
+        if n == 300 {
+            out.push_str("...");
+            break;
+        }
+        out.push(if c.is_control() { ' ' } else { c });
+    }
+    out
+}
+
+/// Makes server-controlled multi-line text safe to print: control characters
+/// other than newline and tab become `?`.
+pub(crate) fn printable_lines(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' && c != '\t' {
+                '?'
+            } else {
+                c
+            }
+        })
+        .collect()
+}

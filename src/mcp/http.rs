@@ -1,0 +1,508 @@
+//! The Streamable HTTP transport (ureq), with automatic fallback to the
+//! legacy HTTP+SSE transport when the endpoint refuses POST (404/405).
+//!
+//! Every POST carries `Accept: application/json, text/event-stream`; the
+//! answer is a JSON body or an SSE stream, in which priming events,
+//! comments, notifications and responses to other ids are skipped until
+//! ours arrives. `Mcp-Session-Id` from the `initialize` answer and the
+//! negotiated `MCP-Protocol-Version` go on every later request (2026-07-28
+//! requests also name their method in `Mcp-Method`); the session is
+//! DELETEd at the end. Redirects are not followed (headers may carry
+//! credentials).
+
+use std::io::Read;
+use std::string::{String, ToString};
+use std::time::Duration;
+use std::vec::Vec;
+
+use super::error::{one_line, McpError, McpErrorKind};
+use super::jsonrpc;
+use super::legacy_sse::LegacySse;
+use super::options::ClientOptions;
+use super::session::{self, Session};
+use super::spec::expand_env;
+use super::sse::{SseEvent, SseParser};
+use super::transport::{Deadline, Transport};
+use super::{redact_all, Fetched};
+
+/// Header names the client sets itself; user headers may not override them.
+const RESERVED: [&str; 8] = [
+    "accept",
+    "content-type",
+    "content-length",
+    "host",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "mcp-method",
+    "transfer-encoding",
+];
+
+/// Fetches `tools/list` from an HTTP endpoint.
+pub(crate) fn fetch(
+    url: &str,
+    headers: &[(String, String)],
+    opts: &ClientOptions,
+) -> Result<Fetched, McpError> {
+    let headers = expand_headers(headers)?;
+    let secrets: Vec<String> = headers.iter().map(|(_, v)| v.clone()).collect();
+    let mut fetched = fetch_expanded(url, &headers, opts).map_err(|e| e.redact(&secrets))?;
+    redact_all(&mut fetched.warnings, &secrets);
+    Ok(fetched)
+}
+
+fn expand_headers(headers: &[(String, String)]) -> Result<Vec<(String, String)>, McpError> {
+    let mut out = Vec::with_capacity(headers.len());
+    for (name, value) in headers {
+        let valid_name = !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+        if !valid_name {
+            return Err(McpError::new(
+                McpErrorKind::Spec,
+                std::format!("`{}` is not a valid HTTP header name", one_line(name)),
+            ));
+        }
+        if RESERVED.contains(&name.to_ascii_lowercase().as_str()) {
+            return Err(McpError::new(
+                McpErrorKind::Spec,
+                std::format!("the header {name} is set by the client itself and cannot be given"),
+            ));
+        }
+        let v = expand_env(value).map_err(|e| e.context(&std::format!("header {name}")))?;
+        if v.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
+            return Err(McpError::new(
+                McpErrorKind::Spec,
+                std::format!("the value of header {name} contains a line break or NUL"),
+            ));
+        }
+        out.push((name.clone(), v));
+    }
+    Ok(out)
+}
+
+fn fetch_expanded(
+    url: &str,
+    headers: &[(String, String)],
+    opts: &ClientOptions,
+) -> Result<Fetched, McpError> {
+    check_url(url)?;
+    let mut s = Session::new(opts);
+    let mut t = StreamableHttp {
+        agent: agent(),
+        url: String::from(url),
+        headers: headers.to_vec(),
+        session: None,
+        version: None,
+        modern: false,
+        max_body: opts.max_response_bytes,
+        answered: false,
+    };
+    let listing = session::run(&mut t, &mut s);
+    let (listing, transport) = match listing {
+        Err(e) if !t.answered && matches!(e.kind(), McpErrorKind::Http { status: 404 | 405 }) => {
+            // The endpoint refuses POST: maybe a server of the legacy HTTP+SSE transport.
+            let mut legacy = match LegacySse::connect(url, headers, &s.clock, opts) {
+                Ok(l) => l,
+                Err(le) => {
+                    return Err(McpError::new(
+                        e.kind().clone(),
+                        std::format!(
+                            "{}; the legacy HTTP+SSE transport did not work either: {}",
+                            e.message(),
+                            le.message()
+                        ),
+                    ))
+                }
+            };
+            let listing = session::run(&mut legacy, &mut s);
+            legacy.close();
+            (listing?, "legacy-sse")
+        }
+        other => {
+            t.delete_session(&s);
+            (other?, "streamable-http")
+        }
+    };
+    Ok(Fetched {
+        pages: listing.pages,
+        page_count: listing.page_count,
+        tool_names_seen: listing.tool_names_seen,
+        protocol_version: listing.protocol_version,
+        handshake: listing.handshake,
+        warnings: s.warnings,
+        skipped_stdout_lines: 0,
+        transport,
+    })
+}
+
+/// Checks the scheme (and that the URL parses).
+pub(crate) fn check_url(url: &str) -> Result<(), McpError> {
+    let scheme_ok = url.starts_with("http://") || url.starts_with("https://");
+    if !scheme_ok || url.parse::<ureq::http::Uri>().is_err() {
+        return Err(McpError::new(
+            McpErrorKind::Spec,
+            std::format!("`{}` is not an http:// or https:// URL", one_line(url)),
+        ));
+    }
+    if url.starts_with("https://") && !cfg!(feature = "https") {
+        return Err(McpError::new(
+            McpErrorKind::Spec,
+            "this build has no https support (feature `https`)",
+        ));
+    }
+    Ok(())
+}
+
+/// An agent that reports every status as a response and follows no redirect.
+pub(crate) fn agent() -> ureq::Agent {
+    let config = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .user_agent(std::format!("contractpin/{}", crate::VERSION))
+        .build();
+    ureq::Agent::new_with_config(config)
+}
+
+/// Maps a ureq error to ours.
+pub(crate) fn transport_error(
+    e: ureq::Error,
+    url: &str,
+    deadline: &Deadline,
+    what: &str,
+) -> McpError {
+    match e {
+        ureq::Error::Timeout(_) => deadline.error(what),
+        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => deadline.error(what),
+        ureq::Error::BodyExceedsLimit(n) => McpError::new(
+            McpErrorKind::ResponseTooLarge,
+            std::format!(
+                "the response from {url} is larger than {n} bytes (the response size limit)"
+            ),
+        ),
+        other => McpError::new(
+            McpErrorKind::Io,
+            std::format!("could not talk to {url}: {other}"),
+        ),
+    }
+}
+
+/// Reads a whole body, at most `max` bytes.
+pub(crate) fn read_body(
+    body: ureq::Body,
+    max: usize,
+    url: &str,
+    deadline: &Deadline,
+    what: &str,
+) -> Result<Vec<u8>, McpError> {
+    let mut reader = body.into_with_config().reader();
+    let mut out = Vec::new();
+    let mut buf = [0u8; 16 * 1024];
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => return Ok(out),
+            Ok(n) => n,
+            Err(e) => return Err(io_error(e, url, deadline, what)),
+        };
+        if out.len() + n > max {
+            return Err(McpError::new(
+                McpErrorKind::ResponseTooLarge,
+                std::format!(
+                    "the response from {url} is larger than {max} bytes (the response size limit)"
+                ),
+            ));
+        }
+        out.extend_from_slice(&buf[..n]);
+    }
+}
+
+/// Maps an error from reading a body.
+pub(crate) fn io_error(e: std::io::Error, url: &str, deadline: &Deadline, what: &str) -> McpError {
+    if e.kind() == std::io::ErrorKind::TimedOut || deadline.passed() {
+        return deadline.error(what);
+    }
+    // ureq wraps its own errors (timeouts among them) in io::Error.
+    match e.into_inner().map(|inner| inner.downcast::<ureq::Error>()) {
+        Some(Ok(ue)) => transport_error(*ue, url, deadline, what),
+        Some(Err(other)) => McpError::new(
+            McpErrorKind::Io,
+            std::format!("reading from {url} failed: {other}"),
+        ),
+        None => McpError::new(McpErrorKind::Io, std::format!("reading from {url} failed")),
+    }
+}
+
+/// The error for a status that is not a success, with the server's
+/// JSON-RPC error message or the start of its text when there is one.
+pub(crate) fn status_error(status: u16, body: &[u8], url: &str, session: bool) -> McpError {
+    let mut detail = String::new();
+    let mut nodes = Vec::new();
+    if let Ok(tape) = jsonrpc::parse(body, &mut nodes) {
+        if let Some(msg) = tape
+            .root()
+            .get("error")
+            .and_then(|e| e.get("message"))
+            .and_then(jsonrpc::decode)
+        {
+            detail = msg;
+        }
+    } else if !body.is_empty() && body.len() < 2000 && !body.starts_with(b"<") {
+        detail = String::from_utf8_lossy(body).into_owned();
+    }
+    let mut msg = std::format!("{url} answered HTTP {status}");
+    if status == 404 && session {
+        msg.push_str(" (the server no longer knows our session: expired or deleted)");
+    }
+    if !detail.trim().is_empty() {
+        msg.push_str(": ");
+        msg.push_str(&one_line(detail.trim()));
+    }
+    McpError::new(McpErrorKind::Http { status }, msg)
+}
+
+fn is_visible_ascii(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| (0x21..=0x7e).contains(&b))
+}
+
+/// One Streamable HTTP session.
+struct StreamableHttp {
+    agent: ureq::Agent,
+    url: String,
+    headers: Vec<(String, String)>,
+    session: Option<String>,
+    version: Option<String>,
+    modern: bool,
+    max_body: usize,
+    /// Whether any POST got a success status (then 404/405 mean something else
+    /// than "this is no Streamable HTTP endpoint").
+    answered: bool,
+}
+
+impl StreamableHttp {
+    /// POSTs one message; for a request (`want`), returns the answer.
+    fn post(
+        &mut self,
+        method: &str,
+        message: &[u8],
+        want: Option<u64>,
+        deadline: &Deadline,
+    ) -> Result<Option<Vec<u8>>, McpError> {
+        let what = std::format!("answer to {method}");
+        let mut req = self
+            .agent
+            .post(&self.url)
+            .header("Accept", "application/json, text/event-stream")
+            .header("Content-Type", "application/json");
+        for (k, v) in &self.headers {
+            req = req.header(k.as_str(), v.as_str());
+        }
+        if let Some(sid) = &self.session {
+            req = req.header("Mcp-Session-Id", sid.as_str());
+        }
+        if let Some(v) = &self.version {
+            req = req.header("MCP-Protocol-Version", v.as_str());
+        }
+        if self.modern {
+            req = req.header("Mcp-Method", method);
+        }
+        let left = deadline.remaining();
+        if left.is_zero() {
+            return Err(deadline.error(&what));
+        }
+        let resp = req
+            .config()
+            .timeout_global(Some(left))
+            .build()
+            .send(message)
+            .map_err(|e| transport_error(e, &self.url, deadline, &what))?;
+        let status = resp.status().as_u16();
+        let header = |name: &str| {
+            resp.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(String::from)
+        };
+        let content_type = header("content-type")
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let new_session = header("mcp-session-id");
+        let location = header("location");
+        let body = resp.into_body();
+        if !(200..300).contains(&status) {
+            let text = read_body(body, 64 * 1024, &self.url, deadline, &what).unwrap_or_default();
+            let mut e = status_error(status, &text, &self.url, self.session.is_some());
+            if (300..400).contains(&status) {
+                let to = location
+                    .map(|l| one_line(&l))
+                    .unwrap_or_else(|| String::from("?"));
+                e = McpError::new(
+                    McpErrorKind::Http { status },
+                    std::format!(
+                        "{} redirects to {to}; redirects are not followed, use that URL",
+                        self.url
+                    ),
+                );
+            }
+            return Err(e);
+        }
+        self.answered = true;
+        if self.session.is_none() {
+            if let Some(sid) = new_session {
+                if !is_visible_ascii(&sid) {
+                    return Err(McpError::new(
+                        McpErrorKind::Protocol,
+                        "the server sent an Mcp-Session-Id that is not visible ASCII",
+                    ));
+                }
+                self.session = Some(sid);
+            }
+        }
+        let Some(id) = want else {
+            // A notification: 202 with an empty body, normally.
+            let _ = read_body(body, self.max_body, &self.url, deadline, &what);
+            return Ok(None);
+        };
+        if content_type.starts_with("text/event-stream") {
+            return self.read_stream(body, id, method, deadline).map(Some);
+        }
+        if content_type.starts_with("application/json") {
+            let text = read_body(body, self.max_body, &self.url, deadline, &what)?;
+            let scan = jsonrpc::classify(&text, id)?;
+            return match scan.ours {
+                Some(answer) => answer.map(Some),
+                None => Err(McpError::new(
+                    McpErrorKind::Protocol,
+                    std::format!(
+                        "the JSON answer of {} to {method} holds no response to our request",
+                        self.url
+                    ),
+                )),
+            };
+        }
+        if status == 202 {
+            return Err(McpError::new(
+                McpErrorKind::Protocol,
+                std::format!(
+                    "{} accepted {method} (HTTP 202) but sent no answer",
+                    self.url
+                ),
+            ));
+        }
+        Err(McpError::new(
+            McpErrorKind::Protocol,
+            std::format!(
+                "{} answered {method} with content type `{}`, neither JSON nor an event stream",
+                self.url,
+                one_line(&content_type)
+            ),
+        ))
+    }
+
+    /// Reads an SSE answer until the response to `id` arrives.
+    fn read_stream(
+        &mut self,
+        body: ureq::Body,
+        id: u64,
+        method: &str,
+        deadline: &Deadline,
+    ) -> Result<Vec<u8>, McpError> {
+        let what = std::format!("answer to {method}");
+        let mut reader = body.into_with_config().reader();
+        let mut parser = SseParser::new(self.max_body);
+        let mut events: Vec<SseEvent> = Vec::new();
+        let mut total = 0usize;
+        let mut buf = std::vec![0u8; 16 * 1024];
+        loop {
+            let n = match reader.read(&mut buf) {
+                Ok(0) => {
+                    return Err(McpError::new(
+                        McpErrorKind::Protocol,
+                        std::format!(
+                            "the event stream from {} ended without an answer to {method}",
+                            self.url
+                        ),
+                    ))
+                }
+                Ok(n) => n,
+                Err(e) => return Err(io_error(e, &self.url, deadline, &what)),
+            };
+            total += n;
+            if total > self.max_body || parser.feed(&buf[..n], &mut events).is_err() {
+                return Err(McpError::new(
+                    McpErrorKind::ResponseTooLarge,
+                    std::format!(
+                        "the event stream from {} grew beyond {} bytes (the response size limit) before answering {method}",
+                        self.url, self.max_body
+                    ),
+                ));
+            }
+            for ev in events.drain(..) {
+                if ev.event.as_deref().is_some_and(|e| e != "message")
+                    || ev.data.iter().all(u8::is_ascii_whitespace)
+                {
+                    continue; // priming events, other event types
+                }
+                let scan = jsonrpc::classify(&ev.data, id)?;
+                for reply in scan.replies {
+                    // Requests from the server (ping, roots/list) are answered by POST.
+                    let d = *deadline;
+                    let _ = self.post("response", &reply, None, &d);
+                }
+                if let Some(answer) = scan.ours {
+                    return answer;
+                }
+            }
+        }
+    }
+
+    /// Ends the session (DELETE), ignoring every outcome (405 = not supported).
+    fn delete_session(&mut self, s: &Session<'_>) {
+        let Some(sid) = self.session.take() else {
+            return;
+        };
+        let left = s.clock.total().remaining().min(Duration::from_secs(2));
+        if left.is_zero() {
+            return;
+        }
+        let mut req = self
+            .agent
+            .delete(&self.url)
+            .header("Mcp-Session-Id", sid.as_str());
+        for (k, v) in &self.headers {
+            req = req.header(k.as_str(), v.as_str());
+        }
+        if let Some(v) = &self.version {
+            req = req.header("MCP-Protocol-Version", v.as_str());
+        }
+        let _ = req.config().timeout_global(Some(left)).build().call();
+    }
+}
+
+impl Transport for StreamableHttp {
+    fn request(
+        &mut self,
+        id: u64,
+        method: &str,
+        message: &[u8],
+        deadline: &Deadline,
+    ) -> Result<Vec<u8>, McpError> {
+        match self.post(method, message, Some(id), deadline)? {
+            Some(answer) => Ok(answer),
+            None => Err(McpError::new(McpErrorKind::Protocol, "no answer")),
+        }
+    }
+
+    fn notify(
+        &mut self,
+        method: &str,
+        message: &[u8],
+        deadline: &Deadline,
+    ) -> Result<(), McpError> {
+        self.post(method, message, None, deadline).map(|_| ())
+    }
+
+    fn set_version(&mut self, version: Option<&str>, modern: bool) {
+        self.version = version.map(ToString::to_string);
+        self.modern = modern;
+    }
+}

@@ -1,0 +1,198 @@
+//! The MCP client (std): fetches a server's complete `tools/list` over stdio,
+//! Streamable HTTP (with fallback to the legacy HTTP+SSE transport), or from
+//! a saved file, ready for [`digest_tools_list`](crate::digest_tools_list).
+//!
+//! ```no_run
+//! use contractpin::mcp::{fetch_tools_list, ClientOptions, ServerSpec};
+//! let spec = ServerSpec::Stdio {
+//!     command: vec!["node".into(), "server.js".into()],
+//!     env: Default::default(),
+//!     cwd: None,
+//! };
+//! let fetched = fetch_tools_list(&spec, &ClientOptions::default())?;
+//! let digest = contractpin::digest_tools_list(&fetched.pages).expect("valid tools/list");
+//! println!("{} ({} tools, {} pages)", digest.digest, digest.tools.len(), fetched.page_count);
+//! # Ok::<(), contractpin::mcp::McpError>(())
+//! ```
+//!
+//! What goes over the wire:
+//! - handshake: a `server/discover` probe (protocol 2026-07-28); on a
+//!   JSON-RPC error or an HTTP 4xx, `initialize` offering 2025-11-25 and
+//!   accepting 2024-11-05, 2025-03-26, 2025-06-18 or 2025-11-25, then
+//!   `notifications/initialized`;
+//! - pagination: `nextCursor` is followed until absent or null, with the
+//!   rules of DESIGN.md for `""`, repeated cursors and duplicate tools;
+//! - results are parsed with this crate's strict parser and re-serialized
+//!   canonically from its tape (no SDK model, no serde), so nothing a
+//!   server sends is dropped or reinterpreted.
+//!
+//! Secrets: `${VAR}` references in env values and header values are
+//! expanded at connection time and their values (and every header value)
+//! are redacted from errors and warnings.
+
+mod error;
+mod handshake;
+mod jsonrpc;
+mod options;
+mod paginate;
+mod session;
+mod spec;
+mod stderr_ring;
+mod stdio;
+mod transport;
+
+#[cfg(feature = "mcp-http")]
+mod http;
+#[cfg(feature = "mcp-http")]
+mod legacy_sse;
+#[cfg(feature = "mcp-http")]
+mod sse;
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::Path;
+use std::string::String;
+use std::vec::Vec;
+
+pub use error::{McpError, McpErrorKind};
+pub use options::{
+    is_supported_protocol_version, ClientOptions, LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION,
+};
+pub use spec::{expand_env, ServerSpec};
+
+use error::redact;
+use session::Session;
+
+/// A server's complete `tools/list`, as fetched.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fetched {
+    /// A JSON array of the page result objects (`[{"tools":[...],...},...]`),
+    /// each the canonical JSON of the result as received: the "page
+    /// sequence" shape [`digest_tools_list`](crate::digest_tools_list)
+    /// accepts. For [`ServerSpec::File`], the file's bytes untouched.
+    pub pages: Vec<u8>,
+    /// Number of pages fetched (0 for a file).
+    pub page_count: usize,
+    /// Distinct tool names seen over all pages (0 for a file).
+    pub tool_names_seen: usize,
+    /// The protocol version used (empty for a file).
+    pub protocol_version: String,
+    /// `"discover"` (2026-07-28) or `"initialize"` (older versions); `"file"`
+    /// for a file.
+    pub handshake: &'static str,
+    /// Things the user should know that did not prevent the listing (for
+    /// example an empty cursor taken to mean "the end").
+    pub warnings: Vec<String>,
+    /// Lines on a stdio server's stdout that were not JSON-RPC messages.
+    pub skipped_stdout_lines: usize,
+    /// The transport actually used: `"stdio"`, `"streamable-http"`,
+    /// `"legacy-sse"` or `"file"`.
+    pub transport: &'static str,
+}
+
+/// Fetches the complete `tools/list` of a server.
+///
+/// Every failure is an [`McpError`]; only [`McpErrorKind::EnvVar`] and
+/// [`McpErrorKind::Spec`] are usage problems ([`McpError::is_usage`]), all
+/// others mean "the server could not be checked". A stdio server is always
+/// shut down before this returns.
+pub fn fetch_tools_list(spec: &ServerSpec, opts: &ClientOptions) -> Result<Fetched, McpError> {
+    match spec {
+        ServerSpec::File { path } => read_file(path, opts.max_response_bytes),
+        ServerSpec::Stdio { command, env, cwd } => {
+            let mut secrets = Vec::new();
+            let mut expanded = BTreeMap::new();
+            for (k, v) in env {
+                let x = expand_env(v)
+                    .map_err(|e| e.context(&std::format!("env {}", error::one_line(k))))?;
+                if spec::has_reference(v) {
+                    secrets.push(x.clone());
+                }
+                expanded.insert(k.clone(), x);
+            }
+            let mut fetched = fetch_stdio(command, &expanded, cwd.as_deref(), opts)
+                .map_err(|e| e.redact(&secrets))?;
+            redact_all(&mut fetched.warnings, &secrets);
+            Ok(fetched)
+        }
+        #[cfg(feature = "mcp-http")]
+        ServerSpec::Http { url, headers } => http::fetch(url, headers, opts),
+        #[cfg(not(feature = "mcp-http"))]
+        ServerSpec::Http { .. } => Err(McpError::new(
+            McpErrorKind::Spec,
+            "this build has no HTTP support (feature `mcp-http`)",
+        )),
+    }
+}
+
+pub(crate) fn redact_all(warnings: &mut [String], secrets: &[String]) {
+    for w in warnings {
+        *w = redact(w, secrets);
+    }
+}
+
+fn fetch_stdio(
+    command: &[String],
+    env: &BTreeMap<String, String>,
+    cwd: Option<&Path>,
+    opts: &ClientOptions,
+) -> Result<Fetched, McpError> {
+    let mut s = Session::new(opts);
+    let cwd = cwd.map(Path::to_path_buf);
+    let mut t = stdio::StdioTransport::spawn(
+        command,
+        env,
+        cwd.as_ref(),
+        opts.max_line_bytes,
+        opts.shutdown_grace,
+    )?;
+    let listing = session::run(&mut t, &mut s);
+    let ended = t.shutdown();
+    if ended == stdio::Ended::Killed {
+        s.warnings.push(String::from(
+            "the server ignored both the end of its stdin and SIGTERM, and was killed",
+        ));
+    }
+    let listing = listing?;
+    Ok(Fetched {
+        pages: listing.pages,
+        page_count: listing.page_count,
+        tool_names_seen: listing.tool_names_seen,
+        protocol_version: listing.protocol_version,
+        handshake: listing.handshake,
+        warnings: s.warnings,
+        skipped_stdout_lines: transport::Transport::skipped_lines(&t),
+        transport: "stdio",
+    })
+}
+
+fn read_file(path: &Path, max: usize) -> Result<Fetched, McpError> {
+    let io = |e: std::io::Error| {
+        McpError::new(
+            McpErrorKind::Io,
+            std::format!("cannot read {}: {e}", path.display()),
+        )
+    };
+    let f = std::fs::File::open(path).map_err(io)?;
+    let mut pages = Vec::new();
+    f.take(max as u64 + 1).read_to_end(&mut pages).map_err(io)?;
+    if pages.len() > max {
+        return Err(McpError::new(
+            McpErrorKind::ResponseTooLarge,
+            std::format!(
+                "{} is larger than {max} bytes (the response size limit)",
+                path.display()
+            ),
+        ));
+    }
+    Ok(Fetched {
+        pages,
+        page_count: 0,
+        tool_names_seen: 0,
+        protocol_version: String::new(),
+        handshake: "file",
+        warnings: Vec::new(),
+        skipped_stdout_lines: 0,
+        transport: "file",
+    })
+}

@@ -1,0 +1,163 @@
+//! Where a server is and how to reach it; `${VAR}` expansion.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::string::String;
+use std::vec::Vec;
+
+use super::error::{McpError, McpErrorKind};
+
+/// How to reach one MCP server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ServerSpec {
+    /// A local process speaking newline-delimited JSON-RPC on stdin/stdout.
+    Stdio {
+        /// Program and arguments (taken literally, never expanded).
+        command: Vec<String>,
+        /// Extra environment variables, added to the inherited environment.
+        /// Values may contain `${VAR}` references, expanded at connection time.
+        env: BTreeMap<String, String>,
+        /// Working directory (default: ours).
+        cwd: Option<PathBuf>,
+    },
+    /// A Streamable HTTP endpoint; servers that only speak the legacy
+    /// HTTP+SSE transport are detected and used automatically.
+    Http {
+        /// The endpoint URL (`http://` or, with the `https` feature, `https://`).
+        url: String,
+        /// Extra headers sent with every request. Values may contain `${VAR}`
+        /// references, expanded at connection time.
+        headers: Vec<(String, String)>,
+    },
+    /// A saved `tools/list` answer in any shape the digest core accepts.
+    File {
+        /// The file to read.
+        path: PathBuf,
+    },
+}
+
+/// Expands every `${NAME}` (and VS Code's `${env:NAME}`) in `text` from the
+/// process environment.
+///
+/// `NAME` is `[A-Za-z_][A-Za-z0-9_]*`. A `$` not followed by `{` is kept as
+/// is. An unset or non-UTF-8 variable, an unterminated `${`, or an invalid
+/// name is an [`McpErrorKind::EnvVar`] error that names the variable but
+/// never shows any value.
+///
+/// ```
+/// # use contractpin::mcp::expand_env;
+/// std::env::set_var("CONTRACTPIN_DOC_EXAMPLE", "abc");
+/// assert_eq!(expand_env("Bearer ${CONTRACTPIN_DOC_EXAMPLE}").unwrap(), "Bearer abc");
+/// assert_eq!(expand_env("cost: $5").unwrap(), "cost: $5");
+/// assert!(expand_env("${CONTRACTPIN_DOC_UNSET_XYZ}").is_err());
+/// ```
+pub fn expand_env(text: &str) -> Result<String, McpError> {
+    expand_with(text, |name| std::env::var_os(name).map(|v| v.into_string()))
+}
+
+/// Whether `text` contains a `${` reference (so its expansion is a secret).
+pub(crate) fn has_reference(text: &str) -> bool {
+    text.contains("${")
+}
+
+type Lookup = Option<Result<String, std::ffi::OsString>>;
+
+fn expand_with(text: &str, mut lookup: impl FnMut(&str) -> Lookup) -> Result<String, McpError> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(pos) = rest.find("${") {
+        out.push_str(&rest[..pos]);
+        let after = &rest[pos + 2..];
+        let Some(end) = after.find('}') else {
+            return Err(McpError::new(
+                McpErrorKind::EnvVar,
+                "unterminated `${` in a value (write `${NAME}`)",
+            ));
+        };
+        let inner = &after[..end];
+        let name = inner.strip_prefix("env:").unwrap_or(inner);
+        if !valid_name(name) {
+            return Err(McpError::new(
+                McpErrorKind::EnvVar,
+                std::format!(
+                    "`${{{}}}` is not a valid environment variable reference (names are [A-Za-z_][A-Za-z0-9_]*)",
+                    super::error::one_line(inner)
+                ),
+            ));
+        }
+        match lookup(name) {
+            Some(Ok(v)) => out.push_str(&v),
+            Some(Err(_)) => {
+                return Err(McpError::new(
+                    McpErrorKind::EnvVar,
+                    std::format!(
+                    "environment variable {name} (referenced as `${{{inner}}}`) is not valid UTF-8"
+                ),
+                ))
+            }
+            None => {
+                return Err(McpError::new(
+                    McpErrorKind::EnvVar,
+                    std::format!(
+                        "environment variable {name} (referenced as `${{{inner}}}`) is not set"
+                    ),
+                ))
+            }
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+fn valid_name(name: &str) -> bool {
+    let b = name.as_bytes();
+    !b.is_empty()
+        && (b[0].is_ascii_alphabetic() || b[0] == b'_')
+        && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(name: &str) -> Lookup {
+        match name {
+            "A" => Some(Ok("x".into())),
+            "TOKEN" => Some(Ok("s3cr3t-value".into())),
+            "EMPTY" => Some(Ok(String::new())),
+            "BAD" => Some(Err(std::ffi::OsString::from("?"))),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn expands_references() {
+        assert_eq!(expand_with("a${A}b${A}", env).unwrap(), "axbx");
+        assert_eq!(
+            expand_with("Bearer ${env:TOKEN}", env).unwrap(),
+            "Bearer s3cr3t-value"
+        );
+        assert_eq!(expand_with("${EMPTY}", env).unwrap(), "");
+        assert_eq!(expand_with("$A $ {A} $$", env).unwrap(), "$A $ {A} $$");
+        assert_eq!(expand_with("", env).unwrap(), "");
+        assert_eq!(expand_with("é${A}é", env).unwrap(), "éxé");
+    }
+
+    #[test]
+    fn errors_name_the_variable_not_a_value() {
+        let e = expand_with("x ${NOPE} y", env).unwrap_err();
+        assert_eq!(e.kind(), &McpErrorKind::EnvVar);
+        assert!(e.message().contains("NOPE"), "{e}");
+        assert!(e.message().contains("not set"), "{e}");
+        let e = expand_with("${BAD}", env).unwrap_err();
+        assert!(e.message().contains("UTF-8"), "{e}");
+        for bad in ["${", "a ${A", "${}", "${1A}", "${A-B}", "${env:}"] {
+            let e = expand_with(bad, env).unwrap_err();
+            assert_eq!(e.kind(), &McpErrorKind::EnvVar, "{bad}");
+        }
+        // A reference after a bad one is never looked up, and no value leaks.
+        let e = expand_with("${TOKEN}${NOPE}", env).unwrap_err();
+        assert!(!std::format!("{e}").contains("s3cr3t"));
+    }
+}

@@ -1,0 +1,127 @@
+//! What the handshake and pagination need from a transport, and the clock
+//! that turns the two timeouts into deadlines.
+
+use std::string::String;
+use std::time::{Duration, Instant};
+use std::vec::Vec;
+
+use super::error::{McpError, McpErrorKind};
+use super::options::ClientOptions;
+
+/// When the current wait must end, and why.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Deadline {
+    /// The instant.
+    pub at: Instant,
+    /// Whether it is the end of the total budget (else the per-request one).
+    pub total: bool,
+    /// The configured duration that produced it (for messages).
+    pub budget: Duration,
+}
+
+impl Deadline {
+    /// Time left (zero when passed).
+    pub fn remaining(&self) -> Duration {
+        self.at.saturating_duration_since(Instant::now())
+    }
+
+    /// Whether the deadline has passed.
+    pub fn passed(&self) -> bool {
+        Instant::now() >= self.at
+    }
+
+    /// The timeout error for a wait on `what` (e.g. `"an answer to tools/list"`).
+    pub fn error(&self, what: &str) -> McpError {
+        let which = if self.total {
+            "total timeout"
+        } else {
+            "request timeout"
+        };
+        McpError::new(
+            McpErrorKind::Timeout,
+            std::format!("no {what} within the {which} of {}", secs(self.budget)),
+        )
+    }
+}
+
+fn secs(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        std::format!("{} s", d.as_secs())
+    } else {
+        std::format!("{:.1} s", d.as_secs_f64())
+    }
+}
+
+/// The two timeouts of [`ClientOptions`] as a clock.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Clock {
+    end: Instant,
+    total: Duration,
+    request: Duration,
+}
+
+impl Clock {
+    /// Starts the total budget now.
+    pub fn start(opts: &ClientOptions) -> Clock {
+        let now = Instant::now();
+        Clock {
+            end: now
+                .checked_add(opts.total_timeout)
+                .unwrap_or(now + Duration::from_secs(86_400 * 365)),
+            total: opts.total_timeout,
+            request: opts.request_timeout,
+        }
+    }
+
+    /// The deadline of a request starting now: the earlier of the request
+    /// and the total budget.
+    pub fn request(&self) -> Deadline {
+        let now = Instant::now();
+        match now.checked_add(self.request) {
+            Some(r) if r < self.end => Deadline {
+                at: r,
+                total: false,
+                budget: self.request,
+            },
+            _ => self.total(),
+        }
+    }
+
+    /// The end of the total budget.
+    pub fn total(&self) -> Deadline {
+        Deadline {
+            at: self.end,
+            total: true,
+            budget: self.total,
+        }
+    }
+}
+
+/// A connection to a server that can carry JSON-RPC requests.
+pub(crate) trait Transport {
+    /// Sends `message` (request `id`, method `method`) and waits for the
+    /// answer: canonical JSON of `result`, or the JSON-RPC error as an
+    /// [`McpErrorKind::JsonRpc`] error.
+    fn request(
+        &mut self,
+        id: u64,
+        method: &str,
+        message: &[u8],
+        deadline: &Deadline,
+    ) -> Result<Vec<u8>, McpError>;
+
+    /// Sends a notification.
+    fn notify(&mut self, method: &str, message: &[u8], deadline: &Deadline)
+        -> Result<(), McpError>;
+
+    /// Tells the transport which protocol version the following requests use
+    /// (HTTP sends it as a header; `None` before `initialize` is answered).
+    /// `modern` is the `server/discover` generation (HTTP then also names
+    /// the method in a header).
+    fn set_version(&mut self, _version: Option<&str>, _modern: bool) {}
+
+    /// Stdout lines skipped because they were not JSON-RPC messages.
+    fn skipped_lines(&self) -> usize {
+        0
+    }
+}
