@@ -766,6 +766,83 @@ fn error_paths_quote_odd_names() {
     );
 }
 
+/// Seeded random damage to a valid lock (bytes and whole lines): the reader
+/// never panics, and whatever it accepts round-trips through the writer.
+#[test]
+fn damaged_locks_never_panic_and_accepted_ones_round_trip() {
+    const CHARS: &[u8] = b"{}[]\",:0123456789abcdef-\\ ntrue\x7f\xff";
+    let seed = 0x5eed_1234_u64;
+    let mut rng = Rng(seed);
+    let lines: Vec<&str> = MINIMAL.lines().collect();
+    let (mut accepted, mut rejected) = (0, 0);
+    let mut kinds = BTreeMap::new();
+    for round in 0..20_000 {
+        let mut doc: Vec<u8> = match rng.next() % 4 {
+            0 => {
+                let mut b = MINIMAL.as_bytes().to_vec();
+                for _ in 0..1 + rng.next() % 3 {
+                    let i = (rng.next() % b.len() as u64) as usize;
+                    b[i] = CHARS[(rng.next() % CHARS.len() as u64) as usize];
+                }
+                b
+            }
+            1 => {
+                let skip = (rng.next() % lines.len() as u64) as usize;
+                let kept: Vec<&str> = lines
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != skip)
+                    .map(|(_, l)| *l)
+                    .collect();
+                kept.join("\n").into_bytes()
+            }
+            2 => {
+                let dup = (rng.next() % lines.len() as u64) as usize;
+                let mut v = lines.clone();
+                v.insert(dup, lines[dup]);
+                v.join("\n").into_bytes()
+            }
+            _ => {
+                let (a, b) = (
+                    (rng.next() % lines.len() as u64) as usize,
+                    (rng.next() % lines.len() as u64) as usize,
+                );
+                let mut v = lines.clone();
+                v.swap(a, b);
+                v.join("\n").into_bytes()
+            }
+        };
+        if round % 7 == 0 {
+            let cut = (rng.next() % doc.len() as u64) as usize;
+            doc.truncate(cut);
+        }
+        match Lock::parse(&doc) {
+            Ok(lock) => {
+                accepted += 1;
+                let again = Lock::parse(&lock.to_pretty()).expect("written lock must read back");
+                assert_eq!(again, lock, "round {round}");
+            }
+            Err(e) => {
+                rejected += 1;
+                *kinds.entry(e.kind().name()).or_insert(0) += 1;
+                assert!(!e.to_string().is_empty());
+                if e.kind() == LockErrorKind::Syntax {
+                    let j = e.json_error().unwrap();
+                    assert!(j.offset() <= doc.len(), "offset past the end: {e}");
+                }
+            }
+        }
+    }
+    eprintln!("{accepted} accepted, {rejected} rejected: {kinds:?}");
+    // Most reader checks are reached, not only the JSON parser.
+    assert!(kinds.len() >= 6, "{kinds:?}");
+    // Both outcomes occur, so the loop exercises the checks past the parser.
+    assert!(
+        accepted > 100 && rejected > 5000,
+        "{accepted} accepted, {rejected} rejected"
+    );
+}
+
 // ---------------------------------------------------------------- secrets
 
 #[test]
