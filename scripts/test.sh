@@ -43,7 +43,8 @@ suite cargo-test cargo test
 suite sha256-portable cargo test --features force-portable-sha256 --lib --test conformance
 suite vectors-fresh python3 vectors/make_vectors.py --check
 suite vectors-oracles python3 vectors/oracles/check_vectors.py
-[ -f tests/mcp/test_fake_server.py ] && suite mcp-fake-server python3 -m pytest -q tests/mcp
+suite mcp-fake-server python3 -m pytest -q tests/mcp/test_fake_server.py
+suite mcp-expected-digests python3 tests/mcp/expected_digests.py
 [ -f scripts/test-bindings.sh ] && suite bindings bash scripts/test-bindings.sh
 [ -f scripts/fuzz.sh ] && suite fuzz bash scripts/fuzz.sh --ci
 suite readme-quickstart bash scripts/readme-quickstart.sh
