@@ -373,3 +373,37 @@ fn edit_server_key(lock: &Path, server: &str, key: &str, value_json: &str) {
         .expect("python3");
     assert!(st.success());
 }
+
+/// Writes `dst` = the tools/list `src` after running Python `code` on it
+/// (`t` is the list of tools, `d` the document).
+pub fn py_edit_tools(src: &Path, dst: &Path, code: &str) {
+    let script = format!(
+        "import json,sys\nd=json.load(open(sys.argv[1],encoding='utf-8'))\nt=d['tools']\n{code}\nopen(sys.argv[2],'w',encoding='utf-8').write(json.dumps(d,ensure_ascii=False))\n"
+    );
+    let st = Command::new("python3")
+        .args(["-c", &script])
+        .arg(src)
+        .arg(dst)
+        .status()
+        .expect("python3");
+    assert!(st.success(), "python edit failed: {code}");
+}
+
+/// Runs Python `code` with the JSON value of `file` bound to `d`; the test
+/// fails unless it exits 0 (assertions in the snippet).
+#[track_caller]
+pub fn py_check_json(text: &str, code: &str) {
+    let dir = TempDir::new("pycheck");
+    let f = dir.write("doc.json", text);
+    let script = format!("import json,sys\nd=json.load(open(sys.argv[1],encoding='utf-8'))\n{code}\n");
+    let out = Command::new("python3")
+        .args(["-c", &script])
+        .arg(&f)
+        .output()
+        .expect("python3");
+    assert!(
+        out.status.success(),
+        "python check failed: {code}\n{}\n--- document:\n{text}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
