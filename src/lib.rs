@@ -39,14 +39,22 @@ extern crate std;
 pub mod contract;
 mod digest;
 mod error;
+#[cfg(feature = "ffi")]
+pub mod ffi;
 pub mod jcs;
 pub mod json;
 mod limits;
+#[cfg(feature = "alloc")]
+pub mod lock;
+#[cfg(feature = "std")]
+pub mod mcp;
 pub mod number;
 #[cfg(feature = "alloc")]
 mod owned;
 mod scratch_api;
 pub mod sha256;
+#[cfg(feature = "alloc")]
+pub mod verify;
 
 pub use contract::tools_list::{ListOptions, ListSummary, ToolReport};
 pub use contract::{Field, FieldDigests, JsonStr};
@@ -54,7 +62,9 @@ pub use digest::{Digest, DIGEST_TEXT_LEN};
 pub use error::{Error, ErrorKind};
 pub use limits::{Limits, MAX_INPUT};
 #[cfg(feature = "alloc")]
-pub use owned::{canonicalize, digest_tools_list, tool_contract, tool_digest, Context, ServerDigest, ToolDigest};
+pub use owned::{
+    canonicalize, digest_tools_list, tool_contract, tool_digest, Context, ServerDigest, ToolDigest,
+};
 pub use scratch_api::{canonicalize_into, digest_tools_list_with, tool_digest_with};
 
 /// The canonicalization identifier this crate implements.

@@ -157,7 +157,7 @@ impl Context {
         let mut tools = Vec::new();
         let (digest, _) = self.digest_tools_list(input, options, |t| {
             tools.push(ToolDigest {
-                name: t.name.to_string(),
+                name: t.name.to_owned_string(),
                 digest: t.digest,
                 fields: t.fields,
             })

@@ -120,7 +120,7 @@ impl<'a> JsonStr<'a> {
 
     /// The decoded text.
     #[cfg(feature = "alloc")]
-    pub fn to_string(&self) -> alloc::string::String {
+    pub fn to_owned_string(&self) -> alloc::string::String {
         let mut out = alloc::vec![0u8; self.decoded_len()];
         let n = unescape::decode_into(self.raw, &mut out).unwrap_or(0);
         out.truncate(n);

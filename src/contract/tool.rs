@@ -47,7 +47,8 @@ pub(crate) fn project(input: &[u8], nodes: &[Node], tool: usize) -> Result<Proje
         if let Some(f) = field_of_key(input, &nodes[key]) {
             let value = key + 1;
             let is_null = nodes[value].tag() == Tag::Null;
-            if !(is_null && !f.required()) {
+            // An optional field that is null is the same as absent.
+            if !is_null || f.required() {
                 slots[f as usize] = Some(value);
             }
         }

@@ -170,10 +170,12 @@ pub(crate) fn digest_parsed_list<S: Sink, F: FnMut(&ToolReport<'_>)>(
     mut on_tool: F,
 ) -> Result<usize, Error> {
     let (head, count) = collect_tools(input, nodes, limits)?;
-    let head = sort_list(input, nodes, head);
-    if let Some((a, b)) = find_adjacent_equal(input, nodes, head) {
-        let later = nodes[a as usize].start().max(nodes[b as usize].start());
-        return Err(Error::new(ErrorKind::DuplicateToolName, later - 1));
+    let (head, maybe_equal) = sort_list(input, nodes, head);
+    if maybe_equal {
+        if let Some((a, b)) = find_adjacent_equal(input, nodes, head) {
+            let later = nodes[a as usize].start().max(nodes[b as usize].start());
+            return Err(Error::new(ErrorKind::DuplicateToolName, later - 1));
+        }
     }
     let nodes: &[Node] = nodes;
     server.write(b"{");

@@ -76,7 +76,7 @@ pub(crate) fn scan_number(input: &[u8], start: usize) -> Result<ScannedNumber, E
         return Err(invalid);
     }
     let zero_int = input[int_start] == b'0';
-    let canonical = !fraction && !has_exp && int_digits <= 15 && !(negative && zero_int);
+    let canonical = !fraction && !has_exp && int_digits <= 15 && (!negative || !zero_int);
     // Overflow: the value is below 10^(significant integer digits + exponent),
     // so only tokens where that reaches past 10^308 need an exact check.
     let magnitude = if zero_int { 0 } else { int_digits as i64 } + exponent;
