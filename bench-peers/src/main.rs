@@ -191,7 +191,12 @@ impl Targets {
 fn profile(args: &[String]) {
     let what = args.first().map_or("pipeline", String::as_str);
     let name = args.get(1).map_or("M", String::as_str);
-    let secs: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(5.0);
+    // SECONDS, or a fixed run count such as `200x` (for `perf stat`).
+    let limit = args.get(2).map_or("5", String::as_str);
+    let (secs, max_runs) = match limit.strip_suffix('x') {
+        Some(n) => (f64::INFINITY, n.parse().unwrap_or(100u64)),
+        None => (limit.parse().unwrap_or(5.0), u64::MAX),
+    };
     let p = payloads::standard()
         .into_iter()
         .find(|p| p.name == name)
@@ -200,7 +205,7 @@ fn profile(args: &[String]) {
     let mut nodes = vec![Node::EMPTY; json::scratch_needed(&p.bytes)];
     let start = std::time::Instant::now();
     let mut runs = 0u64;
-    while start.elapsed().as_secs_f64() < secs {
+    while runs < max_runs && start.elapsed().as_secs_f64() < secs {
         match what {
             "parse" => {
                 black_box(json::parse(&p.bytes, &mut nodes, &Limits::DEFAULT).expect("parse"));

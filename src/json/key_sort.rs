@@ -22,23 +22,81 @@ pub(crate) fn cmp_nodes(input: &[u8], nodes: &[Node], a: u32, b: u32) -> Orderin
     )
 }
 
-/// Sorts the list starting at `head` (stable) and returns the new head.
-pub(crate) fn sort_list(input: &[u8], nodes: &mut [Node], head: u32) -> u32 {
+/// Lists up to this long are sorted by insertion (few keys: the common case).
+const SMALL: usize = 12;
+
+/// Sorts the list starting at `head` (stable) and returns the new head, and
+/// whether two elements may compare equal. When the flag is `false` the list
+/// certainly holds no two equal strings, so callers can skip
+/// [`find_adjacent_equal`].
+pub(crate) fn sort_list(input: &[u8], nodes: &mut [Node], head: u32) -> (u32, bool) {
     if head == END || nodes[head as usize].link == END {
-        return head;
+        return (head, false);
     }
-    // Already in order? Common for generated JSON, and then O(n).
+    // Already in order? Common for generated JSON, and then O(n); these
+    // comparisons cover every adjacent pair, so they also detect equal strings.
     let mut p = head;
+    let mut len = 1usize;
+    let mut equal = false;
     loop {
         let q = nodes[p as usize].link;
         if q == END {
-            return head;
+            return (head, equal);
         }
-        if cmp_nodes(input, nodes, p, q) == Ordering::Greater {
-            break;
+        match cmp_nodes(input, nodes, p, q) {
+            Ordering::Greater => break,
+            Ordering::Equal => equal = true,
+            Ordering::Less => {}
         }
         p = q;
+        len += 1;
     }
+    while len <= SMALL {
+        p = nodes[p as usize].link;
+        if p == END {
+            break;
+        }
+        len += 1;
+    }
+    if len <= SMALL {
+        return insertion_sort(input, nodes, head, equal);
+    }
+    (merge_sort(input, nodes, head), true)
+}
+
+/// Stable insertion sort of a short list. Each element is compared with every
+/// element not greater than it, so two equal strings always meet: `equal`
+/// comes back `true` if the list holds any.
+fn insertion_sort(input: &[u8], nodes: &mut [Node], head: u32, mut equal: bool) -> (u32, bool) {
+    let mut sorted = END;
+    let mut e = head;
+    while e != END {
+        let next = nodes[e as usize].link;
+        // Insert `e` after every element that is not greater (stability).
+        let mut prev = END;
+        let mut cur = sorted;
+        while cur != END {
+            match cmp_nodes(input, nodes, cur, e) {
+                Ordering::Greater => break,
+                Ordering::Equal => equal = true,
+                Ordering::Less => {}
+            }
+            prev = cur;
+            cur = nodes[cur as usize].link;
+        }
+        nodes[e as usize].link = cur;
+        if prev == END {
+            sorted = e;
+        } else {
+            nodes[prev as usize].link = e;
+        }
+        e = next;
+    }
+    (sorted, equal)
+}
+
+/// Stable bottom-up merge sort of a list of any length; returns the new head.
+fn merge_sort(input: &[u8], nodes: &mut [Node], head: u32) -> u32 {
     let mut head = head;
     let mut width = 1usize;
     loop {

@@ -189,11 +189,13 @@ pub(crate) fn parse_into<S: Store>(
             node.set_value(count);
             if node.tag() == Tag::Object {
                 let head = if node.link != END { cur + 1 } else { END };
-                let sorted = sort_list(input, nodes, head);
+                let (sorted, maybe_equal) = sort_list(input, nodes, head);
                 nodes[cur as usize].link = sorted;
-                if let Some((a, b)) = find_adjacent_equal(input, nodes, sorted) {
-                    let later = nodes[a as usize].start().max(nodes[b as usize].start());
-                    return Err(Error::new(ErrorKind::DuplicateKey, later - 1));
+                if maybe_equal {
+                    if let Some((a, b)) = find_adjacent_equal(input, nodes, sorted) {
+                        let later = nodes[a as usize].start().max(nodes[b as usize].start());
+                        return Err(Error::new(ErrorKind::DuplicateKey, later - 1));
+                    }
                 }
             }
             depth -= 1;
