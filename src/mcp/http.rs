@@ -88,17 +88,24 @@ fn fetch_expanded(
 ) -> Result<Fetched, McpError> {
     check_url(url)?;
     let mut s = Session::new(opts);
-    let mut t = StreamableHttp {
-        agent: agent(),
-        url: String::from(url),
-        headers: headers.to_vec(),
-        session: None,
-        version: None,
-        modern: false,
-        max_body: opts.max_response_bytes,
-        answered: false,
-    };
-    let listing = session::run(&mut t, &mut s);
+    let mut t = StreamableHttp::new(url, headers, opts);
+    let mut listing = session::run(&mut t, &mut s);
+    if t.session_lost {
+        // The server forgot our session (HTTP 404): the spec says to start a
+        // new one. Once; a server that loses it again has failed. Warnings of
+        // the first attempt would repeat: drop them.
+        let warnings_before = 0;
+        let first_error = listing
+            .err()
+            .map(|e| String::from(e.message()))
+            .unwrap_or_default();
+        s.warnings.truncate(warnings_before);
+        s.warnings.push(std::format!(
+            "the server lost the session ({first_error}); started a new session once"
+        ));
+        t = StreamableHttp::new(url, headers, opts);
+        listing = session::run(&mut t, &mut s);
+    }
     let (listing, transport) = match listing {
         Err(e) if !t.answered && matches!(e.kind(), McpErrorKind::Http { status: 404 | 405 }) => {
             // The endpoint refuses POST: maybe a server of the legacy HTTP+SSE transport.
@@ -276,9 +283,25 @@ struct StreamableHttp {
     /// Whether any POST got a success status (then 404/405 mean something else
     /// than "this is no Streamable HTTP endpoint").
     answered: bool,
+    /// Whether a request with our session id got 404 (the session is gone).
+    session_lost: bool,
 }
 
 impl StreamableHttp {
+    fn new(url: &str, headers: &[(String, String)], opts: &ClientOptions) -> StreamableHttp {
+        StreamableHttp {
+            agent: agent(),
+            url: String::from(url),
+            headers: headers.to_vec(),
+            session: None,
+            version: None,
+            modern: false,
+            max_body: opts.max_response_bytes,
+            answered: false,
+            session_lost: false,
+        }
+    }
+
     /// POSTs one message; for a request (`want`), returns the answer.
     fn post(
         &mut self,
@@ -331,6 +354,10 @@ impl StreamableHttp {
         if !(200..300).contains(&status) {
             let text = read_body(body, 64 * 1024, &self.url, deadline, &what).unwrap_or_default();
             let mut e = status_error(status, &text, &self.url, self.session.is_some());
+            if status == 404 && self.session.is_some() {
+                self.session_lost = true;
+                self.session = None; // gone: nothing to DELETE
+            }
             if (300..400).contains(&status) {
                 let to = location
                     .map(|l| one_line(&l))

@@ -153,7 +153,11 @@ fn fetch_stdio(
             "the server ignored both the end of its stdin and SIGTERM, and was killed",
         ));
     }
-    let listing = listing?;
+    // Every failure shows what the server said on stderr.
+    let listing = listing.map_err(|e| match e.stderr_tail() {
+        Some(_) => e,
+        None => e.with_stderr(t.stderr_tail()),
+    })?;
     Ok(Fetched {
         pages: listing.pages,
         page_count: listing.page_count,

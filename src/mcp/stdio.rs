@@ -201,6 +201,11 @@ impl StdioTransport {
         }
     }
 
+    /// The last lines of the server's stderr.
+    pub fn stderr_tail(&self) -> String {
+        self.stderr.tail()
+    }
+
     fn with_tail(&self, e: McpError) -> McpError {
         e.with_stderr(self.stderr.tail())
     }
