@@ -570,7 +570,7 @@ fn junk_on_stdout_is_skipped_and_counted() {
 #[test]
 fn never_answers_tools_list_times_out() {
     let mut o = opts();
-    o.request_timeout = Duration::from_millis(1500);
+    o.request_timeout = Duration::from_secs(1);
     for (t, extra) in [
         (Stdio, &[][..]),
         (Http, &[][..]),
@@ -579,10 +579,10 @@ fn never_answers_tools_list_times_out() {
     ] {
         let fake = Fake::start(t, "never-answers-tools-list", extra);
         let t0 = Instant::now();
-        let (k, msg) = kind(timed(Duration::from_secs(5), &fake.spec, &o));
+        let (k, msg) = kind(timed(Duration::from_secs(4), &fake.spec, &o));
         assert_eq!(k, McpErrorKind::Timeout, "{t:?} {extra:?}: {msg}");
         assert!(msg.contains("tools/list"), "{msg}");
-        assert!(t0.elapsed() >= Duration::from_millis(1400));
+        assert!(t0.elapsed() >= Duration::from_secs(1));
         if t == Stdio {
             assert!(process_gone(fake.pid()), "the server was shut down");
         }
@@ -604,15 +604,22 @@ fn total_timeout() {
 
 #[test]
 fn slow_but_within_the_timeout() {
-    let mut o = opts();
-    o.request_timeout = Duration::from_secs(3);
     for t in ALL {
+        let mut o = opts();
+        o.request_timeout = Duration::from_secs(5);
         let fake = Fake::start(t, "slow", &["--delay", "0.5"]);
-        let f = ok(timed(Duration::from_secs(6), &fake.spec, &o));
+        let f = ok(timed(Duration::from_secs(8), &fake.spec, &o));
         assert_eq!(digest(&f), ok_digest());
-        let fake = Fake::start(t, "slow", &["--delay", "6"]);
-        let (k, _) = kind(timed(Duration::from_secs(6), &fake.spec, &o));
+        o.request_timeout = Duration::from_millis(1500);
+        let fake = Fake::start(t, "slow", &["--delay", "3"]);
+        let t0 = Instant::now();
+        let (k, msg) = kind(timed(Duration::from_secs(4), &fake.spec, &o));
         assert_eq!(k, McpErrorKind::Timeout, "{t:?}");
+        assert!(
+            msg.contains("tools/list") && msg.contains("request timeout of 1.5 s"),
+            "{msg}"
+        );
+        assert!(t0.elapsed() >= Duration::from_millis(1500));
     }
 }
 
