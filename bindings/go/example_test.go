@@ -1,0 +1,46 @@
+package contractpin_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"contractpin.dev/go/contractpin"
+)
+
+// An MCP client refuses a server whose tools drifted from the lock.
+func Example() {
+	dir := filepath.Join("..", "c", "testdata")
+	lock, _ := os.ReadFile(filepath.Join(dir, "demo.lock"))
+	live, _ := os.ReadFile(filepath.Join(dir, "tools-drifted.json"))
+
+	report, err := contractpin.Verify(lock, "demo", live)
+	if err != nil {
+		fmt.Println("refusing server:", err)
+		return
+	}
+	for _, t := range report.Tools {
+		fmt.Println(t.Status, t.Name, t.ChangedFields)
+	}
+	fmt.Println("exit code", report.ExitCode)
+	// Output:
+	// unchanged add []
+	// drifted echo [description]
+	// exit code 1
+}
+
+func ExampleToolDigest() {
+	d, err := contractpin.ToolDigest([]byte(`{"name":"echo","description":"Echo back","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}}`))
+	fmt.Println(d, err)
+	// Output: sha256:6f03644ed9f8359b37fef4fee1a2525b6f6bf05124ec4fbb4af7fd17e01e0c13 <nil>
+}
+
+func ExampleCanonicalize() {
+	_, err := contractpin.Canonicalize([]byte(`{"a":1,"a":2}`))
+	var e *contractpin.Error
+	if errors.As(err, &e) {
+		fmt.Println(e.Kind.Name(), e.Offset, errors.Is(err, contractpin.ErrDuplicateKey))
+	}
+	// Output: duplicate-key 7 true
+}

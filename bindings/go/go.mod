@@ -1,0 +1,3 @@
+module contractpin.dev/go/contractpin
+
+go 1.21
