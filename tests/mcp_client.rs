@@ -1136,3 +1136,119 @@ fn fixture_files_digest_like_the_oracle() {
     }
     assert!(n >= 7);
 }
+
+/// A scripted stdio server: `answers` maps a method to the raw JSON text put
+/// after `"id":N,` in the answer (e.g. `"result":{...}`); `discover` and
+/// `initialize` have defaults.
+fn scripted(answers: &[(&str, &str)]) -> ServerSpec {
+    let script = r#"
+import sys, json
+answers = json.loads(sys.argv[1])
+answers.setdefault("server/discover", '"error":{"code":-32601,"message":"Method not found"}')
+answers.setdefault("initialize", '"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}}}')
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    body = answers.get(m["method"], '"error":{"code":-32601,"message":"Method not found"}')
+    sys.stdout.write('{"jsonrpc":"2.0","id":' + json.dumps(m["id"]) + ',' + body + '}\n')
+    sys.stdout.flush()
+"#;
+    let mut map = String::from("{");
+    for (i, (k, v)) in answers.iter().enumerate() {
+        if i > 0 {
+            map.push(',');
+        }
+        map.push_str(&format!("{:?}:{:?}", k, v));
+    }
+    map.push('}');
+    ServerSpec::Stdio {
+        command: vec!["python3".into(), "-c".into(), script.into(), map],
+        env: BTreeMap::new(),
+        cwd: None,
+    }
+}
+
+#[test]
+fn odd_but_valid_answers() {
+    // No tools capability, no tools/list: an empty list, with a warning.
+    let spec = scripted(&[(
+        "initialize",
+        r#""result":{"protocolVersion":"2025-06-18","capabilities":{}}"#,
+    )]);
+    let f = ok(timed(Duration::from_secs(10), &spec, &opts()));
+    assert_eq!((f.page_count, f.tool_names_seen), (1, 0));
+    assert!(
+        f.warnings[0].contains("no tools capability"),
+        "{:?}",
+        f.warnings
+    );
+    assert_eq!(
+        contractpin::digest_tools_list(&f.pages)
+            .unwrap()
+            .tools
+            .len(),
+        0
+    );
+    // A result with a top-level `name` member cannot turn the pages into a bare tool array.
+    let spec = scripted(&[(
+        "tools/list",
+        r#""result":{"name":"x","tools":[{"name":"a"}],"nextCursor":null}"#,
+    )]);
+    let f = ok(timed(Duration::from_secs(10), &spec, &opts()));
+    assert_eq!(tool_names(&f), ["a"]);
+    assert_eq!(f.warnings.len(), 1, "{:?}", f.warnings);
+    // An answer from the modern generation that does not list 2026-07-28.
+    let spec = scripted(&[
+        (
+            "server/discover",
+            r#""result":{"supportedVersions":["2027-01-01"],"capabilities":{"tools":{}}}"#,
+        ),
+        ("tools/list", r#""result":{"tools":[]}"#),
+    ]);
+    let f = ok(timed(Duration::from_secs(10), &spec, &opts()));
+    assert_eq!(f.handshake, "initialize");
+    assert_eq!(f.warnings.len(), 1, "{:?}", f.warnings);
+}
+
+#[test]
+fn invalid_answers() {
+    let cases: &[(&str, McpErrorKind, &str)] = &[
+        (
+            r#""result":{"tools":[{"name":"a"},{"name":"a"}]}"#,
+            McpErrorKind::DuplicateTool,
+            "twice on page 1",
+        ),
+        (
+            r#""result":{"tools":[],"nextCursor":7}"#,
+            McpErrorKind::Protocol,
+            "not a string",
+        ),
+        (
+            r#""result":{"items":[]}"#,
+            McpErrorKind::Protocol,
+            "no `tools` array",
+        ),
+        (
+            r#""result":{"tools":[{"name":"a","a":1,"a":2}]}"#,
+            McpErrorKind::Protocol,
+            "duplicate-key",
+        ),
+        (
+            r#""result":{"tools":[{"name":"a","x":1e999}]}"#,
+            McpErrorKind::Protocol,
+            "number-out-of-range",
+        ),
+        (
+            r#""error":{"code":"oops"}"#,
+            McpErrorKind::Protocol,
+            "malformed JSON-RPC error",
+        ),
+    ];
+    for (answer, want, text) in cases {
+        let spec = scripted(&[("tools/list", answer)]);
+        let e = timed(Duration::from_secs(10), &spec, &opts()).unwrap_err();
+        assert_eq!(e.kind(), want, "{answer}: {e}");
+        assert!(e.message().contains(text), "{answer}: {e}");
+    }
+}
