@@ -75,9 +75,10 @@ pub(crate) fn list_tools(
                 count = 1;
                 break;
             }
+            Err(e) if count == 0 => return Err(e),
             Err(e) => {
                 let page = count + 1;
-                return Err(e.context(&std::format!("tools/list (page {page})")));
+                return Err(e.context(&std::format!("tools/list page {page}")));
             }
         };
         let mut nodes = Vec::new();
