@@ -1,0 +1,312 @@
+"""contractpin: pin MCP tool contracts as SHA-256 digests over RFC 8785
+canonical JSON, and verify a live tools/list against a ``contractpin.lock``.
+
+A ctypes binding of libcontractpin (nothing is compiled at install time).
+The library is found through ``CONTRACTPIN_LIB`` (path of the shared
+library), ``CONTRACTPIN_LIB_DIR``, or the ``target/release`` / ``target/debug``
+directory of the contractpin checkout this package (or the working directory)
+lives in.
+
+>>> tool_digest(b'{"name":"echo"}')[:7]
+'sha256:'
+"""
+
+import ctypes
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional
+
+from . import _lib
+from ._lib import library_path
+from .errors import (
+    ERRORS_BY_CODE,
+    ArgumentError,
+    ContractpinError,
+    InternalError,
+    JSONError,
+    LimitError,
+    LockError,
+    ToolsListError,
+)
+from .errors import *  # noqa: F401,F403  (every per-kind exception class)
+
+__all__ = [
+    "Limits",
+    "Report",
+    "ToolVerdict",
+    "canonicalize",
+    "digest_tools_list",
+    "library_path",
+    "tool_contract",
+    "tool_digest",
+    "verify",
+    "version",
+    "ContractpinError",
+    "JSONError",
+    "ToolsListError",
+    "LimitError",
+    "LockError",
+    "ArgumentError",
+    "InternalError",
+]
+
+_lib_ = _lib.lib
+_OK = 0
+_OUTPUT_TOO_SMALL = 15
+_FIELD_COUNT = 5
+_ALLOW_NEW = 1
+_TOOL_STATUS = ("unchanged", "drifted", "added", "removed")
+
+
+def version() -> str:
+    """The version of the loaded library, such as ``"0.1.0"``."""
+    return _lib_.contractpin_version().decode()
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Limits on untrusted input; the defaults are the library's."""
+
+    max_depth: int = 256
+    max_input: int = 64 << 20
+    max_tools: int = 100_000
+
+    def _c(self) -> "ctypes._Pointer[_lib.Limits]":
+        return ctypes.pointer(_lib.Limits(self.max_depth, self.max_input, self.max_tools))
+
+
+def _has_offset(status: int) -> bool:
+    return 1 <= status <= 13 or 32 <= status <= 37 or status == 64
+
+
+def _error(status: int, offset: int) -> ContractpinError:
+    name = _lib_.contractpin_status_name(status).decode()
+    message = _lib_.contractpin_status_message(status).decode()
+    off: Optional[int] = offset if _has_offset(status) else None
+    cls = ERRORS_BY_CODE.get(status, ContractpinError)
+    where = f" at byte {off}" if off is not None else ""
+    return cls(f"{name}{where}: {message}", off)
+
+
+def _check(status: int, offset: "ctypes.c_size_t") -> None:
+    if status != _OK:
+        raise _error(status, offset.value)
+
+
+def _limits(limits: Optional[Limits]) -> Any:
+    return limits._c() if limits is not None else None
+
+
+def _to_bytes(data: bytes, what: str) -> bytes:
+    if isinstance(data, (bytearray, memoryview)):
+        return bytes(data)
+    if not isinstance(data, bytes):
+        raise TypeError(f"{what} must be bytes, not {type(data).__name__}")
+    return data
+
+
+def _into_buffer(guess: int, call: Callable[[Any, int, Any, Any], int]) -> bytes:
+    cap = guess
+    while True:
+        buf = (ctypes.c_uint8 * max(cap, 1))()
+        out_len = ctypes.c_size_t(0)
+        offset = ctypes.c_size_t(0)
+        status = call(buf, cap, ctypes.byref(out_len), ctypes.byref(offset))
+        if status == _OUTPUT_TOO_SMALL and out_len.value > cap:
+            cap = out_len.value
+            continue
+        _check(status, offset)
+        return bytes(buf[: out_len.value])
+
+
+def canonicalize(data: bytes, *, limits: Optional[Limits] = None) -> bytes:
+    """RFC 8785 canonical bytes (``contractpin-canonical-json/1``) of any JSON document."""
+    data = _to_bytes(data, "data")
+    lp = _limits(limits)
+    return _into_buffer(
+        len(data) + 64,
+        lambda buf, cap, n, off: _lib_.contractpin_canonicalize_with_limits(
+            data, len(data), lp, buf, cap, n, off
+        ),
+    )
+
+
+def tool_contract(tool: bytes) -> bytes:
+    """Canonical bytes of one tool's contract: exactly what the tool digest hashes."""
+    tool = _to_bytes(tool, "tool")
+    return _into_buffer(
+        len(tool) + 64,
+        lambda buf, cap, n, off: _lib_.contractpin_tool_contract(tool, len(tool), buf, cap, n, off),
+    )
+
+
+def tool_digest(tool: bytes) -> str:
+    """The tool digest of one tool object: ``"sha256:"`` + 64 lowercase hex digits."""
+    tool = _to_bytes(tool, "tool")
+    text = ctypes.create_string_buffer(72)
+    offset = ctypes.c_size_t(0)
+    _check(_lib_.contractpin_tool_digest(tool, len(tool), text, ctypes.byref(offset)), offset)
+    return text.value.decode()
+
+
+def _digest_text(raw: "ctypes.Array[ctypes.c_uint8]") -> str:
+    text = ctypes.create_string_buffer(72)
+    _lib_.contractpin_digest_to_text(raw, text)
+    return text.value.decode()
+
+
+def _name(ptr: Any, length: int) -> str:
+    return ctypes.string_at(ptr, length).decode("utf-8") if length else ""
+
+
+def digest_tools_list(data: bytes, *, limits: Optional[Limits] = None) -> Dict[str, Any]:
+    """Digests a tools/list in any accepted shape.
+
+    Returns a dict shaped like a lock file's server entry::
+
+        {"digest": "sha256:...", "tool_count": 2,
+         "tools": {"echo": {"digest": "sha256:...", "fields": {"description": "sha256:...", ...}}}}
+
+    ``tools`` keeps the canonical order (UTF-16 code units of the names).
+    """
+    data = _to_bytes(data, "data")
+    server = ctypes.c_void_p()
+    offset = ctypes.c_size_t(0)
+    status = _lib_.contractpin_digest_tools_list_with_limits(
+        data, len(data), _limits(limits), ctypes.byref(server), ctypes.byref(offset)
+    )
+    _check(status, offset)
+    try:
+        raw = (ctypes.c_uint8 * 32)()
+        _lib_.contractpin_server_digest(server, raw)
+        result: Dict[str, Any] = {"digest": _digest_text(raw)}
+        count = _lib_.contractpin_server_tool_count(server)
+        tools: Dict[str, Any] = {}
+        for i in range(count):
+            name_ptr = ctypes.POINTER(ctypes.c_uint8)()
+            name_len = ctypes.c_size_t(0)
+            _lib_.contractpin_server_tool_name(server, i, ctypes.byref(name_ptr), ctypes.byref(name_len))
+            _lib_.contractpin_server_tool_digest(server, i, raw)
+            entry: Dict[str, Any] = {"digest": _digest_text(raw), "fields": {}}
+            for f in range(_FIELD_COUNT):
+                if _lib_.contractpin_server_tool_field_digest(server, i, f, raw) == _OK:
+                    entry["fields"][_lib_.contractpin_field_name(f).decode()] = _digest_text(raw)
+            tools[_name(name_ptr, name_len.value)] = entry
+        result["tool_count"] = count
+        result["tools"] = tools
+        return result
+    finally:
+        _lib_.contractpin_server_free(server)
+
+
+@dataclass(frozen=True)
+class ToolVerdict:
+    """How one pinned or live tool compares with its pin (spec section 6)."""
+
+    name: str
+    #: ``"unchanged"``, ``"drifted"``, ``"added"`` or ``"removed"``.
+    status: str
+    #: For a drifted tool: the contract fields whose digests differ.
+    changed_fields: List[str] = field(default_factory=list)
+    pinned: Optional[str] = None
+    live: Optional[str] = None
+    renamed_from: Optional[str] = None
+    renamed_to: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Report:
+    """The verdict of :func:`verify` for one server."""
+
+    #: 0 when the server matches the lock, 1 on any drift.
+    exit_code: int
+    pinned_digest: Optional[str]
+    live_digest: Optional[str]
+    tools: List[ToolVerdict]
+    #: The stable JSON report (schema ``contractpin_report`` version 1).
+    json: bytes
+
+    @property
+    def passed(self) -> bool:
+        """Whether the server matches the lock."""
+        return self.exit_code == 0
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The JSON report, parsed."""
+        return json.loads(self.json)
+
+
+def verify(
+    lock: bytes,
+    server: str,
+    tools_list: bytes,
+    allow_new: bool = False,
+    *,
+    limits: Optional[Limits] = None,
+) -> Report:
+    """Verifies a live tools/list against one server of a lock file.
+
+    Raises :class:`LockError` (spec exit code 2) when the lock cannot be used
+    or does not name ``server``, and :class:`JSONError` / :class:`ToolsListError`
+    / :class:`LimitError` (exit code 1) when the live tools/list is invalid. A
+    client enforcing pins refuses the server on any exception and whenever
+    ``report.exit_code != 0``.
+    """
+    lock = _to_bytes(lock, "lock")
+    tools_list = _to_bytes(tools_list, "tools_list")
+    name = server.encode("utf-8")
+    report = ctypes.c_void_p()
+    offset = ctypes.c_size_t(0)
+    status = _lib_.contractpin_verify_with_limits(
+        lock, len(lock), name, len(name), tools_list, len(tools_list),
+        _ALLOW_NEW if allow_new else 0, _limits(limits), ctypes.byref(report), ctypes.byref(offset),
+    )
+    _check(status, offset)
+    try:
+        raw = (ctypes.c_uint8 * 32)()
+        pinned = _digest_text(raw) if _lib_.contractpin_report_pinned_digest(report, raw) == _OK else None
+        live = _digest_text(raw) if _lib_.contractpin_report_live_digest(report, raw) == _OK else None
+        tools: List[ToolVerdict] = []
+        for i in range(_lib_.contractpin_report_tool_count(report)):
+            name_ptr = ctypes.POINTER(ctypes.c_uint8)()
+            name_len = ctypes.c_size_t(0)
+            st = ctypes.c_uint32(0)
+            changed = ctypes.c_uint32(0)
+            _lib_.contractpin_report_tool(
+                report, i, ctypes.byref(name_ptr), ctypes.byref(name_len), ctypes.byref(st), ctypes.byref(changed)
+            )
+            fields = [
+                _lib_.contractpin_field_name(f).decode() for f in range(_FIELD_COUNT) if changed.value & (1 << f)
+            ]
+            tp = _digest_text(raw) if _lib_.contractpin_report_tool_pinned_digest(report, i, raw) == _OK else None
+            tl = _digest_text(raw) if _lib_.contractpin_report_tool_live_digest(report, i, raw) == _OK else None
+            other_ptr = ctypes.POINTER(ctypes.c_uint8)()
+            other_len = ctypes.c_size_t(0)
+            other: Optional[str] = None
+            if _lib_.contractpin_report_tool_rename(report, i, None, ctypes.byref(other_ptr), ctypes.byref(other_len)) == _OK:
+                other = _name(other_ptr, other_len.value)
+            status_name = _TOOL_STATUS[st.value]
+            tools.append(
+                ToolVerdict(
+                    name=_name(name_ptr, name_len.value),
+                    status=status_name,
+                    changed_fields=fields,
+                    pinned=tp,
+                    live=tl,
+                    renamed_from=other if status_name == "added" else None,
+                    renamed_to=other if status_name == "removed" else None,
+                )
+            )
+        need = ctypes.c_size_t(0)
+        _lib_.contractpin_report_json(report, None, 0, ctypes.byref(need))
+        buf = (ctypes.c_uint8 * max(need.value, 1))()
+        _lib_.contractpin_report_json(report, buf, need.value, ctypes.byref(need))
+        return Report(
+            exit_code=_lib_.contractpin_report_exit_code(report),
+            pinned_digest=pinned,
+            live_digest=live,
+            tools=tools,
+            json=bytes(buf[: need.value]),
+        )
+    finally:
+        _lib_.contractpin_report_free(report)
