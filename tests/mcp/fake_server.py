@@ -605,6 +605,8 @@ class State:
         self.legacy = {}               # legacy SSE: session id -> queue of SSE blocks
         self.event_id = 0
         self.stop = threading.Event()
+        # Set when a scenario is about to exit: no further request is served.
+        self.dying = threading.Event()
 
     def next_id(self):
         with self.lock:
@@ -656,6 +658,7 @@ class Handler(BaseHTTPRequestHandler):
         self.st.stop.wait()
 
     def exit_after(self, code):
+        self.st.dying.set()
         log(f"exiting with status {code} (scenario {self.st.args.scenario})")
         self.st.rec(kind="exit", code=code)
         try:
@@ -668,6 +671,8 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- routes
     def do_GET(self):
+        if self.st.dying.is_set():
+            self.st.stop.wait()  # the process is exiting: never answer
         self.record()
         a = self.st.args
         path = urlsplit(self.path).path
@@ -678,6 +683,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send_text(404, b"Not Found")
 
     def do_DELETE(self):
+        if self.st.dying.is_set():
+            self.st.stop.wait()  # the process is exiting: never answer
         self.record()
         a = self.st.args
         if a.transport != "http" or urlsplit(self.path).path != a.path:
@@ -695,6 +702,8 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
     def do_POST(self):
+        if self.st.dying.is_set():
+            self.st.stop.wait()  # the process is exiting: never answer
         body = self.body()
         self.record(body)
         a = self.st.args
