@@ -146,6 +146,22 @@ pub fn secrets_of(source: &CliSource) -> Vec<String> {
             }
         }
     }
+    // User information in a URL (`https://user:password@host/`).
+    if let CliSource::Http { url, .. } = source {
+        if let Some(rest) = url.split_once("://").map(|(_, r)| r) {
+            let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+            if let Some((userinfo, _)) = authority.rsplit_once('@') {
+                if !userinfo.is_empty() {
+                    out.push(userinfo.to_string());
+                }
+                if let Some((_, password)) = userinfo.split_once(':') {
+                    if password.len() >= 4 {
+                        out.push(password.to_string());
+                    }
+                }
+            }
+        }
+    }
     out.sort_by_key(|s| std::cmp::Reverse(s.len()));
     out.dedup();
     out

@@ -1,0 +1,218 @@
+//! Secrets never reach the lock, stdout or stderr: a fake token passed as
+//! an HTTP header (`${TOKEN}` expansion), as a stdio `--env` reference, as
+//! a literal `--env` value, in an MCP client configuration and in a URL's
+//! user information, through successful and failing runs of init and verify.
+
+mod cli_support;
+use cli_support::*;
+
+const TOKEN: &str = "tok-7c1f9e2a44b05d38-FAKE-SECRET";
+
+fn assert_clean(what: &str, texts: &[String]) {
+    for t in texts {
+        assert!(!t.contains(TOKEN), "{what}: the token leaked:\n{t}");
+        // Not even a recognisable part of it.
+        assert!(!t.contains("7c1f9e2a44b05d38"), "{what}: part of the token leaked:\n{t}");
+    }
+}
+
+fn all(o: &Out) -> Vec<String> {
+    vec![o.out(), o.err()]
+}
+
+#[test]
+fn header_token_never_persisted_or_printed() {
+    let dir = TempDir::new("hdr");
+    let lock = dir.path("l.lock");
+    let record = dir.path("record.jsonl");
+    let srv = FakeHttp::start("http", "ok", &["--record", &s(&record)]);
+    let header = "Authorization: Bearer ${TOKEN}";
+    let o = cp(&["init", "--lock", &s(&lock), "--name", "api", "--http", &srv.url, "--header", header])
+        .env("TOKEN", TOKEN)
+        .run();
+    o.code(0);
+    // The header was really sent, with the expanded value.
+    assert!(read(&record).contains(&format!("Bearer {TOKEN}")), "the server never saw the header");
+    let lock_text = read(&lock);
+    assert!(!lock_text.contains("Authorization") && !lock_text.contains("Bearer"));
+    let mut texts = all(&o);
+    texts.push(lock_text);
+    for format in ["text", "json"] {
+        let o = cp(&["verify", "--lock", &s(&lock), "--header", header, "--format", format])
+            .env("TOKEN", TOKEN)
+            .run();
+        o.code(0);
+        texts.extend(all(&o));
+    }
+    // Failing runs: a drifted server, an unreachable one, an expired session.
+    drop(srv);
+    for (scenario, port9) in [("drift-description", false), ("expired-session", false), ("ok", true)] {
+        let srv = FakeHttp::start("http", scenario, &[]);
+        let url = if port9 { "http://127.0.0.1:9/mcp".to_string() } else { srv.url.clone() };
+        set_string(&lock, "api", "url", &url);
+        let o = cp(&["verify", "--lock", &s(&lock), "--header", header, "--timeout", "3"])
+            .env("TOKEN", TOKEN)
+            .env("GITHUB_ACTIONS", "true")
+            .run();
+        o.code(1);
+        texts.extend(all(&o));
+        let o = cp(&["init", "--lock", &s(&dir.path("x.lock")), "--name", "x", "--http", &url, "--header", header, "--timeout", "3"])
+            .env("TOKEN", TOKEN)
+            .run();
+        texts.extend(all(&o));
+    }
+    // An unset variable is named, never guessed at.
+    let o = cp(&["verify", "--lock", &s(&lock), "--header", header]).env_remove("TOKEN").run();
+    o.code(2);
+    assert!(o.err().contains("TOKEN"));
+    texts.extend(all(&o));
+    // A literal token on the command line is not echoed in errors either.
+    let o = cp(&["init", "--lock", &s(&lock), "--name", "y", "--http", "http://127.0.0.1:9/mcp", "--header", &format!("Authorization: Bearer {TOKEN}"), "--timeout", "3"]).run();
+    o.code(1);
+    texts.extend(all(&o));
+    let o = cp(&["init", "--lock", &s(&lock), "--name", "y", "--http", "http://127.0.0.1:9/mcp", "--header", &format!("Bad Header {TOKEN}")]).run();
+    o.code(2);
+    texts.extend(all(&o));
+    assert_clean("header", &texts);
+}
+
+/// A stdio "server" that checks it received the token (by hash, so the
+/// command line in the lock holds no secret) and then runs the fake server.
+fn checking_server(var: &str) -> Vec<String> {
+    let script = format!(
+        "import hashlib,os,sys\n\
+         v=os.environ.get('{var}','')\n\
+         if hashlib.sha256(v.encode()).hexdigest()!=sys.argv[1]: sys.exit('{var} was not passed')\n\
+         os.execvp('python3',['python3',sys.argv[2],'--scenario','ok'])\n"
+    );
+    vec![
+        "python3".into(),
+        "-c".into(),
+        script,
+        sha256_hex(TOKEN),
+        s(&fake_server()),
+    ]
+}
+
+fn sha256_hex(text: &str) -> String {
+    let out = std::process::Command::new("python3")
+        .args(["-c", "import hashlib,sys; print(hashlib.sha256(sys.argv[1].encode()).hexdigest())", text])
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// A stdio "server" that prints its token to stderr and dies.
+fn leaking_server(var: &str) -> Vec<String> {
+    vec![
+        "python3".into(),
+        "-c".into(),
+        format!("import os,sys; sys.stderr.write('my token is '+os.environ.get('{var}','')+'\\n'); sys.exit(3)"),
+    ]
+}
+
+#[test]
+fn env_reference_and_literal_never_persisted_or_printed() {
+    let dir = TempDir::new("env");
+    let lock = dir.path("l.lock");
+    let mut texts = Vec::new();
+    for (name, env_arg) in [("ref", "API_TOKEN=${TOKEN}"), ("literal", &*format!("API_TOKEN={TOKEN}"))] {
+        let mut args = vec!["init".to_string(), "--lock".into(), s(&lock), "--name".into(), name.into(), "--env".into(), env_arg.into(), "--".into()];
+        args.extend(checking_server("API_TOKEN"));
+        let o = cp(&args).env("TOKEN", TOKEN).run();
+        o.code(0);
+        texts.extend(all(&o));
+    }
+    let lock_text = read(&lock);
+    py_check_json(
+        &lock_text,
+        "s=d['servers']\nassert s['ref']['env']=={'API_TOKEN':'${TOKEN}'}\nassert s['literal']['env']=={'API_TOKEN':'${API_TOKEN}'}",
+    );
+    texts.push(lock_text);
+    // verify expands the references from its own environment.
+    let o = cp(&["verify", "--lock", &s(&lock)]).env("TOKEN", TOKEN).env("API_TOKEN", TOKEN).run();
+    o.code(0);
+    texts.extend(all(&o));
+    // Failing runs where the server prints the token to its stderr: the
+    // stderr tail is shown, with the token redacted.
+    for (name, env_arg) in [("ref", "API_TOKEN=${TOKEN}"), ("literal", &*format!("API_TOKEN={TOKEN}"))] {
+        let mut args = vec!["init".to_string(), "--lock".into(), s(&dir.path("fail.lock")), "--name".into(), name.into(), "--env".into(), env_arg.into(), "--".into()];
+        args.extend(leaking_server("API_TOKEN"));
+        let o = cp(&args).env("TOKEN", TOKEN).run();
+        o.code(1);
+        assert!(o.err().contains("my token is ***"), "{name}: {}", o.err());
+        texts.extend(all(&o));
+    }
+    set_command(&lock, "ref", &leaking_server("API_TOKEN"));
+    for format in ["text", "json"] {
+        let o = cp(&["verify", "--lock", &s(&lock), "--server", "ref", "--format", format])
+            .env("TOKEN", TOKEN)
+            .env("GITHUB_ACTIONS", "true")
+            .run();
+        o.code(1);
+        assert!(o.out().contains("my token is ***"), "{}", o.out());
+        texts.extend(all(&o));
+    }
+    assert_clean("env", &texts);
+}
+
+#[test]
+fn literal_env_in_a_client_config_never_persisted_or_printed() {
+    let dir = TempDir::new("cfgenv");
+    let lock = dir.path("l.lock");
+    let mut texts = Vec::new();
+    let good = checking_server("API_TOKEN");
+    let cfg = dir.write(
+        "claude_desktop_config.json",
+        format!(
+            "{{\"mcpServers\": {{\"svc\": {{\"command\": {}, \"args\": [{}], \"env\": {{\"API_TOKEN\": {}}}}}}}}}",
+            json_str(&good[0]),
+            good[1..].iter().map(|a| json_str(a)).collect::<Vec<_>>().join(", "),
+            json_str(TOKEN)
+        ),
+    );
+    let o = cp(&["init", "--lock", &s(&lock), "--from", &s(&cfg)]).run();
+    o.code(0);
+    texts.extend(all(&o));
+    let lock_text = read(&lock);
+    py_check_json(&lock_text, "assert d['servers']['svc']['env']=={'API_TOKEN':'${API_TOKEN}'}");
+    texts.push(lock_text);
+    let o = cp(&["verify", "--lock", &s(&lock)]).env("API_TOKEN", TOKEN).run();
+    o.code(0);
+    texts.extend(all(&o));
+    // The same config with a server that leaks its environment.
+    let bad = leaking_server("API_TOKEN");
+    let cfg = dir.write(
+        "bad.json",
+        format!(
+            "{{\"mcpServers\": {{\"svc\": {{\"command\": {}, \"args\": [{}], \"env\": {{\"API_TOKEN\": {}}}}}}}}}",
+            json_str(&bad[0]),
+            bad[1..].iter().map(|a| json_str(a)).collect::<Vec<_>>().join(", "),
+            json_str(TOKEN)
+        ),
+    );
+    let o = cp(&["init", "--lock", &s(&dir.path("bad.lock")), "--from", &s(&cfg)]).run();
+    o.code(1);
+    assert!(o.err().contains("my token is ***"), "{}", o.err());
+    texts.extend(all(&o));
+    assert_clean("config env", &texts);
+}
+
+#[test]
+fn url_user_information_never_persisted_or_printed() {
+    let dir = TempDir::new("userinfo");
+    let lock = dir.path("l.lock");
+    let srv = FakeHttp::start("http", "ok", &[]);
+    let url = srv.url.replacen("http://", &format!("http://user:{TOKEN}@"), 1);
+    let o = cp(&["init", "--lock", &s(&lock), "--name", "u", "--http", &url]).run();
+    o.code(0);
+    let mut texts = all(&o);
+    let lock_text = read(&lock);
+    py_check_json(&lock_text, &format!("assert d['servers']['u']['url']=={:?}", srv.url));
+    texts.push(lock_text);
+    let bad = format!("http://user:{TOKEN}@127.0.0.1:9/mcp");
+    let o = cp(&["init", "--lock", &s(&lock), "--name", "v", "--http", &bad, "--timeout", "3"]).run();
+    o.code(1);
+    texts.extend(all(&o));
+    assert_clean("url", &texts);
+}
