@@ -16,6 +16,7 @@ const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 /// Non-zero iff some byte of `w` is `"`, `\`, below 0x20, or 0x80 and above.
 /// Only the lowest flagged byte is exact (borrows can flag bytes above it).
+#[cfg_attr(all(target_arch = "x86_64", not(miri), not(test)), allow(dead_code))]
 #[inline(always)]
 fn special_bytes(w: u64) -> u64 {
     let quote = w ^ (ONES * b'"' as u64);
@@ -30,23 +31,68 @@ fn is_hex(c: u8) -> bool {
     c.is_ascii_hexdigit()
 }
 
+/// Index of the first byte at or after `pos` that is `"`, `\\`, below 0x20 or
+/// 0x80 and above (or a position within 16 bytes of the end, from where the
+/// caller continues byte by byte). SSE2, part of the `x86_64` baseline.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[inline(always)]
+fn skip_plain(input: &[u8], mut pos: usize) -> usize {
+    use core::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    while pos + 16 <= input.len() {
+        let chunk = &input[pos..pos + 16];
+        // `unsafe` is needed on toolchains where the SSE2 intrinsics are unsafe fns.
+        #[allow(unused_unsafe)]
+        // SAFETY: SSE2 is always available on x86_64; `chunk` holds exactly 16
+        // readable bytes, and `_mm_loadu_si128` has no alignment requirement.
+        let mask = unsafe {
+            let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+            let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+            let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+            // Signed compare: bytes 0x00..0x1f and 0x80..0xff are both "below 0x20".
+            let low_or_high = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), low_or_high))
+        };
+        if mask != 0 {
+            return pos + mask.trailing_zeros() as usize;
+        }
+        pos += 16;
+    }
+    pos
+}
+
+/// Portable [`skip_plain`]: eight bytes at a time (SWAR). Used where SSE2 is
+/// not available, and compiled everywhere so the tests compare the two.
+#[cfg_attr(all(target_arch = "x86_64", not(miri), not(test)), allow(dead_code))]
+#[inline(always)]
+fn skip_plain_swar(input: &[u8], mut pos: usize) -> usize {
+    while pos + 8 <= input.len() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&input[pos..pos + 8]);
+        let mask = special_bytes(u64::from_le_bytes(word));
+        if mask != 0 {
+            return pos + (mask.trailing_zeros() / 8) as usize;
+        }
+        pos += 8;
+    }
+    pos
+}
+
+#[cfg(not(all(target_arch = "x86_64", not(miri))))]
+#[inline(always)]
+fn skip_plain(input: &[u8], pos: usize) -> usize {
+    skip_plain_swar(input, pos)
+}
+
 /// Scans from `pos` (just after the opening quote) to the closing quote.
 pub(crate) fn scan_string(input: &[u8], mut pos: usize) -> Result<Scanned, Error> {
     let len = input.len();
     let mut escaped = false;
     loop {
-        // Fast path: eight plain ASCII bytes at a time.
-        while pos + 8 <= len {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(&input[pos..pos + 8]);
-            let mask = special_bytes(u64::from_le_bytes(word));
-            if mask == 0 {
-                pos += 8;
-            } else {
-                pos += (mask.trailing_zeros() / 8) as usize;
-                break;
-            }
-        }
+        // Fast path: skip plain ASCII in blocks.
+        pos = skip_plain(input, pos);
         let Some(&b) = input.get(pos) else {
             return Err(Error::new(ErrorKind::UnexpectedEnd, len));
         };
@@ -58,7 +104,16 @@ pub(crate) fn scan_string(input: &[u8], mut pos: usize) -> Result<Scanned, Error
             }
             0x00..=0x1f => return Err(Error::new(ErrorKind::ControlCharacter, pos)),
             0x20..=0x7f => pos += 1,
-            _ => pos = scan_utf8(input, pos)?,
+            _ => {
+                // A run of non-ASCII text: validate sequence after sequence.
+                pos = scan_utf8(input, pos)?;
+                while let Some(&c) = input.get(pos) {
+                    if c < 0x80 {
+                        break;
+                    }
+                    pos = scan_utf8(input, pos)?;
+                }
+            }
         }
     }
 }
@@ -160,6 +215,38 @@ mod tests {
         assert_eq!(kind(br#"a\nb""#), Ok((4, true)));
         assert_eq!(kind("é€😀\"".as_bytes()), Ok((9, false)));
         assert_eq!(kind(br#"\ud83d\ude00""#), Ok((12, true)));
+    }
+
+    /// Index of the first special byte (or `len`), byte by byte.
+    fn first_special(input: &[u8], pos: usize) -> usize {
+        input[pos..]
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b))
+            .map_or(input.len(), |i| pos + i)
+    }
+
+    #[test]
+    fn block_skips_stop_at_the_first_special_byte() {
+        let specials = [b'"', b'\\', 0x00, 0x1f, 0x80, 0xc3, 0xff];
+        for len in 0..48 {
+            for at in 0..=len {
+                for &sp in &specials {
+                    let mut input = std::vec![b'a'; len];
+                    if at < len {
+                        input[at] = sp;
+                    }
+                    for start in 0..=len.min(3) {
+                        let want = first_special(&input, start);
+                        for got in [skip_plain(&input, start), skip_plain_swar(&input, start)] {
+                            // A block skip may stop early near the end, never past the byte.
+                            assert!(got <= want, "len {len} at {at} start {start}");
+                            assert!(got == want || len - got < 16, "len {len} at {at}");
+                            assert_eq!(first_special(&input, got), want);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
