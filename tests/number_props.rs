@@ -231,7 +231,7 @@ fn exact_ties_go_to_even() {
 }
 
 #[test]
-#[ignore = "long: tens of millions of values; run with --release -- --ignored"]
+#[ignore = "long: 180M values, about 4 min in release; run with --release -- --ignored"]
 fn random_long() {
     random_bits(100_000_000, 0x5eed_0003);
     random_short_decimals(30_000_000, 0x5eed_0004);

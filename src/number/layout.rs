@@ -163,27 +163,43 @@ mod tests {
         }
     }
 
+    fn eight_digits_reference(mut x: u32) -> [u8; 8] {
+        let mut expected = [b'0'; 8];
+        for slot in expected.iter_mut().rev() {
+            *slot = b'0' + (x % 10) as u8;
+            x /= 10;
+        }
+        expected
+    }
+
     #[test]
-    fn eight_digits_of_many_values() {
-        let mut v = 0u32;
-        while v < 100_000_000 {
-            let got = eight_digits(v);
-            let mut expected = [b'0'; 8];
-            let mut x = v;
-            for slot in expected.iter_mut().rev() {
-                *slot = b'0' + (x % 10) as u8;
-                x /= 10;
+    fn eight_digits_every_lane_value() {
+        // The reciprocal identities, exhaustively on their ranges.
+        for n in 0..10_000u64 {
+            assert_eq!((n * 5243) >> 19, n / 100, "{n}");
+        }
+        for n in 0..100u64 {
+            assert_eq!((n * 103) >> 10, n / 10, "{n}");
+        }
+        // Every value of each 4-digit half, with varied other halves.
+        for half in 0..10_000u32 {
+            let other = (half * 7919 + 13) % 10_000;
+            for v in [half * 10_000 + other, other * 10_000 + half] {
+                assert_eq!(eight_digits(v), eight_digits_reference(v), "{v}");
             }
-            assert_eq!(got, expected, "{v}");
-            v += if v < 100_000 { 1 } else { 9_973 };
         }
         assert_eq!(&eight_digits(99_999_999), b"99999999");
+        assert_eq!(&eight_digits(0), b"00000000");
         let all = seventeen_digits(12_345_678_901_234_567);
         assert_eq!(
             &all[..],
             b"123456789012345670000000000000000000000000000000"
         );
         assert_eq!(&seventeen_digits(5)[..20], b"00000000000000005000");
+        assert_eq!(
+            &seventeen_digits(99_999_999_999_999_999)[..17],
+            b"99999999999999999"
+        );
     }
 
     fn render(negative: bool, d: u64, e: i32) -> ([u8; MAX_LEN], usize) {
