@@ -59,10 +59,10 @@
  * reused for a different meaning:
  *
  * - `0` is success;
- * - `1..=15` and `32..=37` are the core's error kinds (same numbers and
+ * - `1-15` and `32-37` are the core's error kinds (same numbers and
  *   names as `contractpin::ErrorKind`): the input was rejected, and the
  *   byte offset is reported through `error_offset`;
- * - `64..=99` are lock-file errors of `contractpin_verify` (the offset, when
+ * - `64-99` are lock-file errors of `contractpin_verify` (the offset, when
  *   reported, is into the lock bytes);
  * - `100..` are errors in how the ABI was called.
  *
@@ -399,7 +399,7 @@ contractpin_status contractpin_canonicalize(const uint8_t *input,
  *   `CONTRACTPIN_STATUS_OUTPUT_TOO_SMALL` the size needed (call again with a
  *   buffer that large). Not written on any other status.
  * - `error_offset` (optional, may be NULL): on an input error (statuses
- *   1..=13), the byte offset in `input` where it was found.
+ *   1-13), the byte offset in `input` where it was found.
  *
  * `out` is written only on success. The library keeps no pointer after the
  * call returns. Thread-safe: no shared state.
@@ -544,7 +544,7 @@ contractpin_status contractpin_digest_tools_list(const uint8_t *input,
  *   owned by the caller, to be released with `contractpin_server_free`.
  *   Not written on failure.
  * - `error_offset` (optional): the byte offset of an input error
- *   (statuses 1..=13 and 32..=37).
+ *   (statuses 1-13 and 32-37).
  *
  * Thread-safe: no shared state.
  *
@@ -774,13 +774,13 @@ contractpin_status contractpin_verify(const uint8_t *lock,
  * verdict.
  *
  * - `lock`, `lock_len`: the bytes of a `contractpin.lock` (read strictly:
- *   statuses 64..=68 when it cannot be trusted; `error_offset` is then a
+ *   statuses 64-68 when it cannot be trusted; `error_offset` is then a
  *   byte offset into the lock, reported for `CONTRACTPIN_STATUS_LOCK_SYNTAX`).
  * - `server_name`, `server_name_len`: the server's key in the lock's
  *   `servers` (UTF-8, not NUL-terminated; `CONTRACTPIN_STATUS_INVALID_ARGUMENT`
  *   if not UTF-8, `CONTRACTPIN_STATUS_LOCK_UNKNOWN_SERVER` if absent).
  * - `tools_list`, `tools_list_len`: the live tools/list in any shape
- *   `contractpin_digest_tools_list` accepts (statuses 1..=13 and 32..=37
+ *   `contractpin_digest_tools_list` accepts (statuses 1-13 and 32-37
  *   with `error_offset` into these bytes when it is rejected).
  * - `flags`: 0 or `CONTRACTPIN_VERIFY_ALLOW_NEW`; other bits are
  *   `CONTRACTPIN_STATUS_INVALID_ARGUMENT`.

@@ -52,7 +52,7 @@ pub unsafe extern "C" fn contractpin_canonicalize(
 ///   `CONTRACTPIN_STATUS_OUTPUT_TOO_SMALL` the size needed (call again with a
 ///   buffer that large). Not written on any other status.
 /// - `error_offset` (optional, may be NULL): on an input error (statuses
-///   1..=13), the byte offset in `input` where it was found.
+///   1-13), the byte offset in `input` where it was found.
 ///
 /// `out` is written only on success. The library keeps no pointer after the
 /// call returns. Thread-safe: no shared state.

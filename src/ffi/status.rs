@@ -8,10 +8,10 @@ use crate::error::ErrorKind;
 /// reused for a different meaning:
 ///
 /// - `0` is success;
-/// - `1..=15` and `32..=37` are the core's error kinds (same numbers and
+/// - `1-15` and `32-37` are the core's error kinds (same numbers and
 ///   names as `contractpin::ErrorKind`): the input was rejected, and the
 ///   byte offset is reported through `error_offset`;
-/// - `64..=99` are lock-file errors of `contractpin_verify` (the offset, when
+/// - `64-99` are lock-file errors of `contractpin_verify` (the offset, when
 ///   reported, is into the lock bytes);
 /// - `100..` are errors in how the ABI was called.
 ///

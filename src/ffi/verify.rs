@@ -198,13 +198,13 @@ pub unsafe extern "C" fn contractpin_verify(
 /// verdict.
 ///
 /// - `lock`, `lock_len`: the bytes of a `contractpin.lock` (read strictly:
-///   statuses 64..=68 when it cannot be trusted; `error_offset` is then a
+///   statuses 64-68 when it cannot be trusted; `error_offset` is then a
 ///   byte offset into the lock, reported for `CONTRACTPIN_STATUS_LOCK_SYNTAX`).
 /// - `server_name`, `server_name_len`: the server's key in the lock's
 ///   `servers` (UTF-8, not NUL-terminated; `CONTRACTPIN_STATUS_INVALID_ARGUMENT`
 ///   if not UTF-8, `CONTRACTPIN_STATUS_LOCK_UNKNOWN_SERVER` if absent).
 /// - `tools_list`, `tools_list_len`: the live tools/list in any shape
-///   `contractpin_digest_tools_list` accepts (statuses 1..=13 and 32..=37
+///   `contractpin_digest_tools_list` accepts (statuses 1-13 and 32-37
 ///   with `error_offset` into these bytes when it is rejected).
 /// - `flags`: 0 or `CONTRACTPIN_VERIFY_ALLOW_NEW`; other bits are
 ///   `CONTRACTPIN_STATUS_INVALID_ARGUMENT`.
