@@ -7,22 +7,75 @@ use cli_support::*;
 fn version_and_help_exit_0() {
     let o = cp(&["--version"]).run();
     o.code(0);
-    assert_eq!(o.out(), format!("contractpin {}\n", env!("CARGO_PKG_VERSION")));
+    assert_eq!(
+        o.out(),
+        format!("contractpin {}\n", env!("CARGO_PKG_VERSION"))
+    );
     let o = cp(&["--help"]).run();
     o.code(0);
     for c in ["init", "verify", "digest", "canon", "Exit codes"] {
         assert!(o.out().contains(c), "{c} missing from --help:\n{}", o.out());
     }
     for (cmd, must) in [
-        ("init", vec!["--lock", "--name", "--force", "--http", "--file", "--from", "--header", "--env", "--cwd", "--timeout", "--total-timeout", "--max-pages", "--max-line-bytes", "--max-response-bytes", "--max-input-bytes", "--max-depth", "--max-tools"]),
-        ("verify", vec!["--lock", "--server", "--allow-new", "--format", "--header", "--timeout", "--total-timeout", "--max-pages", "--max-tools"]),
-        ("digest", vec!["--json", "--max-tools", "--max-depth", "--max-input-bytes", "FILE|-"]),
-        ("canon", vec!["--max-depth", "--max-input-bytes", "no trailing newline"]),
+        (
+            "init",
+            vec![
+                "--lock",
+                "--name",
+                "--force",
+                "--http",
+                "--file",
+                "--from",
+                "--header",
+                "--env",
+                "--cwd",
+                "--timeout",
+                "--total-timeout",
+                "--max-pages",
+                "--max-line-bytes",
+                "--max-response-bytes",
+                "--max-input-bytes",
+                "--max-depth",
+                "--max-tools",
+            ],
+        ),
+        (
+            "verify",
+            vec![
+                "--lock",
+                "--server",
+                "--allow-new",
+                "--format",
+                "--header",
+                "--timeout",
+                "--total-timeout",
+                "--max-pages",
+                "--max-tools",
+            ],
+        ),
+        (
+            "digest",
+            vec![
+                "--json",
+                "--max-tools",
+                "--max-depth",
+                "--max-input-bytes",
+                "FILE|-",
+            ],
+        ),
+        (
+            "canon",
+            vec!["--max-depth", "--max-input-bytes", "no trailing newline"],
+        ),
     ] {
         let o = cp(&[cmd, "--help"]).run();
         o.code(0);
         for m in must {
-            assert!(o.out().contains(m), "`{cmd} --help` lacks {m}:\n{}", o.out());
+            assert!(
+                o.out().contains(m),
+                "`{cmd} --help` lacks {m}:\n{}",
+                o.out()
+            );
         }
         assert!(o.err().is_empty());
         // -h is the short form.
@@ -66,7 +119,11 @@ fn canon_writes_canonical_bytes_without_trailing_newline() {
     let expected = "{\"\":null,\"a\":{\"z\":3,\"\u{1F600}\":2,\"\u{FB01}\":1},\"b\":[1,2e+21,0,1e-7,\"\u{e9}/\"]}";
     let dir = TempDir::new("canon");
     let f = dir.write("doc.json", doc);
-    for args in [vec!["canon".to_string(), s(&f)], vec!["canon".into()], vec!["canon".into(), "-".into()]] {
+    for args in [
+        vec!["canon".to_string(), s(&f)],
+        vec!["canon".into()],
+        vec!["canon".into(), "-".into()],
+    ] {
         let o = cp(&args).stdin(doc).run();
         o.code(0);
         assert_eq!(o.out(), expected, "{args:?}");
@@ -108,23 +165,43 @@ fn canon_rejections_exit_2_with_kind_and_offset() {
 #[test]
 fn canon_limits() {
     let deep = format!("{}{}", "[".repeat(10), "]".repeat(10));
-    cp(&["canon", "--max-depth", "10"]).stdin(deep.as_bytes()).run().code(0);
-    let o = cp(&["canon", "--max-depth", "9"]).stdin(deep.as_bytes()).run();
+    cp(&["canon", "--max-depth", "10"])
+        .stdin(deep.as_bytes())
+        .run()
+        .code(0);
+    let o = cp(&["canon", "--max-depth", "9"])
+        .stdin(deep.as_bytes())
+        .run();
     o.code(2);
-    assert!(o.err().starts_with("error: depth-limit at byte 9: "), "{}", o.err());
+    assert!(
+        o.err().starts_with("error: depth-limit at byte 9: "),
+        "{}",
+        o.err()
+    );
     // Default depth limit 256: 256 is fine, 257 is not (and never a crash).
     let ok = format!("{}{}", "[".repeat(256), "]".repeat(256));
     cp(&["canon"]).stdin(ok.as_bytes()).run().code(0);
     let bad = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
     let o = cp(&["canon"]).stdin(bad.as_bytes()).run();
     o.code(2);
-    assert!(o.err().starts_with("error: depth-limit at byte 256: "), "{}", o.err());
+    assert!(
+        o.err().starts_with("error: depth-limit at byte 256: "),
+        "{}",
+        o.err()
+    );
 
     let doc = b"[1,2,3]"; // 7 bytes
-    cp(&["canon", "--max-input-bytes", "7"]).stdin(doc).run().code(0);
+    cp(&["canon", "--max-input-bytes", "7"])
+        .stdin(doc)
+        .run()
+        .code(0);
     let o = cp(&["canon", "--max-input-bytes", "6"]).stdin(doc).run();
     o.code(2);
-    assert!(o.err().starts_with("error: size-limit at byte "), "{}", o.err());
+    assert!(
+        o.err().starts_with("error: size-limit at byte "),
+        "{}",
+        o.err()
+    );
 }
 
 #[test]
@@ -141,7 +218,12 @@ fn canon_output_larger_than_input() {
 fn canon_missing_file_exits_2() {
     let o = cp(&["canon", "/nonexistent/contractpin/x.json"]).run();
     o.code(2);
-    assert!(o.err().starts_with("error: cannot read /nonexistent/contractpin/x.json"), "{}", o.err());
+    assert!(
+        o.err()
+            .starts_with("error: cannot read /nonexistent/contractpin/x.json"),
+        "{}",
+        o.err()
+    );
 }
 
 #[test]
@@ -177,13 +259,19 @@ fn digest_accepts_every_tools_list_shape() {
     for shape in &shapes {
         let o = cp(&["digest"]).stdin(shape.as_bytes()).run();
         o.code(0);
-        assert!(o.out().starts_with(&format!("{server}  (2 tools)\n")), "{shape}: {}", o.out());
+        assert!(
+            o.out().starts_with(&format!("{server}  (2 tools)\n")),
+            "{shape}: {}",
+            o.out()
+        );
     }
     let (empty, _) = reference(&[&s(&dir.write("empty.json", "[]"))]);
     let o = cp(&["digest"]).stdin(b"{\"tools\":[]}").run();
     o.code(0);
     assert_eq!(o.out(), format!("{empty}  (0 tools)\n"));
-    let o = cp(&["digest"]).stdin(format!("[{tool_a}]").as_bytes()).run();
+    let o = cp(&["digest"])
+        .stdin(format!("[{tool_a}]").as_bytes())
+        .run();
     assert!(o.out().contains("(1 tool)\n"), "{}", o.out());
 }
 
@@ -194,7 +282,10 @@ fn digest_json_is_the_lock_server_entry() {
     o.code(0);
     let text = o.out();
     let reference_entry = reference_raw(&["--json", &s(&file)]);
-    assert!(json_equal(&text, &reference_entry), "{text}\nvs\n{reference_entry}");
+    assert!(
+        json_equal(&text, &reference_entry),
+        "{text}\nvs\n{reference_entry}"
+    );
     // Pretty like the lock: 2-space indent, LF, trailing newline, keys sorted.
     assert!(text.starts_with("{\n  \"digest\": \"sha256:"));
     assert!(text.ends_with("}\n") && !text.contains('\r'));
@@ -214,7 +305,10 @@ fn digest_json_is_the_lock_server_entry() {
     // after `tools` (so the closing brace of `tools` gets a comma).
     assert!(lock.contains(&inner[0]), "digest line differs");
     let rest: String = inner[1..inner.len() - 1].concat();
-    assert!(lock.contains(&rest), "lock entry differs from digest --json");
+    assert!(
+        lock.contains(&rest),
+        "lock entry differs from digest --json"
+    );
 }
 
 #[test]
@@ -223,8 +317,14 @@ fn digest_rejections_exit_2() {
         (&b"{\"result\":{}}"[..], "error: not-tools-list at byte "),
         (b"{\"tools\":[1]}", "error: tool-not-object at byte "),
         (b"[{\"name\":1}]", "error: name-not-string at byte "),
-        (b"[{\"name\":\"x\"},{\"name\":\"x\"}]", "error: duplicate-tool-name at byte "),
-        (b"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-1,\"message\":\"m\"}}", "error: json-rpc-error at byte "),
+        (
+            b"[{\"name\":\"x\"},{\"name\":\"x\"}]",
+            "error: duplicate-tool-name at byte ",
+        ),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-1,\"message\":\"m\"}}",
+            "error: json-rpc-error at byte ",
+        ),
         (b"{\"tools\":[", "error: unexpected-end at byte 10: "),
     ] {
         let o = cp(&["digest"]).stdin(doc).run();
@@ -233,10 +333,17 @@ fn digest_rejections_exit_2() {
         assert!(o.stdout.is_empty());
     }
     let three = b"[{\"name\":\"a\"},{\"name\":\"b\"},{\"name\":\"c\"}]";
-    cp(&["digest", "--max-tools", "3"]).stdin(three).run().code(0);
+    cp(&["digest", "--max-tools", "3"])
+        .stdin(three)
+        .run()
+        .code(0);
     let o = cp(&["digest", "--max-tools", "2"]).stdin(three).run();
     o.code(2);
-    assert!(o.err().starts_with("error: tool-limit at byte "), "{}", o.err());
+    assert!(
+        o.err().starts_with("error: tool-limit at byte "),
+        "{}",
+        o.err()
+    );
 }
 
 #[test]

@@ -44,9 +44,17 @@ fn init_cmd(lock: &std::path::Path, name: &str, dump: &std::path::Path) -> Comma
 fn sigkill_during_init_never_tears_the_lock() {
     let dir = TempDir::new("kill");
     let lock = dir.path("contractpin.lock");
-    let dumps = [big_dump(&dir, "one.json", 1500, "one"), big_dump(&dir, "two.json", 1500, "two")];
+    let dumps = [
+        big_dump(&dir, "one.json", 1500, "one"),
+        big_dump(&dir, "two.json", 1500, "two"),
+    ];
     // The base lock and the two complete outcomes, computed by runs that finish.
-    assert!(init_cmd(&lock, "base", &root().join("examples/tools-list.json")).status().unwrap().success());
+    assert!(
+        init_cmd(&lock, "base", &root().join("examples/tools-list.json"))
+            .status()
+            .unwrap()
+            .success()
+    );
     let base = std::fs::read(&lock).unwrap();
     let mut outcome = Vec::new();
     let mut full_run = Duration::ZERO;
@@ -63,7 +71,9 @@ fn sigkill_during_init_never_tears_the_lock() {
     // Kill at pseudo-random points for about five seconds.
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15 ^ u64::from(std::process::id());
     let mut next = || {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         seed >> 33
     };
     let window = full_run.as_micros().max(1000) as u64;
@@ -101,9 +111,15 @@ fn sigkill_during_init_never_tears_the_lock() {
         }
     }
     eprintln!("full run {full_run:?}; {runs} runs: {killed_unchanged} killed before the rename (lock byte-identical), {killed_after_rename} killed after it");
-    assert!(killed_unchanged > 0, "no run was killed mid-way; widen the window");
+    assert!(
+        killed_unchanged > 0,
+        "no run was killed mid-way; widen the window"
+    );
     // A later init cleans up what killed runs left behind and works normally.
-    assert!(init_cmd(&lock, "big", &dumps[0]).status().unwrap().success());
+    assert!(init_cmd(&lock, "big", &dumps[0])
+        .status()
+        .unwrap()
+        .success());
     assert_eq!(std::fs::read(&lock).unwrap(), outcome[0]);
     let leftovers: Vec<_> = std::fs::read_dir(&dir.0)
         .unwrap()
@@ -121,7 +137,11 @@ fn concurrent_inits_keep_every_entry() {
     let lock = dir.path("contractpin.lock");
     let dump = big_dump(&dir, "dump.json", 500, "c");
     let children: Vec<_> = (0..8)
-        .map(|i| init_cmd(&lock, &format!("server-{i}"), &dump).spawn().unwrap())
+        .map(|i| {
+            init_cmd(&lock, &format!("server-{i}"), &dump)
+                .spawn()
+                .unwrap()
+        })
         .collect();
     for mut c in children {
         assert!(c.wait().unwrap().success());
@@ -135,7 +155,15 @@ fn concurrent_inits_keep_every_entry() {
     assert!(o.out().contains("8 servers match"), "{}", o.out());
     // The same with different sources racing on a lock that already exists.
     let children: Vec<_> = (8..12)
-        .map(|i| init_cmd(&lock, &format!("server-{i}"), &root().join("examples/tools-list.json")).spawn().unwrap())
+        .map(|i| {
+            init_cmd(
+                &lock,
+                &format!("server-{i}"),
+                &root().join("examples/tools-list.json"),
+            )
+            .spawn()
+            .unwrap()
+        })
         .collect();
     for mut c in children {
         assert!(c.wait().unwrap().success());

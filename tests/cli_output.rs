@@ -10,12 +10,20 @@ use std::process::Command;
 fn drifted_lock(dir: &TempDir) -> std::path::PathBuf {
     let lock = dir.path("contractpin.lock");
     std::fs::copy(root().join("examples/contractpin.lock"), &lock).unwrap();
-    set_string(&lock, "example", "path", &s(&root().join("examples/drifted-tools-list.json")));
+    set_string(
+        &lock,
+        "example",
+        "path",
+        &s(&root().join("examples/drifted-tools-list.json")),
+    );
     lock
 }
 
 fn line_of(text: &str, needle: &str) -> usize {
-    text.lines().position(|l| l.contains(needle)).expect("needle in lock") + 1
+    text.lines()
+        .position(|l| l.contains(needle))
+        .expect("needle in lock")
+        + 1
 }
 
 #[test]
@@ -23,7 +31,9 @@ fn github_actions_annotations() {
     let dir = TempDir::new("gha");
     let lock = drifted_lock(&dir);
     let lock_text = read(&lock);
-    let o = cp(&["verify", "--lock", &s(&lock)]).env("GITHUB_ACTIONS", "true").run();
+    let o = cp(&["verify", "--lock", &s(&lock)])
+        .env("GITHUB_ACTIONS", "true")
+        .run();
     o.code(1);
     let out = o.out();
     let file = s(&lock);
@@ -31,35 +41,88 @@ fn github_actions_annotations() {
         let prefix = format!(
             "::{level} file={file},line={line},title=contractpin%3A example/{tool} {what}::"
         );
-        assert!(out.lines().any(|l| l.starts_with(&prefix)), "missing {prefix}\n{out}");
+        assert!(
+            out.lines().any(|l| l.starts_with(&prefix)),
+            "missing {prefix}\n{out}"
+        );
     };
-    expect("error", "search_web", "drifted", line_of(&lock_text, "\"search_web\": {"));
-    expect("error", "read_file", "drifted", line_of(&lock_text, "\"read_file\": {"));
-    expect("error", "delete_record", "removed", line_of(&lock_text, "\"delete_record\": {"));
+    expect(
+        "error",
+        "search_web",
+        "drifted",
+        line_of(&lock_text, "\"search_web\": {"),
+    );
+    expect(
+        "error",
+        "read_file",
+        "drifted",
+        line_of(&lock_text, "\"read_file\": {"),
+    );
+    expect(
+        "error",
+        "delete_record",
+        "removed",
+        line_of(&lock_text, "\"delete_record\": {"),
+    );
     // An added tool has no line of its own: the server's line.
-    expect("error", "export_data", "added", line_of(&lock_text, "\"example\": {"));
+    expect(
+        "error",
+        "export_data",
+        "added",
+        line_of(&lock_text, "\"example\": {"),
+    );
     assert!(out.contains("changed: description"), "{out}");
-    assert_eq!(out.lines().filter(|l| l.starts_with("::")).count(), 4, "{out}");
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("::")).count(),
+        4,
+        "{out}"
+    );
     // The human report follows.
     assert!(out.contains("DRIFT example"), "{out}");
 
     // --allow-new turns the added tool into a warning.
-    let o = cp(&["verify", "--lock", &s(&lock), "--allow-new"]).env("GITHUB_ACTIONS", "true").run();
+    let o = cp(&["verify", "--lock", &s(&lock), "--allow-new"])
+        .env("GITHUB_ACTIONS", "true")
+        .run();
     o.code(1);
-    assert!(o.out().contains("::warning file=") && o.out().contains("export_data added"), "{}", o.out());
+    assert!(
+        o.out().contains("::warning file=") && o.out().contains("export_data added"),
+        "{}",
+        o.out()
+    );
 
     // JSON on stdout stays pure JSON; the annotations go to stderr.
-    let o = cp(&["verify", "--lock", &s(&lock), "--format", "json"]).env("GITHUB_ACTIONS", "true").run();
+    let o = cp(&["verify", "--lock", &s(&lock), "--format", "json"])
+        .env("GITHUB_ACTIONS", "true")
+        .run();
     o.code(1);
     py_check_json(&o.out(), "assert d['exit_code']==1");
-    assert_eq!(o.err().lines().filter(|l| l.starts_with("::error file=")).count(), 4, "{}", o.err());
+    assert_eq!(
+        o.err()
+            .lines()
+            .filter(|l| l.starts_with("::error file="))
+            .count(),
+        4,
+        "{}",
+        o.err()
+    );
 
     // An unreachable server is an annotation too (with % and newlines escaped).
     set_string(&lock, "example", "path", "/nonexistent/100%/dump.json");
-    let o = cp(&["verify", "--lock", &s(&lock)]).env("GITHUB_ACTIONS", "true").run();
+    let o = cp(&["verify", "--lock", &s(&lock)])
+        .env("GITHUB_ACTIONS", "true")
+        .run();
     o.code(1);
-    let ann = o.out().lines().find(|l| l.starts_with("::error")).unwrap_or("").to_string();
-    assert!(ann.contains("title=contractpin%3A server example could not be checked::"), "{ann}");
+    let ann = o
+        .out()
+        .lines()
+        .find(|l| l.starts_with("::error"))
+        .unwrap_or("")
+        .to_string();
+    assert!(
+        ann.contains("title=contractpin%3A server example could not be checked::"),
+        "{ann}"
+    );
     assert!(ann.contains("100%25"), "{ann}");
 
     // Without GITHUB_ACTIONS=true: no workflow commands.
@@ -70,10 +133,15 @@ fn github_actions_annotations() {
         }
         let o = c.run();
         o.code(1);
-        assert!(!o.out().contains("::error") && !o.err().contains("::error"), "{value:?}");
+        assert!(
+            !o.out().contains("::error") && !o.err().contains("::error"),
+            "{value:?}"
+        );
     }
     // A passing run has none either.
-    let o = cp(&["verify", "--lock", "examples/contractpin.lock"]).env("GITHUB_ACTIONS", "true").run();
+    let o = cp(&["verify", "--lock", "examples/contractpin.lock"])
+        .env("GITHUB_ACTIONS", "true")
+        .run();
     o.code(0);
     assert!(!o.out().contains("::"), "{}", o.out());
 }
@@ -105,12 +173,21 @@ fn colour_only_on_a_tty_and_never_with_no_color() {
         eprintln!("script(1) is not available: the TTY half of this test is skipped");
         return;
     };
-    assert!(tty.contains("DRIFT"), "script(1) did not run the CLI: {tty}");
-    assert!(tty.contains("\u{1b}[1;31mDRIFT\u{1b}[0m"), "no colour on a TTY: {tty:?}");
+    assert!(
+        tty.contains("DRIFT"),
+        "script(1) did not run the CLI: {tty}"
+    );
+    assert!(
+        tty.contains("\u{1b}[1;31mDRIFT\u{1b}[0m"),
+        "no colour on a TTY: {tty:?}"
+    );
     for v in ["1", "true", ""] {
         let plain = under_tty(&args, Some(v)).unwrap();
         assert!(plain.contains("DRIFT"), "{plain}");
-        assert!(!plain.contains('\u{1b}'), "NO_COLOR={v:?} still coloured: {plain:?}");
+        assert!(
+            !plain.contains('\u{1b}'),
+            "NO_COLOR={v:?} still coloured: {plain:?}"
+        );
     }
 }
 
@@ -120,5 +197,7 @@ fn errors_go_to_stderr_and_one_line_each() {
     o.code(2);
     assert!(o.stdout.is_empty());
     assert_eq!(o.err().lines().count(), 1, "{}", o.err());
-    assert!(o.err().starts_with("error: cannot read lock file /nonexistent/contractpin.lock: "));
+    assert!(o
+        .err()
+        .starts_with("error: cannot read lock file /nonexistent/contractpin.lock: "));
 }

@@ -12,7 +12,10 @@ fn assert_clean(what: &str, texts: &[String]) {
     for t in texts {
         assert!(!t.contains(TOKEN), "{what}: the token leaked:\n{t}");
         // Not even a recognisable part of it.
-        assert!(!t.contains("7c1f9e2a44b05d38"), "{what}: part of the token leaked:\n{t}");
+        assert!(
+            !t.contains("7c1f9e2a44b05d38"),
+            "{what}: part of the token leaked:\n{t}"
+        );
     }
 }
 
@@ -27,50 +30,125 @@ fn header_token_never_persisted_or_printed() {
     let record = dir.path("record.jsonl");
     let srv = FakeHttp::start("http", "ok", &["--record", &s(&record)]);
     let header = "Authorization: Bearer ${TOKEN}";
-    let o = cp(&["init", "--lock", &s(&lock), "--name", "api", "--http", &srv.url, "--header", header])
-        .env("TOKEN", TOKEN)
-        .run();
+    let o = cp(&[
+        "init",
+        "--lock",
+        &s(&lock),
+        "--name",
+        "api",
+        "--http",
+        &srv.url,
+        "--header",
+        header,
+    ])
+    .env("TOKEN", TOKEN)
+    .run();
     o.code(0);
     // The header was really sent, with the expanded value.
-    assert!(read(&record).contains(&format!("Bearer {TOKEN}")), "the server never saw the header");
+    assert!(
+        read(&record).contains(&format!("Bearer {TOKEN}")),
+        "the server never saw the header"
+    );
     let lock_text = read(&lock);
     assert!(!lock_text.contains("Authorization") && !lock_text.contains("Bearer"));
     let mut texts = all(&o);
     texts.push(lock_text);
     for format in ["text", "json"] {
-        let o = cp(&["verify", "--lock", &s(&lock), "--header", header, "--format", format])
-            .env("TOKEN", TOKEN)
-            .run();
+        let o = cp(&[
+            "verify",
+            "--lock",
+            &s(&lock),
+            "--header",
+            header,
+            "--format",
+            format,
+        ])
+        .env("TOKEN", TOKEN)
+        .run();
         o.code(0);
         texts.extend(all(&o));
     }
     // Failing runs: a drifted server, an unreachable one, an expired session.
     drop(srv);
-    for (scenario, port9) in [("drift-description", false), ("expired-session", false), ("ok", true)] {
+    for (scenario, port9) in [
+        ("drift-description", false),
+        ("expired-session", false),
+        ("ok", true),
+    ] {
         let srv = FakeHttp::start("http", scenario, &[]);
-        let url = if port9 { "http://127.0.0.1:9/mcp".to_string() } else { srv.url.clone() };
+        let url = if port9 {
+            "http://127.0.0.1:9/mcp".to_string()
+        } else {
+            srv.url.clone()
+        };
         set_string(&lock, "api", "url", &url);
-        let o = cp(&["verify", "--lock", &s(&lock), "--header", header, "--timeout", "3"])
-            .env("TOKEN", TOKEN)
-            .env("GITHUB_ACTIONS", "true")
-            .run();
+        let o = cp(&[
+            "verify",
+            "--lock",
+            &s(&lock),
+            "--header",
+            header,
+            "--timeout",
+            "3",
+        ])
+        .env("TOKEN", TOKEN)
+        .env("GITHUB_ACTIONS", "true")
+        .run();
         o.code(1);
         texts.extend(all(&o));
-        let o = cp(&["init", "--lock", &s(&dir.path("x.lock")), "--name", "x", "--http", &url, "--header", header, "--timeout", "3"])
-            .env("TOKEN", TOKEN)
-            .run();
+        let o = cp(&[
+            "init",
+            "--lock",
+            &s(&dir.path("x.lock")),
+            "--name",
+            "x",
+            "--http",
+            &url,
+            "--header",
+            header,
+            "--timeout",
+            "3",
+        ])
+        .env("TOKEN", TOKEN)
+        .run();
         texts.extend(all(&o));
     }
     // An unset variable is named, never guessed at.
-    let o = cp(&["verify", "--lock", &s(&lock), "--header", header]).env_remove("TOKEN").run();
+    let o = cp(&["verify", "--lock", &s(&lock), "--header", header])
+        .env_remove("TOKEN")
+        .run();
     o.code(2);
     assert!(o.err().contains("TOKEN"));
     texts.extend(all(&o));
     // A literal token on the command line is not echoed in errors either.
-    let o = cp(&["init", "--lock", &s(&lock), "--name", "y", "--http", "http://127.0.0.1:9/mcp", "--header", &format!("Authorization: Bearer {TOKEN}"), "--timeout", "3"]).run();
+    let o = cp(&[
+        "init",
+        "--lock",
+        &s(&lock),
+        "--name",
+        "y",
+        "--http",
+        "http://127.0.0.1:9/mcp",
+        "--header",
+        &format!("Authorization: Bearer {TOKEN}"),
+        "--timeout",
+        "3",
+    ])
+    .run();
     o.code(1);
     texts.extend(all(&o));
-    let o = cp(&["init", "--lock", &s(&lock), "--name", "y", "--http", "http://127.0.0.1:9/mcp", "--header", &format!("Bad Header {TOKEN}")]).run();
+    let o = cp(&[
+        "init",
+        "--lock",
+        &s(&lock),
+        "--name",
+        "y",
+        "--http",
+        "http://127.0.0.1:9/mcp",
+        "--header",
+        &format!("Bad Header {TOKEN}"),
+    ])
+    .run();
     o.code(2);
     texts.extend(all(&o));
     assert_clean("header", &texts);
@@ -96,7 +174,11 @@ fn checking_server(var: &str) -> Vec<String> {
 
 fn sha256_hex(text: &str) -> String {
     let out = std::process::Command::new("python3")
-        .args(["-c", "import hashlib,sys; print(hashlib.sha256(sys.argv[1].encode()).hexdigest())", text])
+        .args([
+            "-c",
+            "import hashlib,sys; print(hashlib.sha256(sys.argv[1].encode()).hexdigest())",
+            text,
+        ])
         .output()
         .unwrap();
     String::from_utf8(out.stdout).unwrap().trim().to_string()
@@ -116,8 +198,20 @@ fn env_reference_and_literal_never_persisted_or_printed() {
     let dir = TempDir::new("env");
     let lock = dir.path("l.lock");
     let mut texts = Vec::new();
-    for (name, env_arg) in [("ref", "API_TOKEN=${TOKEN}"), ("literal", &*format!("API_TOKEN={TOKEN}"))] {
-        let mut args = vec!["init".to_string(), "--lock".into(), s(&lock), "--name".into(), name.into(), "--env".into(), env_arg.into(), "--".into()];
+    for (name, env_arg) in [
+        ("ref", "API_TOKEN=${TOKEN}"),
+        ("literal", &*format!("API_TOKEN={TOKEN}")),
+    ] {
+        let mut args = vec![
+            "init".to_string(),
+            "--lock".into(),
+            s(&lock),
+            "--name".into(),
+            name.into(),
+            "--env".into(),
+            env_arg.into(),
+            "--".into(),
+        ];
         args.extend(checking_server("API_TOKEN"));
         let o = cp(&args).env("TOKEN", TOKEN).run();
         o.code(0);
@@ -130,13 +224,28 @@ fn env_reference_and_literal_never_persisted_or_printed() {
     );
     texts.push(lock_text);
     // verify expands the references from its own environment.
-    let o = cp(&["verify", "--lock", &s(&lock)]).env("TOKEN", TOKEN).env("API_TOKEN", TOKEN).run();
+    let o = cp(&["verify", "--lock", &s(&lock)])
+        .env("TOKEN", TOKEN)
+        .env("API_TOKEN", TOKEN)
+        .run();
     o.code(0);
     texts.extend(all(&o));
     // Failing runs where the server prints the token to its stderr: the
     // stderr tail is shown, with the token redacted.
-    for (name, env_arg) in [("ref", "API_TOKEN=${TOKEN}"), ("literal", &*format!("API_TOKEN={TOKEN}"))] {
-        let mut args = vec!["init".to_string(), "--lock".into(), s(&dir.path("fail.lock")), "--name".into(), name.into(), "--env".into(), env_arg.into(), "--".into()];
+    for (name, env_arg) in [
+        ("ref", "API_TOKEN=${TOKEN}"),
+        ("literal", &*format!("API_TOKEN={TOKEN}")),
+    ] {
+        let mut args = vec![
+            "init".to_string(),
+            "--lock".into(),
+            s(&dir.path("fail.lock")),
+            "--name".into(),
+            name.into(),
+            "--env".into(),
+            env_arg.into(),
+            "--".into(),
+        ];
         args.extend(leaking_server("API_TOKEN"));
         let o = cp(&args).env("TOKEN", TOKEN).run();
         o.code(1);
@@ -145,10 +254,18 @@ fn env_reference_and_literal_never_persisted_or_printed() {
     }
     set_command(&lock, "ref", &leaking_server("API_TOKEN"));
     for format in ["text", "json"] {
-        let o = cp(&["verify", "--lock", &s(&lock), "--server", "ref", "--format", format])
-            .env("TOKEN", TOKEN)
-            .env("GITHUB_ACTIONS", "true")
-            .run();
+        let o = cp(&[
+            "verify",
+            "--lock",
+            &s(&lock),
+            "--server",
+            "ref",
+            "--format",
+            format,
+        ])
+        .env("TOKEN", TOKEN)
+        .env("GITHUB_ACTIONS", "true")
+        .run();
         o.code(1);
         assert!(o.out().contains("my token is ***"), "{}", o.out());
         texts.extend(all(&o));
@@ -175,9 +292,14 @@ fn literal_env_in_a_client_config_never_persisted_or_printed() {
     o.code(0);
     texts.extend(all(&o));
     let lock_text = read(&lock);
-    py_check_json(&lock_text, "assert d['servers']['svc']['env']=={'API_TOKEN':'${API_TOKEN}'}");
+    py_check_json(
+        &lock_text,
+        "assert d['servers']['svc']['env']=={'API_TOKEN':'${API_TOKEN}'}",
+    );
     texts.push(lock_text);
-    let o = cp(&["verify", "--lock", &s(&lock)]).env("API_TOKEN", TOKEN).run();
+    let o = cp(&["verify", "--lock", &s(&lock)])
+        .env("API_TOKEN", TOKEN)
+        .run();
     o.code(0);
     texts.extend(all(&o));
     // The same config with a server that leaks its environment.
@@ -191,7 +313,14 @@ fn literal_env_in_a_client_config_never_persisted_or_printed() {
             json_str(TOKEN)
         ),
     );
-    let o = cp(&["init", "--lock", &s(&dir.path("bad.lock")), "--from", &s(&cfg)]).run();
+    let o = cp(&[
+        "init",
+        "--lock",
+        &s(&dir.path("bad.lock")),
+        "--from",
+        &s(&cfg),
+    ])
+    .run();
     o.code(1);
     assert!(o.err().contains("my token is ***"), "{}", o.err());
     texts.extend(all(&o));
@@ -203,15 +332,31 @@ fn url_user_information_never_persisted_or_printed() {
     let dir = TempDir::new("userinfo");
     let lock = dir.path("l.lock");
     let srv = FakeHttp::start("http", "ok", &[]);
-    let url = srv.url.replacen("http://", &format!("http://user:{TOKEN}@"), 1);
+    let url = srv
+        .url
+        .replacen("http://", &format!("http://user:{TOKEN}@"), 1);
     let o = cp(&["init", "--lock", &s(&lock), "--name", "u", "--http", &url]).run();
     o.code(0);
     let mut texts = all(&o);
     let lock_text = read(&lock);
-    py_check_json(&lock_text, &format!("assert d['servers']['u']['url']=={:?}", srv.url));
+    py_check_json(
+        &lock_text,
+        &format!("assert d['servers']['u']['url']=={:?}", srv.url),
+    );
     texts.push(lock_text);
     let bad = format!("http://user:{TOKEN}@127.0.0.1:9/mcp");
-    let o = cp(&["init", "--lock", &s(&lock), "--name", "v", "--http", &bad, "--timeout", "3"]).run();
+    let o = cp(&[
+        "init",
+        "--lock",
+        &s(&lock),
+        "--name",
+        "v",
+        "--http",
+        &bad,
+        "--timeout",
+        "3",
+    ])
+    .run();
     o.code(1);
     texts.extend(all(&o));
     assert_clean("url", &texts);

@@ -235,7 +235,11 @@ pub fn reference_raw(args: &[&str]) -> String {
         .args(args)
         .output()
         .expect("run reference_digest.py");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).expect("utf8")
 }
 
@@ -288,7 +292,14 @@ impl FakeHttp {
         let port_file = dir.path("port");
         let child = Command::new("python3")
             .arg(fake_server())
-            .args(["--transport", transport, "--port", "0", "--scenario", scenario])
+            .args([
+                "--transport",
+                transport,
+                "--port",
+                "0",
+                "--scenario",
+                scenario,
+            ])
             .arg("--port-file")
             .arg(&port_file)
             .args(extra)
@@ -314,7 +325,10 @@ impl FakeHttp {
             if let Ok(Some(status)) = server.child.try_wait() {
                 panic!("fake_server.py exited early: {status}");
             }
-            assert!(start.elapsed() < Duration::from_secs(15), "fake_server.py did not start");
+            assert!(
+                start.elapsed() < Duration::from_secs(15),
+                "fake_server.py did not start"
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
     }
@@ -354,7 +368,10 @@ pub fn json_str(v: &str) -> String {
 }
 
 fn json_array(v: &[String]) -> String {
-    format!("[{}]", v.iter().map(|x| json_str(x)).collect::<Vec<_>>().join(", "))
+    format!(
+        "[{}]",
+        v.iter().map(|x| json_str(x)).collect::<Vec<_>>().join(", ")
+    )
 }
 
 /// Rewrites `"key": <value>` inside server `server` of a pretty lock, via
@@ -395,7 +412,8 @@ pub fn py_edit_tools(src: &Path, dst: &Path, code: &str) {
 pub fn py_check_json(text: &str, code: &str) {
     let dir = TempDir::new("pycheck");
     let f = dir.write("doc.json", text);
-    let script = format!("import json,sys\nd=json.load(open(sys.argv[1],encoding='utf-8'))\n{code}\n");
+    let script =
+        format!("import json,sys\nd=json.load(open(sys.argv[1],encoding='utf-8'))\n{code}\n");
     let out = Command::new("python3")
         .args(["-c", &script])
         .arg(&f)

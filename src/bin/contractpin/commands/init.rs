@@ -203,7 +203,8 @@ fn targets(args: &InitArgs) -> Result<Vec<(String, CliSource)>, Failure> {
         env.insert(k, v);
     }
     let stdio = !args.command.is_empty();
-    if !headers.is_empty() && !(args.http.is_some() || args.from.is_some()) {
+    let http_like = args.http.is_some() || args.from.is_some();
+    if !headers.is_empty() && !http_like {
         return Err(Failure::usage("--header applies only to --http or --from"));
     }
     if (!env.is_empty() || args.cwd.is_some()) && !stdio {
