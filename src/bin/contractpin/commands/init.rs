@@ -121,7 +121,8 @@ pub fn run(args: &InitArgs) -> CliResult {
     for (name, source, digests) in &pinned {
         let n = digests.tools.len();
         text.push_str(&format!(
-            "pinned {name} ({}): {}  ({n} tool{})\n",
+            "pinned {} ({}): {}  ({n} tool{})\n",
+            output::printable(name),
             source.transport(),
             digests.digest,
             if n == 1 { "" } else { "s" }

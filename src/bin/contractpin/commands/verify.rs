@@ -54,15 +54,11 @@ pub fn run(args: &VerifyArgs) -> CliResult {
         output::warning_line(&format!("{} pins no servers", lock_path.display()));
     }
 
-    let mut reports = Vec::new();
+    // Every source first, and every `${VAR}` checked, before anything is
+    // fetched: a usage problem exits 2 without half a report.
+    let mut targets = Vec::new();
     for name in names {
         let server = &lock.servers[name];
-        let unreachable = |message: String| {
-            let mut r = ServerReport::unreachable(name.clone(), message);
-            r.pinned_digest = Some(server.digest);
-            r.allow_new = args.allow_new;
-            r
-        };
         let Some(source) = server.source() else {
             return Err(Failure::usage(format!(
                 "{}: server {name:?} has no source",
@@ -88,6 +84,19 @@ pub fn run(args: &VerifyArgs) -> CliResult {
                     .to_string_lossy()
                     .into_owned(),
             },
+        };
+        fetch::check_references(&source)
+            .map_err(|e| Failure::usage(format!("server {name:?}: {}", e.message)))?;
+        targets.push((name, server, source));
+    }
+
+    let mut reports = Vec::new();
+    for (name, server, source) in targets {
+        let unreachable = |message: String| {
+            let mut r = ServerReport::unreachable(name.clone(), message);
+            r.pinned_digest = Some(server.digest);
+            r.allow_new = args.allow_new;
+            r
         };
         let report = match fetch::fetch(&source, &opts) {
             Err(e) if e.usage => {
