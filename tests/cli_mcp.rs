@@ -810,6 +810,11 @@ fn stdio_env_and_cwd_reach_the_server() {
         "{}",
         o.err()
     );
+    assert!(
+        o.stdout.is_empty(),
+        "no half report on a usage error: {}",
+        o.out()
+    );
     cp(&["verify", "--lock", &s(&lock)])
         .env("FAKE_UNUSED", "1")
         .run()
