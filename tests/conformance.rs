@@ -1,0 +1,167 @@
+//! Every conformance vector (vectors/vectors.tsv, generated with
+//! vectors/vectors.json by the independent Python reference in
+//! vectors/make_vectors.py) reproduces exactly: canonical bytes, digest,
+//! field digests, per-tool digests, or the error kind.
+
+use std::process::Command;
+
+use contractpin::{canonicalize, digest_tools_list, tool_contract, tool_digest, Digest};
+
+fn unhex(s: &str) -> Vec<u8> {
+    if s == "-" {
+        return Vec::new();
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
+        .collect()
+}
+
+fn sha(bytes: &[u8]) -> String {
+    Digest(contractpin::sha256::digest(bytes)).to_string()
+}
+
+struct Vector {
+    name: String,
+    mode: String,
+    input: Vec<u8>,
+    expected: String,
+    digest: String,
+    extra: String,
+}
+
+fn vectors() -> Vec<Vector> {
+    let text = std::fs::read_to_string("vectors/vectors.tsv").expect("vectors/vectors.tsv");
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|line| {
+            let c: Vec<&str> = line.split('\t').collect();
+            assert_eq!(c.len(), 6, "malformed line: {line}");
+            Vector {
+                name: c[0].into(),
+                mode: c[1].into(),
+                input: unhex(c[2]),
+                expected: c[3].into(),
+                digest: c[4].into(),
+                extra: c[5].into(),
+            }
+        })
+        .collect()
+}
+
+/// Runs one vector; `Err` describes the mismatch.
+fn check(v: &Vector) -> Result<(), String> {
+    let outcome: Result<(Vec<u8>, String), contractpin::Error> = match v.mode.as_str() {
+        "value" => canonicalize(&v.input).map(|c| (c, "-".to_string())),
+        "tool" => tool_contract(&v.input).and_then(|c| {
+            let d = tool_digest(&v.input)?;
+            let (_, fields) = contractpin::Context::new().tool_digest(&v.input)?;
+            assert_eq!(
+                d.to_string(),
+                sha(&c),
+                "{}: tool digest is the hash of the contract",
+                v.name
+            );
+            let extra: Vec<String> = fields
+                .iter()
+                .map(|(f, d)| format!("{}={d}", f.name()))
+                .collect();
+            Ok((c, extra.join(";")))
+        }),
+        "tools-list" => digest_tools_list(&v.input).map(|s| {
+            let mut object = b"{".to_vec();
+            let mut extra = Vec::new();
+            for (i, t) in s.tools.iter().enumerate() {
+                if i > 0 {
+                    object.push(b',');
+                }
+                contractpin::jcs::write_str(&mut object, &t.name);
+                object.extend_from_slice(format!(":\"{}\"", t.digest).as_bytes());
+                let hexname: String = t.name.bytes().map(|b| format!("{b:02x}")).collect();
+                let fields: String = t
+                    .fields
+                    .iter()
+                    .map(|(f, d)| format!(",{}={d}", f.name()))
+                    .collect();
+                extra.push(format!("{hexname}={}{fields}", t.digest));
+            }
+            object.push(b'}');
+            assert_eq!(
+                s.digest.to_string(),
+                sha(&object),
+                "{}: server digest is the hash of the server object",
+                v.name
+            );
+            let extra = if extra.is_empty() {
+                "-".to_string()
+            } else {
+                extra.join(";")
+            };
+            (object, extra)
+        }),
+        other => return Err(format!("unknown mode {other}")),
+    };
+    match (outcome, v.expected.strip_prefix('!')) {
+        (Ok((canon, extra)), None) => {
+            let hex: String = canon.iter().map(|b| format!("{b:02x}")).collect();
+            if hex != v.expected {
+                return Err(format!(
+                    "canonical bytes differ:\n got  {}\n want {}",
+                    String::from_utf8_lossy(&canon),
+                    String::from_utf8_lossy(&unhex(&v.expected))
+                ));
+            }
+            if sha(&canon) != v.digest {
+                return Err(format!("digest {} != {}", sha(&canon), v.digest));
+            }
+            if extra != v.extra {
+                return Err(format!(
+                    "field/tool digests differ:\n got  {extra}\n want {}",
+                    v.extra
+                ));
+            }
+            Ok(())
+        }
+        (Err(e), Some(kind)) if e.kind().name() == kind => Ok(()),
+        (Err(e), Some(kind)) => Err(format!(
+            "rejected as {} (at byte {}), want {kind}",
+            e.kind().name(),
+            e.offset()
+        )),
+        (Err(e), None) => Err(format!("rejected: {e}")),
+        (Ok(_), Some(kind)) => Err(format!("accepted, want rejection {kind}")),
+    }
+}
+
+#[test]
+fn every_vector_reproduces() {
+    let all = vectors();
+    assert!(all.len() >= 150, "only {} vectors", all.len());
+    assert!(all.iter().any(|v| v.name == "key-order-utf16"));
+    let failures: Vec<String> = all
+        .iter()
+        .filter_map(|v| check(v).err().map(|e| format!("{}: {e}", v.name)))
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} vectors failed:\n{}",
+        failures.len(),
+        all.len(),
+        failures.join("\n")
+    );
+    println!("{} vectors reproduced", all.len());
+}
+
+#[test]
+fn committed_vectors_match_the_generator() {
+    let out = Command::new("python3")
+        .args(["vectors/make_vectors.py", "--check"])
+        .output()
+        .expect("python3 must be installed to check the vectors");
+    assert!(
+        out.status.success(),
+        "vectors are stale or the generator failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
