@@ -42,6 +42,7 @@ suite no-std-bare-metal bash smoke/no_std/run.sh
 suite cargo-test cargo test
 suite sha256-portable cargo test --features force-portable-sha256 --lib --test conformance
 suite vectors-fresh python3 vectors/make_vectors.py --check
+suite number-tables-fresh python3 scripts/gen_number_tables.py --check
 suite vectors-oracles python3 vectors/oracles/check_vectors.py
 suite mcp-fake-server python3 -m pytest -q tests/mcp/test_fake_server.py
 suite mcp-expected-digests python3 tests/mcp/expected_digests.py
