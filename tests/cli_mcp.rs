@@ -390,9 +390,26 @@ fn stdio_timeouts_are_prompt() {
     o.code(1);
     assert!(o.elapsed < Duration::from_secs(8), "{:?}", o.elapsed);
     // A server that ignores SIGTERM is killed; the run still ends quickly.
-    let o = verify_stdio(&lock, "ignores-sigterm", &[], &[]);
+    let pid_file = dir.path("server.pid");
+    let o = verify_stdio(
+        &lock,
+        "ignores-sigterm",
+        &["--pid-file", &s(&pid_file)],
+        &[],
+    );
     o.code(0);
     assert!(o.elapsed < Duration::from_secs(10), "{:?}", o.elapsed);
+    // ... and it is really gone (SIGKILL after the grace periods).
+    let pid = read(&pid_file).trim().to_string();
+    let gone = (0..100).any(|_| {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let dead = status.is_empty() || status.contains("State:\tZ");
+        if !dead {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        dead
+    });
+    assert!(gone, "the fake server {pid} survived verify");
 }
 
 #[test]
