@@ -30,8 +30,13 @@ pub fn run(program: &str, args: &[&str], file: &Path, budget_s: f64) -> Result<E
     }
     let text = String::from_utf8_lossy(&out.stdout);
     let line = text.lines().last().ok_or("no output")?;
-    let v: serde_json::Value = serde_json::from_str(line).map_err(|e| format!("bad report: {e}"))?;
-    let num = |k: &str| v.get(k).and_then(serde_json::Value::as_f64).unwrap_or(f64::NAN);
+    let v: serde_json::Value =
+        serde_json::from_str(line).map_err(|e| format!("bad report: {e}"))?;
+    let num = |k: &str| {
+        v.get(k)
+            .and_then(serde_json::Value::as_f64)
+            .unwrap_or(f64::NAN)
+    };
     let tools = v
         .get("tools")
         .and_then(serde_json::Value::as_array)
@@ -39,12 +44,19 @@ pub fn run(program: &str, args: &[&str], file: &Path, budget_s: f64) -> Result<E
         .iter()
         .filter_map(|pair| {
             let a = pair.as_array()?;
-            Some((a.first()?.as_str()?.to_string(), a.get(1)?.as_str()?.to_string()))
+            Some((
+                a.first()?.as_str()?.to_string(),
+                a.get(1)?.as_str()?.to_string(),
+            ))
         })
         .collect();
     Ok(External {
         output: Output {
-            server: v.get("server").and_then(|s| s.as_str()).unwrap_or("").to_string(),
+            server: v
+                .get("server")
+                .and_then(|s| s.as_str())
+                .unwrap_or("")
+                .to_string(),
             tools,
         },
         timing: Timing {

@@ -86,18 +86,34 @@ pub fn messages(input: &[u8]) -> Messages {
     let mut reported_fields = Vec::new();
     let mut reported_tools = Vec::new();
     let (server_digest, _) = ctx
-        .digest_tools_list(input, ListOptions { field_digests: true }, |t| {
-            reported_tools.push(t.digest);
-            reported_fields.extend(t.fields.iter().map(|(_, d)| d));
-        })
+        .digest_tools_list(
+            input,
+            ListOptions {
+                field_digests: true,
+            },
+            |t| {
+                reported_tools.push(t.digest);
+                reported_fields.extend(t.fields.iter().map(|(_, d)| d));
+            },
+        )
         .expect("pipeline");
-    assert_eq!(server_digest.0, contractpin::sha256::digest(&server), "server message");
-    let mut want_tools: Vec<_> = contracts.iter().map(|c| contractpin::sha256::digest(c)).collect();
+    assert_eq!(
+        server_digest.0,
+        contractpin::sha256::digest(&server),
+        "server message"
+    );
+    let mut want_tools: Vec<_> = contracts
+        .iter()
+        .map(|c| contractpin::sha256::digest(c))
+        .collect();
     let mut got_tools: Vec<_> = reported_tools.iter().map(|d| d.0).collect();
     want_tools.sort();
     got_tools.sort();
     assert_eq!(want_tools, got_tools, "contract messages");
-    let mut want_fields: Vec<_> = fields.iter().map(|f| contractpin::sha256::digest(f)).collect();
+    let mut want_fields: Vec<_> = fields
+        .iter()
+        .map(|f| contractpin::sha256::digest(f))
+        .collect();
     let mut got_fields: Vec<_> = reported_fields.iter().map(|d| d.0).collect();
     want_fields.sort();
     got_fields.sort();

@@ -214,15 +214,25 @@ fn profile(args: &[String]) {
                 black_box(ctx.canonicalize(&p.bytes).expect("canon").len());
             }
             "verify" => {
-                let opts = ListOptions { field_digests: false };
-                black_box(ctx.digest_tools_list(&p.bytes, opts, |_| {}).expect("verify"));
+                let opts = ListOptions {
+                    field_digests: false,
+                };
+                black_box(
+                    ctx.digest_tools_list(&p.bytes, opts, |_| {})
+                        .expect("verify"),
+                );
             }
             "serde" => {
                 black_box(peers::pipeline(Jcs::Canonicalizer, &p.bytes, true));
             }
             _ => {
-                let opts = ListOptions { field_digests: true };
-                black_box(ctx.digest_tools_list(&p.bytes, opts, |_| {}).expect("pipeline"));
+                let opts = ListOptions {
+                    field_digests: true,
+                };
+                black_box(
+                    ctx.digest_tools_list(&p.bytes, opts, |_| {})
+                        .expect("pipeline"),
+                );
             }
         }
         runs += 1;
@@ -334,7 +344,10 @@ fn main() {
         .iter()
         .map(|(n, _)| {
             let (b, t) = sizes[n.as_str()];
-            format!("{n} ({:.2} MB, {t} tools): MB/s | tools/s | our speed-up", b as f64 / 1e6)
+            format!(
+                "{n} ({:.2} MB, {t} tools): MB/s | tools/s | our speed-up",
+                b as f64 / 1e6
+            )
         })
         .collect();
     println!("| implementation | {} | digests |", header.join(" | "));
@@ -428,7 +441,11 @@ fn main() {
             rv
         );
         if p.name == "M" {
-            targets.add("R1 = pipeline / floor <= 2.0 (M)", r1 <= 2.0, format!("{r1:.2}"));
+            targets.add(
+                "R1 = pipeline / floor <= 2.0 (M)",
+                r1 <= 2.0,
+                format!("{r1:.2}"),
+            );
             targets.add(
                 "verify path <= 2.0x its floor (M)",
                 rv <= 2.0,
@@ -444,7 +461,9 @@ fn main() {
         let n = m.bytes.len();
         let mut nodes: Vec<Node> = vec![Node::EMPTY; json::scratch_needed(&m.bytes)];
         let t_parse = time_auto(budget, || {
-            black_box(json::parse(black_box(&m.bytes), &mut nodes, &Limits::DEFAULT).expect("parse"));
+            black_box(
+                json::parse(black_box(&m.bytes), &mut nodes, &Limits::DEFAULT).expect("parse"),
+            );
         });
         let t_scratch = time_auto(budget, || {
             black_box(json::scratch_needed(black_box(&m.bytes)));
@@ -455,7 +474,8 @@ fn main() {
         let canon_len = ctx.canonicalize(&m.bytes).expect("canon").len();
         let t_canon_hash = time_auto(budget, || {
             let mut h = Sha256::new();
-            ctx.canonicalize_to(black_box(&m.bytes), &mut h).expect("canon");
+            ctx.canonicalize_to(black_box(&m.bytes), &mut h)
+                .expect("canon");
             black_box(h.finalize());
         });
         println!("## Where the time goes (M, {:.2} MB)", n as f64 / 1e6);
@@ -471,7 +491,10 @@ fn main() {
             )
         };
         row("parse to tape (json::parse, reused scratch)", &t_parse);
-        row("scratch_needed pre-pass (one-shot scratch API only)", &t_scratch);
+        row(
+            "scratch_needed pre-pass (one-shot scratch API only)",
+            &t_scratch,
+        );
         row(
             &format!("canonicalize whole document to a reused Vec ({canon_len} bytes out)"),
             &t_canon,
@@ -602,17 +625,31 @@ fn main() {
                 });
                 let inproc = our_pipeline["L"];
                 let ratio = t.median / inproc.median;
-                println!("## The CLI as a whole process (L, {:.2} MB)", l.bytes.len() as f64 / 1e6);
+                println!(
+                    "## The CLI as a whole process (L, {:.2} MB)",
+                    l.bytes.len() as f64 / 1e6
+                );
                 println!();
                 println!("| what | ms |");
                 println!("|---|---|");
-                println!("| `contractpin digest L.json` (process, median of {}) | {:.2} |", t.runs, t.median * 1e3);
-                println!("| in-process pipeline on L (reused Context) | {:.2} |", inproc.median * 1e3);
+                println!(
+                    "| `contractpin digest L.json` (process, median of {}) | {:.2} |",
+                    t.runs,
+                    t.median * 1e3
+                );
+                println!(
+                    "| in-process pipeline on L (reused Context) | {:.2} |",
+                    inproc.median * 1e3
+                );
                 println!();
                 targets.add(
                     "contractpin digest on L <= 2x in-process pipeline",
                     ratio <= 2.0,
-                    format!("{ratio:.2}x ({:.2} ms vs {:.2} ms)", t.median * 1e3, inproc.median * 1e3),
+                    format!(
+                        "{ratio:.2}x ({:.2} ms vs {:.2} ms)",
+                        t.median * 1e3,
+                        inproc.median * 1e3
+                    ),
                 );
             }
             other => println!("CLI row skipped: `{cli} digest` did not succeed ({other:?})\n"),
@@ -624,8 +661,13 @@ fn main() {
     println!("| target | result | measured |");
     println!("|---|---|---|");
     for (what, ok, detail) in &targets.0 {
-        println!("| {what} | {} | {detail} |", if *ok { "met" } else { "MISSED" });
+        println!(
+            "| {what} | {} | {detail} |",
+            if *ok { "met" } else { "MISSED" }
+        );
     }
-    println!("| zero heap allocations with a reused Context | see `cargo test --test alloc_count` | |");
+    println!(
+        "| zero heap allocations with a reused Context | see `cargo test --test alloc_count` | |"
+    );
     println!("| one-shot digest peak heap <= 2x input | see `cargo test --test alloc_count` | |");
 }

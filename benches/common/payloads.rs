@@ -182,6 +182,7 @@ fn quote(out: &mut Vec<u8>, raw: &str) {
     out.push(b'"');
 }
 
+#[rustfmt::skip]
 const WORDS: &[&str] = &[
     "the", "tool", "returns", "a", "list", "of", "files", "in", "directory", "path", "with",
     "optional", "filter", "and", "recursive", "search", "results", "are", "sorted", "by", "name",
@@ -194,11 +195,13 @@ const WORDS: &[&str] = &[
     "中文", "검색", "ελληνικά", "עברית", "العربية", "→", "✓", "😀", "🚀", "𝔘𝔫𝔦𝔠𝔬𝔡𝔢", "½",
 ];
 
+#[rustfmt::skip]
 const ESCAPES: &[&str] = &[
     "\\n", "\\\"", "\\\\", "\\t", "\\/", "\\u00e9", "\\u2028", "\\ud83d\\ude00", "\\u001f",
     "\\r\\n", "\\u0041", "\\b", "\\f", "\\uffff", "\\u20ac",
 ];
 
+#[rustfmt::skip]
 const PROP_NAMES: &[&str] = &[
     "path", "query", "limit", "offset", "recursive", "pattern", "encoding", "mode", "timeout",
     "url", "method", "headers", "body", "owner", "repo", "branch", "message", "content", "id",
@@ -260,16 +263,26 @@ impl Gen {
 
     /// A number token: integers (within 2^53), decimals, exponents, `-0`.
     fn number(&mut self, heavy: bool) -> String {
-        let pick = if heavy { 4 + self.below(6) } else { self.below(10) };
+        let pick = if heavy {
+            4 + self.below(6)
+        } else {
+            self.below(10)
+        };
         match pick {
             0 | 1 => format!("{}", self.below(1000)),
             2 => format!("-{}", self.below(100_000)),
-            3 => ["9007199254740991", "-9007199254740991", "4294967296", "-0", "0"]
-                [self.below(5)]
+            3 => [
+                "9007199254740991",
+                "-9007199254740991",
+                "4294967296",
+                "-0",
+                "0",
+            ][self.below(5)]
             .to_string(),
             4 => format!("{}.{}", self.below(1000), self.below(1000)),
-            5 => ["1.0", "100.00", "-0.0", "1e21", "1e-7", "2.5E+10", "0.1", "1E3", "5e-324"]
-                [self.below(9)]
+            5 => [
+                "1.0", "100.00", "-0.0", "1e21", "1e-7", "2.5E+10", "0.1", "1E3", "5e-324",
+            ][self.below(9)]
             .to_string(),
             6 | 7 => {
                 // A random finite double in shortest round-trip form.
@@ -291,7 +304,11 @@ impl Gen {
     fn schema(&mut self, depth: usize, heavy: bool) -> J {
         let mut props = Vec::new();
         let mut used: Vec<&str> = Vec::new();
-        let n = if depth == 0 { 4 + self.below(5) } else { 2 + self.below(2) };
+        let n = if depth == 0 {
+            4 + self.below(5)
+        } else {
+            2 + self.below(2)
+        };
         while props.len() < n {
             let name = self.pick(PROP_NAMES);
             if used.contains(&name) {
@@ -324,7 +341,11 @@ impl Gen {
     }
 
     fn property(&mut self, depth: usize, heavy: bool) -> J {
-        let kind = if depth >= 2 { self.below(4) } else { self.below(6) };
+        let kind = if depth >= 2 {
+            self.below(4)
+        } else {
+            self.below(6)
+        };
         let desc = self.below(120) + 15;
         let mut m = vec![("description".to_string(), J::Str(self.text(desc)))];
         match kind {
@@ -340,10 +361,16 @@ impl Gen {
                     m.push(("format".into(), J::Str(self.pick(FORMATS).into())));
                 }
                 if self.chance(30) {
-                    m.push(("pattern".into(), J::Str("^[a-z0-9_\\\\-]+\\\\.(json|ya?ml)$".into())));
+                    m.push((
+                        "pattern".into(),
+                        J::Str("^[a-z0-9_\\\\-]+\\\\.(json|ya?ml)$".into()),
+                    ));
                 }
                 if self.chance(40) {
-                    m.push(("maxLength".into(), J::Num(format!("{}", 1 + self.below(4096)))));
+                    m.push((
+                        "maxLength".into(),
+                        J::Num(format!("{}", 1 + self.below(4096))),
+                    ));
                 }
             }
             1 | 2 => {
@@ -356,7 +383,11 @@ impl Gen {
                 if self.chance(50) {
                     m.push(("default".into(), J::Num(self.number(heavy))));
                 }
-                let examples = if heavy { 8 + self.below(24) } else { self.below(3) };
+                let examples = if heavy {
+                    8 + self.below(24)
+                } else {
+                    self.below(3)
+                };
                 if examples > 0 {
                     let xs = (0..examples).map(|_| J::Num(self.number(heavy))).collect();
                     m.push(("examples".into(), J::Arr(xs)));
@@ -402,7 +433,12 @@ impl Gen {
         }
         if self.chance(60) {
             let mut a = vec![("title".to_string(), J::Str(self.text(20)))];
-            for hint in ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] {
+            for hint in [
+                "readOnlyHint",
+                "destructiveHint",
+                "idempotentHint",
+                "openWorldHint",
+            ] {
                 if self.chance(60) {
                     a.push((hint.into(), J::Bool(self.chance(50))));
                 }
@@ -415,7 +451,10 @@ impl Gen {
                 "_meta".into(),
                 J::Obj(vec![
                     ("io.example/version".into(), J::Str("1.2.3".into())),
-                    ("ids".into(), J::Arr(vec![J::Num("1".into()), J::Num("2.5".into())])),
+                    (
+                        "ids".into(),
+                        J::Arr(vec![J::Num("1".into()), J::Num("2.5".into())]),
+                    ),
                 ]),
             ));
         }
