@@ -102,19 +102,19 @@ pub struct FetchLimitArgs {
     /// Most tools accepted from one server, over all pages [default: 100000]
     #[arg(long, value_name = "N")]
     pub max_tools: Option<usize>,
-    /// Most tools/list pages followed for one server
+    /// Most tools/list pages followed for one server [default: 1000]
     #[arg(long, value_name = "N")]
     pub max_pages: Option<usize>,
-    /// Longest accepted stdout line from a stdio server, in bytes
+    /// Longest accepted stdout line from a stdio server, in bytes [default: 16777216]
     #[arg(long, value_name = "BYTES")]
     pub max_line_bytes: Option<usize>,
-    /// Largest accepted HTTP response body, in bytes
+    /// Largest accepted HTTP response body (or SSE event, or dump file), in bytes [default: 67108864]
     #[arg(long, value_name = "BYTES")]
     pub max_response_bytes: Option<usize>,
-    /// Time allowed for each request, in seconds (fractions allowed)
+    /// Time allowed for each request, in seconds (fractions allowed) [default: 30]
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
-    /// Time allowed for fetching one server, in seconds (fractions allowed)
+    /// Time allowed for fetching one server, in seconds (fractions allowed) [default: 120]
     #[arg(long, value_name = "SECONDS")]
     pub total_timeout: Option<f64>,
 }
@@ -181,7 +181,7 @@ pub struct VerifyArgs {
     /// Report format
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// HTTP header 'Name: value' for HTTP servers (repeatable; ${VAR} is expanded)
+    /// HTTP header 'Name: value' for every HTTP server (repeatable; ${VAR} is expanded; never printed)
     #[arg(long = "header", value_name = "'NAME: VALUE'")]
     pub headers: Vec<String>,
     /// Fetch limits and timeouts
