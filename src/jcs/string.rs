@@ -33,6 +33,37 @@ fn write_code_point<S: Sink>(sink: &mut S, cp: u32) {
     }
 }
 
+/// Index of the first backslash at or after `pos`, or `raw.len()`. SSE2
+/// (part of the `x86_64` baseline) scans 16 bytes at a time.
+#[inline]
+fn find_backslash(raw: &[u8], mut pos: usize) -> usize {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    {
+        use core::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+        };
+        while pos + 16 <= raw.len() {
+            let chunk = &raw[pos..pos + 16];
+            // `unsafe` is needed on toolchains where the SSE2 intrinsics are unsafe fns.
+            #[allow(unused_unsafe)]
+            // SAFETY: SSE2 is always available on x86_64; `chunk` holds exactly
+            // 16 readable bytes, and `_mm_loadu_si128` has no alignment requirement.
+            let mask = unsafe {
+                let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+                _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8)))
+            };
+            if mask != 0 {
+                return pos + mask.trailing_zeros() as usize;
+            }
+            pos += 16;
+        }
+    }
+    raw[pos..]
+        .iter()
+        .position(|&b| b == b'\\')
+        .map_or(raw.len(), |i| pos + i)
+}
+
 /// Writes a string token in canonical form, with quotes, from validated raw
 /// content. Content without escapes is already canonical and copied through.
 #[inline]
@@ -44,10 +75,7 @@ pub fn write_string<S: Sink>(sink: &mut S, raw: &[u8], escaped: bool) {
         let mut pos = 0;
         while pos < raw.len() {
             // Copy the run up to the next escape untouched.
-            let run = raw[pos..]
-                .iter()
-                .position(|&b| b == b'\\')
-                .unwrap_or(raw.len() - pos);
+            let run = find_backslash(raw, pos) - pos;
             if run > 0 {
                 sink.write(&raw[pos..pos + run]);
                 pos += run;
@@ -74,4 +102,32 @@ pub fn write_str<S: Sink>(sink: &mut S, text: &str) {
     }
     sink.write(&bytes[start..]);
     sink.write(b"\"");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn find_backslash_matches_a_byte_search() {
+        for len in 0..50 {
+            for at in 0..=len {
+                let mut raw = std::vec![b'x'; len];
+                if at < len {
+                    raw[at] = b'\\';
+                }
+                for pos in 0..=len {
+                    let want = raw[pos..]
+                        .iter()
+                        .position(|&b| b == b'\\')
+                        .map_or(len, |i| pos + i);
+                    assert_eq!(
+                        find_backslash(&raw, pos),
+                        want,
+                        "len {len} at {at} pos {pos}"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -30,14 +30,30 @@ pub(crate) fn write_number<S: Sink>(
     Ok(())
 }
 
-#[inline]
+/// Writes a string node. Without escapes the token is already canonical, and
+/// it is written with its quotes as one slice of the input.
+#[inline(always)]
+fn write_string_node<S: Sink>(sink: &mut S, input: &[u8], node: &Node) {
+    let (start, end) = (node.start(), node.start() + node.value());
+    if !node.flag() {
+        // The tape guarantees the quotes at `start - 1` and `end`.
+        sink.write(&input[start - 1..end + 1]);
+    } else {
+        write_string(sink, &input[start..end], true);
+    }
+}
+
+/// Writes a key node and the colon: one slice of the input when the key has
+/// no escapes and the colon follows it directly (compact input).
+#[inline(always)]
 fn write_key<S: Sink>(sink: &mut S, input: &[u8], node: &Node) {
-    write_string(
-        sink,
-        &input[node.start()..node.start() + node.value()],
-        node.flag(),
-    );
-    sink.write(b":");
+    let (start, end) = (node.start(), node.start() + node.value());
+    if !node.flag() && input.get(end + 1) == Some(&b':') {
+        sink.write(&input[start - 1..end + 2]);
+    } else {
+        write_string_node(sink, input, node);
+        sink.write(b":");
+    }
 }
 
 /// Writes the subtree rooted at node `root` in canonical form.
@@ -71,7 +87,7 @@ pub(crate) fn write_value<S: Sink>(
                     continue 'enter;
                 }
             }
-            Tag::String => write_string(sink, &input[n.start()..n.start() + n.value()], n.flag()),
+            Tag::String => write_string_node(sink, input, n),
             Tag::Number => write_number(
                 sink,
                 &input[n.start()..n.start() + n.value()],
