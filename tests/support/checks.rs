@@ -464,6 +464,7 @@ pub fn check_tools_list(input: &[u8], limits: Limits) {
 // ------------------------------------------------------------------ C ABI
 
 #[cfg(feature = "ffi")]
+#[allow(unused_imports)]
 pub use ffi_checks::check_ffi;
 
 #[cfg(feature = "ffi")]
