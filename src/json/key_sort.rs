@@ -108,35 +108,84 @@ pub(crate) fn sort_list(input: &[u8], nodes: &mut [Node], head: u32) -> (u32, bo
     (merge_sort(input, nodes, head), true)
 }
 
-/// Stable insertion sort of a short list. Each element is compared with every
-/// element not greater than it, so two equal strings always meet: `equal`
-/// comes back `true` if the list holds any.
+/// A list element during insertion sort: its node and, when the string has
+/// no escapes and is not at the very end of the input, its prefix word.
+#[derive(Clone, Copy)]
+struct Item {
+    word: u64,
+    node: u32,
+    /// 0: no word (compare in full); 1: word of a longer string; 2: the word
+    /// holds the whole string (at most eight bytes).
+    kind: u8,
+}
+
+/// Stable insertion sort of a list of at most [`SMALL`] elements, in a small
+/// array of prefix words (one load per element, not one per comparison).
+/// Each element meets the largest element not greater than it, so two equal
+/// strings always meet: `equal` comes back `true` if the list holds any.
 fn insertion_sort(input: &[u8], nodes: &mut [Node], head: u32, mut equal: bool) -> (u32, bool) {
-    let mut sorted = END;
-    let mut e = head;
-    while e != END {
-        let next = nodes[e as usize].link;
-        // Insert `e` after every element that is not greater (stability).
-        let mut prev = END;
-        let mut cur = sorted;
-        while cur != END {
-            match cmp_nodes(input, nodes, cur, e) {
-                Ordering::Greater => break,
-                Ordering::Equal => equal = true,
-                Ordering::Less => {}
+    let mut items = [Item {
+        word: 0,
+        node: END,
+        kind: 0,
+    }; SMALL];
+    let cmp = |a: &Item, b: &Item| -> Ordering {
+        if a.kind != 0 && b.kind != 0 {
+            if a.word != b.word {
+                return cmp_words(a.word, b.word);
             }
-            prev = cur;
-            cur = nodes[cur as usize].link;
+            if a.kind == 2 && b.kind == 2 {
+                return Ordering::Equal;
+            }
         }
-        nodes[e as usize].link = cur;
-        if prev == END {
-            sorted = e;
+        cmp_full(input, &nodes[a.node as usize], &nodes[b.node as usize])
+    };
+    let mut n = 0usize;
+    let mut e = head;
+    while e != END && n < SMALL {
+        let node = &nodes[e as usize];
+        let word = if node.flag() {
+            None
         } else {
-            nodes[prev as usize].link = e;
+            prefix_word(input, node)
+        };
+        let item = Item {
+            word: word.unwrap_or(0),
+            node: e,
+            kind: match word {
+                None => 0,
+                Some(_) if node.value() <= 8 => 2,
+                Some(_) => 1,
+            },
+        };
+        // Shift greater elements right; insert after the last one not greater.
+        let mut j = n;
+        while j > 0 {
+            match cmp(&items[j - 1], &item) {
+                Ordering::Greater => {
+                    items[j] = items[j - 1];
+                    j -= 1;
+                }
+                Ordering::Equal => {
+                    equal = true;
+                    break;
+                }
+                Ordering::Less => break,
+            }
         }
-        e = next;
+        items[j] = item;
+        n += 1;
+        e = node.link;
     }
-    (sorted, equal)
+    debug_assert!(
+        e == END,
+        "insertion_sort called on a list longer than SMALL"
+    );
+    for pair in items[..n].windows(2) {
+        nodes[pair[0].node as usize].link = pair[1].node;
+    }
+    nodes[items[n - 1].node as usize].link = END;
+    (items[0].node, equal)
 }
 
 /// Stable bottom-up merge sort of a list of any length; returns the new head.
@@ -215,6 +264,62 @@ mod tests {
     use super::*;
     use crate::json::Tag;
     use std::vec::Vec;
+
+    #[test]
+    fn sorting_matches_a_stable_utf16_sort() {
+        let pool = [
+            "type",
+            "title",
+            "a",
+            "b",
+            "ab",
+            "\u{e000}",
+            "\u{1f600}",
+            "abcdefghij",
+            "abcdefghi",
+            "9",
+            "10",
+            "",
+            "\u{e9}",
+            "z",
+        ];
+        let mut state = 7u64;
+        for round in 0..400 {
+            let len = 2 + round % 30;
+            let mut input = Vec::new();
+            let mut nodes = std::vec![Node::EMPTY];
+            let mut picked = Vec::new();
+            for _ in 0..len {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let s = pool[(state >> 33) as usize % pool.len()];
+                input.push(b'"');
+                nodes.push(Node::new(Tag::String, false, input.len(), s.len(), 0));
+                input.extend_from_slice(s.as_bytes());
+                input.extend_from_slice(b"\",");
+                picked.push(s);
+            }
+            for (i, node) in nodes.iter_mut().enumerate().take(len).skip(1) {
+                node.link = (i + 1) as u32;
+            }
+            let (head, maybe_equal) = sort_list(&input, &mut nodes, 1);
+            let mut got = Vec::new();
+            let mut p = head;
+            while p != END {
+                got.push(p as usize - 1);
+                p = nodes[p as usize].link;
+            }
+            let mut want: Vec<usize> = (0..len).collect();
+            want.sort_by(|&a, &b| picked[a].encode_utf16().cmp(picked[b].encode_utf16()));
+            assert_eq!(got, want, "round {round}");
+            let has_dup = (1..len).any(|i| picked[want[i - 1]] == picked[want[i]]);
+            assert!(maybe_equal || !has_dup, "round {round}: duplicate missed");
+            if len <= SMALL {
+                assert_eq!(maybe_equal, has_dup, "round {round}");
+            }
+        }
+    }
 
     #[test]
     fn fast_compare_matches_utf16_order() {
