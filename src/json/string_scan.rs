@@ -87,6 +87,7 @@ fn skip_plain(input: &[u8], pos: usize) -> usize {
 }
 
 /// Scans from `pos` (just after the opening quote) to the closing quote.
+#[inline]
 pub(crate) fn scan_string(input: &[u8], mut pos: usize) -> Result<Scanned, Error> {
     let len = input.len();
     let mut escaped = false;
@@ -105,13 +106,16 @@ pub(crate) fn scan_string(input: &[u8], mut pos: usize) -> Result<Scanned, Error
             0x00..=0x1f => return Err(Error::new(ErrorKind::ControlCharacter, pos)),
             0x20..=0x7f => pos += 1,
             _ => {
-                // A run of non-ASCII text: validate sequence after sequence.
-                pos = scan_utf8(input, pos)?;
+                // A run of non-ASCII text: validate sequence after sequence,
+                // the common two- and three-byte forms inline.
                 while let Some(&c) = input.get(pos) {
                     if c < 0x80 {
                         break;
                     }
-                    pos = scan_utf8(input, pos)?;
+                    pos = match utf8_common(input, pos, c) {
+                        Some(next) => next,
+                        None => scan_utf8(input, pos)?,
+                    };
                 }
             }
         }
@@ -166,6 +170,20 @@ fn hex_unit(input: &[u8], pos: usize) -> Result<u32, Error> {
         unit = (unit << 4) | (c as char).to_digit(16).unwrap_or(0);
     }
     Ok(unit)
+}
+
+/// The index after a valid two-byte sequence (U+0080..U+07FF) or a valid
+/// three-byte sequence with lead byte E1..EC or EE..EF (whose second byte may
+/// be any continuation byte) at `pos`, whose first byte is `c`; `None` for
+/// anything else, which [`scan_utf8`] then validates (or rejects) in full.
+#[inline(always)]
+fn utf8_common(input: &[u8], pos: usize, c: u8) -> Option<usize> {
+    let cont = |i: usize| input.get(i).is_some_and(|&b| b & 0xc0 == 0x80);
+    match c {
+        0xc2..=0xdf if cont(pos + 1) => Some(pos + 2),
+        0xe1..=0xec | 0xee..=0xef if cont(pos + 1) && cont(pos + 2) => Some(pos + 3),
+        _ => None,
+    }
 }
 
 /// Validates one multi-byte UTF-8 sequence at `pos`; returns the index after it.
