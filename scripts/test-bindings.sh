@@ -68,7 +68,7 @@ go_suite() {
   if [ -f bindings/go/test.log ]; then
     grep -E '^(--- FAIL|FAIL|ok|panic)' bindings/go/test.log || true
     [ $rc -ne 0 ] && tail -40 bindings/go/test.log
-    echo "Go: $(grep -c '^--- PASS' bindings/go/test.log) tests passed, $(grep -c '^--- FAIL' bindings/go/test.log) failed (go test -race)"
+    echo "Go: $(grep -c '^--- PASS' bindings/go/test.log) tests and examples passed ($(grep -cE '^ +--- PASS: TestVectors/' bindings/go/test.log) vectors), $(grep -cE '^ *--- FAIL' bindings/go/test.log) failed (go vet clean, go test -race)"
     rm -f bindings/go/test.log
   fi
   return $rc
