@@ -24,98 +24,21 @@
 #![cfg(all(feature = "cli", feature = "mcp-http", unix))]
 
 use std::collections::BTreeMap;
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use contractpin::mcp::{fetch_tools_list, ClientOptions, Fetched, McpErrorKind, ServerSpec};
 use contractpin::{Context, ErrorKind, Limits, ListOptions};
 
+#[path = "support/run.rs"]
+mod run;
+
+use run::{cli, Run, Scratch};
+
 const FAKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/fake_server.py");
-const BIN: &str = env!("CARGO_BIN_EXE_contractpin");
 
 // ------------------------------------------------------------------ helpers
-
-/// A fresh scratch directory, removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Scratch {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let d = std::env::temp_dir().join(format!(
-            "contractpin-limits-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&d).unwrap();
-        Scratch(d)
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// The outcome of one run of the binary.
-#[derive(Debug)]
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    took: Duration,
-}
-
-/// Runs the binary, killing it (and failing) after `deadline`.
-fn cli(args: &[&str], deadline: Duration) -> Run {
-    let t0 = Instant::now();
-    let mut child = Command::new(BIN)
-        .args(args)
-        .env_remove("GITHUB_ACTIONS")
-        .env("SOURCE_DATE_EPOCH", "1790000000")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("contractpin runs");
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        out.read_to_end(&mut s).unwrap();
-        s
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        err.read_to_end(&mut s).unwrap();
-        s
-    });
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if t0.elapsed() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("contractpin {args:?} still running after {deadline:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let stdout = String::from_utf8_lossy(&reader.join().unwrap()).into_owned();
-    let stderr = String::from_utf8_lossy(&err_reader.join().unwrap()).into_owned();
-    Run {
-        code: status.code().unwrap_or(-1),
-        stdout,
-        stderr,
-        took: t0.elapsed(),
-    }
-}
 
 /// `init` of a stdio fake server into a new lock; returns the run and whether
 /// a lock was written.
@@ -158,12 +81,23 @@ fn assert_ok(r: &(Run, bool), tools: usize) {
 fn assert_refused(r: &(Run, bool), words: &str) {
     let (run, wrote) = r;
     assert_eq!(run.code, 1, "{run:#?}");
-    assert!(!*wrote, "a lock was written although the fetch failed: {run:#?}");
-    assert!(run.stderr.contains(words), "stderr should mention {words:?}: {run:#?}");
+    assert!(
+        !*wrote,
+        "a lock was written although the fetch failed: {run:#?}"
+    );
+    assert!(
+        run.stderr.contains(words),
+        "stderr should mention {words:?}: {run:#?}"
+    );
 }
 
 fn stdio(scenario: &str, extra: &[&str]) -> ServerSpec {
-    let mut command: Vec<String> = vec!["python3".into(), FAKE.into(), "--scenario".into(), scenario.into()];
+    let mut command: Vec<String> = vec![
+        "python3".into(),
+        FAKE.into(),
+        "--scenario".into(),
+        scenario.into(),
+    ];
     command.extend(extra.iter().map(|s| s.to_string()));
     ServerSpec::Stdio {
         command,
@@ -186,7 +120,10 @@ fn fetch(spec: &ServerSpec, o: &ClientOptions) -> Result<Fetched, contractpin::m
 }
 
 fn tool_count(f: &Fetched) -> usize {
-    contractpin::digest_tools_list(&f.pages).expect("valid list").tools.len()
+    contractpin::digest_tools_list(&f.pages)
+        .expect("valid list")
+        .tools
+        .len()
 }
 
 /// A fake server on 127.0.0.1 over Streamable HTTP (killed on drop).
@@ -202,7 +139,15 @@ impl HttpFake {
         let port_file = dir.path("port");
         let child = Command::new("python3")
             .arg(FAKE)
-            .args(["--transport", "http", "--port", "0", "--scenario", scenario, "--port-file"])
+            .args([
+                "--transport",
+                "http",
+                "--port",
+                "0",
+                "--scenario",
+                scenario,
+                "--port-file",
+            ])
             .arg(&port_file)
             .args(extra)
             .stdin(Stdio::null())
@@ -346,10 +291,19 @@ fn input_size_default_is_64_mib() {
     write(&file, &over);
     let run = cli(&["canon", file.to_str().unwrap()], QUICK);
     assert_eq!(run.code, 2, "{run:#?}");
-    assert!(run.stderr.contains("size-limit at byte 67108864"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("size-limit at byte 67108864"),
+        "{}",
+        run.stderr
+    );
     write(&file, &at);
     let run = cli(&["canon", file.to_str().unwrap()], QUICK);
-    assert_eq!((run.code, run.stdout.len()), (0, 64 << 20), "{}", run.stderr);
+    assert_eq!(
+        (run.code, run.stdout.len()),
+        (0, 64 << 20),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -375,11 +329,37 @@ fn input_size_cli_canon_digest_and_init_file_at_and_over() {
     // init --file: the dump is the input; over the limit, no lock and exit 1.
     let lock = dir.path("contractpin.lock");
     let l = lock.to_str().unwrap();
-    let run = cli(&["init", "--lock", l, "--name", "d", "--file", f, "--max-input-bytes", &n1], QUICK);
+    let run = cli(
+        &[
+            "init",
+            "--lock",
+            l,
+            "--name",
+            "d",
+            "--file",
+            f,
+            "--max-input-bytes",
+            &n1,
+        ],
+        QUICK,
+    );
     assert_eq!(run.code, 1, "{run:#?}");
     assert!(run.stderr.contains("size-limit"), "{}", run.stderr);
     assert!(!lock.exists());
-    let run = cli(&["init", "--lock", l, "--name", "d", "--file", f, "--max-input-bytes", &n], QUICK);
+    let run = cli(
+        &[
+            "init",
+            "--lock",
+            l,
+            "--name",
+            "d",
+            "--file",
+            f,
+            "--max-input-bytes",
+            &n,
+        ],
+        QUICK,
+    );
     assert_eq!(run.code, 0, "{run:#?}");
     assert!(lock.exists());
 }
@@ -411,7 +391,10 @@ fn input_size_of_a_live_list_at_and_over() {
     let s = size.to_string();
     let s1 = (size - 1).to_string();
     assert_ok(&init_stdio(&["--max-input-bytes", &s], "ok", &[], QUICK), 3);
-    assert_refused(&init_stdio(&["--max-input-bytes", &s1], "ok", &[], QUICK), "size-limit");
+    assert_refused(
+        &init_stdio(&["--max-input-bytes", &s1], "ok", &[], QUICK),
+        "size-limit",
+    );
 }
 
 // ------------------------------------------------------------------ depth
@@ -424,7 +407,11 @@ fn depth_library_at_and_over_including_the_default() {
             ..Limits::DEFAULT
         };
         // Depth 0 is a scalar document.
-        let at = if limit == 0 { b"0".to_vec() } else { nested(limit as usize) };
+        let at = if limit == 0 {
+            b"0".to_vec()
+        } else {
+            nested(limit as usize)
+        };
         assert!(
             Context::with_limits(l).canonicalize(&at).is_ok(),
             "depth {limit} at limit {limit}"
@@ -433,7 +420,10 @@ fn depth_library_at_and_over_including_the_default() {
             .canonicalize(&nested(limit as usize + 1))
             .unwrap_err();
         // The container that opens one level too deep is named.
-        assert_eq!((e.kind(), e.offset()), (ErrorKind::DepthLimit, limit as usize));
+        assert_eq!(
+            (e.kind(), e.offset()),
+            (ErrorKind::DepthLimit, limit as usize)
+        );
     }
     assert_eq!(Limits::DEFAULT.max_depth, 256);
     assert!(contractpin::canonicalize(&nested(256)).is_ok());
@@ -443,7 +433,9 @@ fn depth_library_at_and_over_including_the_default() {
     );
     // Far deeper than any stack could recurse: a clean error, not a crash.
     assert_eq!(
-        contractpin::canonicalize(&nested(1 << 20)).unwrap_err().kind(),
+        contractpin::canonicalize(&nested(1 << 20))
+            .unwrap_err()
+            .kind(),
         ErrorKind::DepthLimit
     );
 }
@@ -459,13 +451,21 @@ fn depth_cli_at_and_over() {
     write(&file, &nested(257));
     let run = cli(&["canon", f], QUICK);
     assert_eq!(run.code, 2, "{run:#?}");
-    assert!(run.stderr.contains("depth-limit at byte 256"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("depth-limit at byte 256"),
+        "{}",
+        run.stderr
+    );
     // A flag.
     write(&file, &nested(5));
     assert_eq!(cli(&["canon", "--max-depth", "5", f], QUICK).code, 0);
     let run = cli(&["canon", "--max-depth", "4", f], QUICK);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("depth-limit at byte 4"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("depth-limit at byte 4"),
+        "{}",
+        run.stderr
+    );
     write(&file, b"[{\"name\":\"a\",\"inputSchema\":{\"a\":[1]}}]");
     assert_eq!(cli(&["digest", "--max-depth", "4", f], QUICK).code, 0);
     assert_eq!(cli(&["digest", "--max-depth", "3", f], QUICK).code, 2);
@@ -493,7 +493,10 @@ fn depth_of_a_live_list_at_and_over() {
     let d = depth.to_string();
     let d1 = (depth - 1).to_string();
     assert_ok(&init_stdio(&["--max-depth", &d], "ok", &[], QUICK), 3);
-    assert_refused(&init_stdio(&["--max-depth", &d1], "ok", &[], QUICK), "depth-limit");
+    assert_refused(
+        &init_stdio(&["--max-depth", &d1], "ok", &[], QUICK),
+        "depth-limit",
+    );
 }
 
 // ------------------------------------------------------------------ tools
@@ -555,8 +558,14 @@ fn tools_cli_at_and_over() {
     assert!(run.stderr.contains("tool-limit"), "{}", run.stderr);
     // A live server (stdio), counted over all pages.
     let extra = ["--count", "5", "--page-size", "2"];
-    assert_ok(&init_stdio(&["--max-tools", "5"], "many-tools", &extra, QUICK), 5);
-    assert_refused(&init_stdio(&["--max-tools", "4"], "many-tools", &extra, QUICK), "tool-limit");
+    assert_ok(
+        &init_stdio(&["--max-tools", "5"], "many-tools", &extra, QUICK),
+        5,
+    );
+    assert_refused(
+        &init_stdio(&["--max-tools", "4"], "many-tools", &extra, QUICK),
+        "tool-limit",
+    );
 }
 
 // ------------------------------------------------------------------ pages
@@ -588,15 +597,31 @@ fn pages_default_is_1000() {
 
 #[test]
 fn pages_cli_at_and_over() {
-    assert_ok(&init_stdio(&["--max-pages", "3"], "many-pages", &["--pages", "3"], QUICK), 3);
+    assert_ok(
+        &init_stdio(
+            &["--max-pages", "3"],
+            "many-pages",
+            &["--pages", "3"],
+            QUICK,
+        ),
+        3,
+    );
     assert_refused(
-        &init_stdio(&["--max-pages", "3"], "many-pages", &["--pages", "4"], QUICK),
+        &init_stdio(
+            &["--max-pages", "3"],
+            "many-pages",
+            &["--pages", "4"],
+            QUICK,
+        ),
         "page limit is 3",
     );
     // Over HTTP as well.
     let fake = HttpFake::start("many-pages", &["--pages", "3"]);
     assert_ok(&init_http(&["--max-pages", "3"], &fake.url, QUICK), 3);
-    assert_refused(&init_http(&["--max-pages", "2"], &fake.url, QUICK), "page limit is 2");
+    assert_refused(
+        &init_http(&["--max-pages", "2"], &fake.url, QUICK),
+        "page limit is 2",
+    );
 }
 
 // ------------------------------------------------------------------ stdout line length
@@ -626,7 +651,10 @@ fn line_length_library_at_and_over_including_the_default() {
 #[test]
 fn line_length_cli_at_and_over() {
     let extra = ["--huge-bytes", "50000"];
-    assert_ok(&init_stdio(&["--max-line-bytes", "50000"], "huge-line", &extra, QUICK), 1);
+    assert_ok(
+        &init_stdio(&["--max-line-bytes", "50000"], "huge-line", &extra, QUICK),
+        1,
+    );
     assert_refused(
         &init_stdio(&["--max-line-bytes", "49999"], "huge-line", &extra, QUICK),
         "longer than 49999 bytes",
@@ -669,7 +697,10 @@ fn response_size_library_at_and_over_including_the_default() {
 #[test]
 fn response_size_cli_at_and_over() {
     let fake = HttpFake::start("huge-line", &["--huge-bytes", "50000"]);
-    assert_ok(&init_http(&["--max-response-bytes", "50000"], &fake.url, QUICK), 1);
+    assert_ok(
+        &init_http(&["--max-response-bytes", "50000"], &fake.url, QUICK),
+        1,
+    );
     assert_refused(
         &init_http(&["--max-response-bytes", "49999"], &fake.url, QUICK),
         "larger than 49999 bytes",
@@ -682,11 +713,37 @@ fn response_size_cli_at_and_over() {
     let lock = dir.path("contractpin.lock");
     let (f, l) = (file.to_str().unwrap(), lock.to_str().unwrap());
     let n1 = (doc.len() - 1).to_string();
-    let run = cli(&["init", "--lock", l, "--name", "d", "--file", f, "--max-response-bytes", &n1], QUICK);
+    let run = cli(
+        &[
+            "init",
+            "--lock",
+            l,
+            "--name",
+            "d",
+            "--file",
+            f,
+            "--max-response-bytes",
+            &n1,
+        ],
+        QUICK,
+    );
     assert_eq!(run.code, 1, "{run:#?}");
     assert!(!lock.exists());
     let n = doc.len().to_string();
-    let run = cli(&["init", "--lock", l, "--name", "d", "--file", f, "--max-response-bytes", &n], QUICK);
+    let run = cli(
+        &[
+            "init",
+            "--lock",
+            l,
+            "--name",
+            "d",
+            "--file",
+            f,
+            "--max-response-bytes",
+            &n,
+        ],
+        QUICK,
+    );
     assert_eq!(run.code, 0, "{run:#?}");
 }
 
@@ -716,7 +773,10 @@ fn request_timeout_library_within_and_over() {
 
 #[test]
 fn request_timeout_cli_within_and_over() {
-    assert_ok(&init_stdio(&["--timeout", "3"], "slow", &["--delay", "0.5"], QUICK), 3);
+    assert_ok(
+        &init_stdio(&["--timeout", "3"], "slow", &["--delay", "0.5"], QUICK),
+        3,
+    );
     let r = init_stdio(&["--timeout", "0.5"], "slow", &["--delay", "5"], QUICK);
     assert_refused(&r, "request timeout of 0.5 s");
     assert!(r.0.took < Duration::from_secs(4), "{:?}", r.0.took);
@@ -747,8 +807,21 @@ fn total_timeout_library_within_and_over() {
 #[test]
 fn total_timeout_cli_within_and_over() {
     let extra = ["--delay", "0.4", "--page-size", "1"];
-    assert_ok(&init_stdio(&["--timeout", "5", "--total-timeout", "8"], "slow", &extra, QUICK), 3);
-    let r = init_stdio(&["--timeout", "5", "--total-timeout", "0.9"], "slow", &extra, QUICK);
+    assert_ok(
+        &init_stdio(
+            &["--timeout", "5", "--total-timeout", "8"],
+            "slow",
+            &extra,
+            QUICK,
+        ),
+        3,
+    );
+    let r = init_stdio(
+        &["--timeout", "5", "--total-timeout", "0.9"],
+        "slow",
+        &extra,
+        QUICK,
+    );
     assert_refused(&r, "total timeout of 0.9 s");
     assert!(r.0.took < Duration::from_secs(4), "{:?}", r.0.took);
 }

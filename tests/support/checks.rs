@@ -143,7 +143,12 @@ pub fn check_parser(input: &[u8]) {
         c.set_limits(Limits::DEFAULT);
         c.canonicalize(input).map(<[u8]>::to_vec)
     });
-    assert_eq!(one_shot, reused, "reused Context differs on {}", show(input));
+    assert_eq!(
+        one_shot,
+        reused,
+        "reused Context differs on {}",
+        show(input)
+    );
 
     // The allocation-free entry point with exactly `scratch_needed` nodes.
     let needed = json::scratch_needed(input);
@@ -151,7 +156,12 @@ pub fn check_parser(input: &[u8]) {
     let mut out = vec![0u8; one_shot.as_ref().map_or(0, Vec::len)];
     let with = contractpin::canonicalize_into(input, &mut scratch, &Limits::DEFAULT, &mut out)
         .map(|n| out[..n].to_vec());
-    assert_eq!(one_shot, with, "canonicalize_into differs on {}", show(input));
+    assert_eq!(
+        one_shot,
+        with,
+        "canonicalize_into differs on {}",
+        show(input)
+    );
 
     match one_shot {
         Err(e) => {
@@ -174,8 +184,9 @@ pub fn check_parser(input: &[u8]) {
                 "canonical output is not UTF-8: {}",
                 show(input)
             );
-            let again = contractpin::canonicalize(&canonical)
-                .unwrap_or_else(|e| panic!("canonical output rejected ({e}): {}", show(&canonical)));
+            let again = contractpin::canonicalize(&canonical).unwrap_or_else(|e| {
+                panic!("canonical output rejected ({e}): {}", show(&canonical))
+            });
             assert_eq!(
                 again,
                 canonical,
@@ -263,9 +274,15 @@ pub fn check_number(bits: u64) {
     assert!(n <= MAX_LEN);
     let text = std::str::from_utf8(&buf[..n]).expect("ASCII");
     // Round trip: reads back as the same double (-0 is written as 0).
-    let back: f64 = text.parse().unwrap_or_else(|_| panic!("unparsable {text:?}"));
+    let back: f64 = text
+        .parse()
+        .unwrap_or_else(|_| panic!("unparsable {text:?}"));
     let want = if x == 0.0 { 0.0f64.to_bits() } else { bits };
-    assert_eq!(back.to_bits(), want, "{text:?} does not read back as {bits:#018x}");
+    assert_eq!(
+        back.to_bits(),
+        want,
+        "{text:?} does not read back as {bits:#018x}"
+    );
     // The reference layout of Rust's shortest digits.
     let expected = reference::es_number(x).unwrap();
     assert_eq!(text, expected, "format_f64({bits:#018x})");
@@ -281,7 +298,11 @@ pub fn check_number(bits: u64) {
         .collect::<String>();
     let digits = digits.trim_start_matches('0').trim_end_matches('0');
     let digits = if digits.is_empty() { "0" } else { digits };
-    assert_eq!(d.to_string(), digits, "shortest_digits({x:e}) = ({d}, {e}, {k})");
+    assert_eq!(
+        d.to_string(),
+        digits,
+        "shortest_digits({x:e}) = ({d}, {e}, {k})"
+    );
     assert_eq!(k, digits.len());
     if x != 0.0 {
         let sci = format!("{:e}", x.abs());
@@ -291,8 +312,7 @@ pub fn check_number(bits: u64) {
     // The output is its own canonical form, and any other spelling of the
     // same double canonicalizes to it.
     let canonical = |s: &str| {
-        contractpin::canonicalize(s.as_bytes())
-            .unwrap_or_else(|e| panic!("{s:?} rejected: {e}"))
+        contractpin::canonicalize(s.as_bytes()).unwrap_or_else(|e| panic!("{s:?} rejected: {e}"))
     };
     assert_eq!(canonical(text), text.as_bytes());
     for spelling in [
@@ -321,7 +341,13 @@ pub fn check_lock(input: &[u8]) {
     let parsed = Lock::parse(input);
     match parsed {
         Err(e) => {
-            let _ = (e.to_string(), e.kind(), e.path(), e.detail(), e.json_error());
+            let _ = (
+                e.to_string(),
+                e.kind(),
+                e.path(),
+                e.detail(),
+                e.json_error(),
+            );
             if let Some(j) = e.json_error() {
                 assert!(j.offset() <= input.len(), "{e}");
             }
@@ -340,7 +366,10 @@ pub fn check_lock(input: &[u8]) {
             }
             let pretty = lock.to_pretty();
             let again = Lock::parse(&pretty).unwrap_or_else(|e| {
-                panic!("pretty form rejected ({e}):\n{}", String::from_utf8_lossy(&pretty))
+                panic!(
+                    "pretty form rejected ({e}):\n{}",
+                    String::from_utf8_lossy(&pretty)
+                )
             });
             assert_eq!(again, lock, "lock changed through to_pretty/parse");
             assert_eq!(again.to_pretty(), pretty, "pretty form is not stable");
@@ -389,7 +418,12 @@ pub fn check_tools_list(input: &[u8], limits: Limits) {
             b.map(|r| r.1)
         ),
     };
-    assert_eq!(lib.digest.to_string(), ref_digest, "server digest of {}", show(input));
+    assert_eq!(
+        lib.digest.to_string(),
+        ref_digest,
+        "server digest of {}",
+        show(input)
+    );
     assert_eq!(lib.tools.len(), ref_tools.len());
     for (l, r) in lib.tools.iter().zip(&ref_tools) {
         assert_eq!(l.name, r.name, "tool order of {}", show(input));
@@ -402,8 +436,15 @@ pub fn check_tools_list(input: &[u8], limits: Limits) {
         assert_eq!(fields, r.fields, "field digests of {:?}", r.name);
         // The contract of one tool, through the single-tool entry points.
         let contract = contractpin::tool_contract(r.contract.as_bytes()).unwrap();
-        assert_eq!(contract, r.contract.as_bytes(), "tool_contract is not idempotent");
-        assert_eq!(contractpin::tool_digest(r.contract.as_bytes()).unwrap(), l.digest);
+        assert_eq!(
+            contract,
+            r.contract.as_bytes(),
+            "tool_contract is not idempotent"
+        );
+        assert_eq!(
+            contractpin::tool_digest(r.contract.as_bytes()).unwrap(),
+            l.digest
+        );
     }
     // Without field digests: same server digest; allocation-free: same too.
     let (plain, count) = contractpin::Context::with_limits(limits)
@@ -434,11 +475,17 @@ pub fn check_tools_list(input: &[u8], limits: Limits) {
     let is_page = |v: &reference::RefValue| {
         matches!(v, reference::RefValue::Object(_))
             && v.get("name").is_none()
-            && ["tools", "result", "error"].iter().any(|k| v.get(k).is_some())
+            && ["tools", "result", "error"]
+                .iter()
+                .any(|k| v.get(k).is_some())
     };
     match &doc {
         reference::RefValue::Object(_) if doc.get("result").is_none() => {
-            variants.push(cat(&[b"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":", input, b"}"]));
+            variants.push(cat(&[
+                b"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":",
+                input,
+                b"}",
+            ]));
             if doc.get("name").is_none() {
                 variants.push(cat(&[b"[", input, b"]"]));
                 variants.push(cat(&[b"[", input, b",{\"tools\":[]}]"]));
@@ -457,7 +504,12 @@ pub fn check_tools_list(input: &[u8], limits: Limits) {
         let got = contractpin::Context::with_limits(wide)
             .digest_tools_list(&v, ListOptions::default(), |_| {})
             .unwrap_or_else(|e| panic!("{e} for the reshaped {}", show(&v)));
-        assert_eq!(got.0, lib.digest, "reshaped {} digests differently", show(&v));
+        assert_eq!(
+            got.0,
+            lib.digest,
+            "reshaped {} digests differently",
+            show(&v)
+        );
     }
 }
 
@@ -509,7 +561,11 @@ mod ffi_checks {
             },
             // A prefix of the data.
             2 => {
-                let n = if data.is_empty() { 0 } else { b.u32() as usize % (data.len() + 1) };
+                let n = if data.is_empty() {
+                    0
+                } else {
+                    b.u32() as usize % (data.len() + 1)
+                };
                 In {
                     ptr: data.as_ptr(),
                     len: n,
@@ -592,9 +648,11 @@ mod ffi_checks {
     fn canonicalize(b: &mut Bytes<'_>, payload: &[u8]) {
         let inp = input(b, payload);
         let (lim, rust_limits) = limits(b);
-        let expected = inp
-            .bytes
-            .map(|doc| Context::with_limits(rust_limits).canonicalize(doc).map(<[u8]>::to_vec));
+        let expected = inp.bytes.map(|doc| {
+            Context::with_limits(rust_limits)
+                .canonicalize(doc)
+                .map(<[u8]>::to_vec)
+        });
         let needed = match &expected {
             Some(Ok(c)) => c.len(),
             _ => 16,
@@ -602,21 +660,30 @@ mod ffi_checks {
         let (mut out, cap, out_null) = out_buffer(b, needed);
         let mut out_len = (b.u8() % 8 != 0).then_some(usize::MAX);
         let mut err_off = (b.u8() % 2 == 0).then_some(OFFSET_SENTINEL);
-        let lim_ptr = lim.as_ref().map_or(ptr::null(), |l| l as *const contractpin_limits);
+        let lim_ptr = lim
+            .as_ref()
+            .map_or(ptr::null(), |l| l as *const contractpin_limits);
         // SAFETY: every pointer is NULL or valid for its documented length.
         let status = unsafe {
             contractpin_canonicalize_with_limits(
                 inp.ptr,
                 inp.len,
                 lim_ptr,
-                if out_null { ptr::null_mut() } else { out.as_mut_ptr() },
+                if out_null {
+                    ptr::null_mut()
+                } else {
+                    out.as_mut_ptr()
+                },
                 cap,
                 opt_ptr(&mut out_len),
                 opt_ptr(&mut err_off),
             )
         };
         // Bytes past the capacity are never touched.
-        assert!(out.iter().skip(cap).all(|&c| c == SENTINEL), "wrote past out_cap");
+        assert!(
+            out.iter().skip(cap).all(|&c| c == SENTINEL),
+            "wrote past out_cap"
+        );
         let untouched = |out: &[u8]| out.iter().all(|&c| c == SENTINEL);
         if out_len.is_none() || (out_null && cap != 0) || inp.bytes.is_none() {
             expect_status(status, 100, "NULL argument", payload);
@@ -663,13 +730,20 @@ mod ffi_checks {
             contractpin_tool_contract(
                 inp.ptr,
                 inp.len,
-                if out_null { ptr::null_mut() } else { out.as_mut_ptr() },
+                if out_null {
+                    ptr::null_mut()
+                } else {
+                    out.as_mut_ptr()
+                },
                 cap,
                 opt_ptr(&mut out_len),
                 opt_ptr(&mut err_off),
             )
         };
-        assert!(out.iter().skip(cap).all(|&c| c == SENTINEL), "wrote past out_cap");
+        assert!(
+            out.iter().skip(cap).all(|&c| c == SENTINEL),
+            "wrote past out_cap"
+        );
         if (out_null && cap != 0) || inp.bytes.is_none() {
             expect_status(status, 100, "NULL argument", payload);
             return;
@@ -705,19 +779,29 @@ mod ffi_checks {
                 contractpin_tool_digest(
                     inp.ptr,
                     inp.len,
-                    if null_out { ptr::null_mut() } else { text.as_mut_ptr().cast() },
+                    if null_out {
+                        ptr::null_mut()
+                    } else {
+                        text.as_mut_ptr().cast()
+                    },
                     opt_ptr(&mut err_off),
                 ),
                 contractpin_tool_digest_bytes(
                     inp.ptr,
                     inp.len,
-                    if null_out { ptr::null_mut() } else { raw.as_mut_ptr() },
+                    if null_out {
+                        ptr::null_mut()
+                    } else {
+                        raw.as_mut_ptr()
+                    },
                     ptr::null_mut(),
                 ),
             )
         };
         assert_eq!(code(s1), code(s2));
-        assert!(text[72..].iter().all(|&c| c == SENTINEL) && raw[32..].iter().all(|&c| c == SENTINEL));
+        assert!(
+            text[72..].iter().all(|&c| c == SENTINEL) && raw[32..].iter().all(|&c| c == SENTINEL)
+        );
         if null_out || inp.bytes.is_none() {
             expect_status(s1, 100, "NULL argument", payload);
             return;
@@ -751,7 +835,9 @@ mod ffi_checks {
         let null_out = b.u8() % 8 == 0;
         let mut out: *mut contractpin_server = ptr::null_mut();
         let mut err_off = Some(OFFSET_SENTINEL);
-        let lim_ptr = lim.as_ref().map_or(ptr::null(), |l| l as *const contractpin_limits);
+        let lim_ptr = lim
+            .as_ref()
+            .map_or(ptr::null(), |l| l as *const contractpin_limits);
         // SAFETY: pointers NULL or valid.
         let status = unsafe {
             contractpin_digest_tools_list_with_limits(
@@ -816,10 +902,9 @@ mod ffi_checks {
                 assert_eq!(got, tool.name.as_bytes());
                 assert_eq!(*name.add(name_len), 0, "name is NUL-terminated");
                 assert_eq!(&digest, tool.digest.as_bytes());
-                let want_mask = tool
-                    .fields
-                    .iter()
-                    .fold(0u32, |m, (f, _)| m | 1 << contractpin_field::from_field(f) as u32);
+                let want_mask = tool.fields.iter().fold(0u32, |m, (f, _)| {
+                    m | 1 << contractpin_field::from_field(f) as u32
+                });
                 assert_eq!(mask, want_mask);
                 match contractpin_field::from_id(field) {
                     None => assert_eq!(code(st4), 101),
@@ -846,7 +931,10 @@ mod ffi_checks {
             }
             // NULL arguments.
             assert_eq!(code(contractpin_server_digest(s, ptr::null_mut())), 100);
-            assert_eq!(code(contractpin_server_digest(ptr::null(), d.as_mut_ptr())), 100);
+            assert_eq!(
+                code(contractpin_server_digest(ptr::null(), d.as_mut_ptr())),
+                100
+            );
             assert_eq!(
                 code(contractpin_server_find_tool(s, ptr::null(), 3, &mut found)),
                 100
@@ -862,8 +950,18 @@ mod ffi_checks {
         // SAFETY: `st` is a valid state; buffers are valid for their lengths.
         unsafe {
             // A zeroed state was never initialised.
-            assert_eq!(code(contractpin_sha256_update(&mut st, payload.as_ptr(), payload.len())), 101);
-            assert_eq!(code(contractpin_sha256_final(&mut st, out.as_mut_ptr())), 101);
+            assert_eq!(
+                code(contractpin_sha256_update(
+                    &mut st,
+                    payload.as_ptr(),
+                    payload.len()
+                )),
+                101
+            );
+            assert_eq!(
+                code(contractpin_sha256_final(&mut st, out.as_mut_ptr())),
+                101
+            );
             assert!(out.iter().all(|&c| c == SENTINEL));
             assert_eq!(code(contractpin_sha256_init(ptr::null_mut())), 100);
             assert_eq!(code(contractpin_sha256_init(&mut st)), 0);
@@ -871,28 +969,56 @@ mod ffi_checks {
             let mut rest = payload;
             while !rest.is_empty() {
                 let n = (b.u8() as usize * 7 + 1).min(rest.len());
-                assert_eq!(code(contractpin_sha256_update(&mut st, rest.as_ptr(), n)), 0);
+                assert_eq!(
+                    code(contractpin_sha256_update(&mut st, rest.as_ptr(), n)),
+                    0
+                );
                 assert_eq!(code(contractpin_sha256_update(&mut st, ptr::null(), 0)), 0);
                 rest = &rest[n..];
             }
-            assert_eq!(code(contractpin_sha256_update(&mut st, ptr::null(), 1)), 100);
+            assert_eq!(
+                code(contractpin_sha256_update(&mut st, ptr::null(), 1)),
+                100
+            );
             // A byte copy of the state is an independent state.
             let mut copy = st;
-            assert_eq!(code(contractpin_sha256_final(&mut st, ptr::null_mut())), 100);
+            assert_eq!(
+                code(contractpin_sha256_final(&mut st, ptr::null_mut())),
+                100
+            );
             assert_eq!(code(contractpin_sha256_final(&mut st, out.as_mut_ptr())), 0);
             assert_eq!(out, contractpin::sha256::digest(payload));
             let mut out2 = [0u8; 32];
-            assert_eq!(code(contractpin_sha256_final(&mut copy, out2.as_mut_ptr())), 0);
+            assert_eq!(
+                code(contractpin_sha256_final(&mut copy, out2.as_mut_ptr())),
+                0
+            );
             assert_eq!(out2, out);
             // After final the state is empty again.
-            assert_eq!(code(contractpin_sha256_final(&mut st, out2.as_mut_ptr())), 0);
+            assert_eq!(
+                code(contractpin_sha256_final(&mut st, out2.as_mut_ptr())),
+                0
+            );
             assert_eq!(out2, contractpin::sha256::digest(b""));
             let mut one = [0u8; 32];
-            assert_eq!(code(contractpin_sha256_digest(payload.as_ptr(), payload.len(), one.as_mut_ptr())), 0);
+            assert_eq!(
+                code(contractpin_sha256_digest(
+                    payload.as_ptr(),
+                    payload.len(),
+                    one.as_mut_ptr()
+                )),
+                0
+            );
             assert_eq!(one, out);
-            assert_eq!(code(contractpin_sha256_digest(ptr::null(), 0, one.as_mut_ptr())), 0);
+            assert_eq!(
+                code(contractpin_sha256_digest(ptr::null(), 0, one.as_mut_ptr())),
+                0
+            );
             assert_eq!(one, contractpin::sha256::digest(b""));
-            assert_eq!(code(contractpin_sha256_digest(ptr::null(), 5, one.as_mut_ptr())), 100);
+            assert_eq!(
+                code(contractpin_sha256_digest(ptr::null(), 5, one.as_mut_ptr())),
+                100
+            );
         }
     }
 
@@ -922,7 +1048,9 @@ mod ffi_checks {
         // SAFETY: static strings.
         unsafe {
             assert!(!CStr::from_ptr(contractpin_version()).to_bytes().is_empty());
-            assert!(!CStr::from_ptr(contractpin_sha256_backend()).to_bytes().is_empty());
+            assert!(!CStr::from_ptr(contractpin_sha256_backend())
+                .to_bytes()
+                .is_empty());
         }
         let d = contractpin_limits_default();
         assert_eq!(Limits::from(d), Limits::DEFAULT);
@@ -935,10 +1063,25 @@ mod ffi_checks {
         let mut text = [SENTINEL; 80];
         // SAFETY: 32 readable bytes, 80 writable bytes, or NULL.
         unsafe {
-            assert_eq!(code(contractpin_digest_to_text(ptr::null(), text.as_mut_ptr().cast())), 100);
-            assert_eq!(code(contractpin_digest_to_text(raw.as_ptr(), ptr::null_mut())), 100);
+            assert_eq!(
+                code(contractpin_digest_to_text(
+                    ptr::null(),
+                    text.as_mut_ptr().cast()
+                )),
+                100
+            );
+            assert_eq!(
+                code(contractpin_digest_to_text(raw.as_ptr(), ptr::null_mut())),
+                100
+            );
             assert!(text.iter().all(|&c| c == SENTINEL));
-            assert_eq!(code(contractpin_digest_to_text(raw.as_ptr(), text.as_mut_ptr().cast())), 0);
+            assert_eq!(
+                code(contractpin_digest_to_text(
+                    raw.as_ptr(),
+                    text.as_mut_ptr().cast()
+                )),
+                0
+            );
         }
         assert_eq!(&text[..71], contractpin::Digest(raw).to_string().as_bytes());
         assert_eq!(text[71], 0);
@@ -963,7 +1106,9 @@ mod ffi_checks {
             _ => 0,
         };
         let (lim, rust_limits) = limits(b);
-        let lim_ptr = lim.as_ref().map_or(ptr::null(), |l| l as *const contractpin_limits);
+        let lim_ptr = lim
+            .as_ref()
+            .map_or(ptr::null(), |l| l as *const contractpin_limits);
         let mut out: *mut contractpin_report = ptr::null_mut();
         let mut err_off = Some(OFFSET_SENTINEL);
         // SAFETY: each pointer valid for its length.
@@ -982,9 +1127,7 @@ mod ffi_checks {
             )
         };
         // The expected status, in the documented order of checks.
-        let expected: u32 = if flags & !1 != 0 {
-            101
-        } else if std::str::from_utf8(name).is_err() {
+        let expected: u32 = if flags & !1 != 0 || std::str::from_utf8(name).is_err() {
             101
         } else {
             match contractpin::lock::Lock::parse(lock) {
@@ -1015,7 +1158,12 @@ mod ffi_checks {
             assert!(code_exit == 0 || code_exit == 1, "exit code {code_exit}");
             let n = contractpin_report_tool_count(r);
             let (mut u, mut d, mut a, mut rm) = (0usize, 0usize, 0usize, 0usize);
-            assert_eq!(code(contractpin_report_counts(r, &mut u, &mut d, &mut a, &mut rm)), 0);
+            assert_eq!(
+                code(contractpin_report_counts(
+                    r, &mut u, &mut d, &mut a, &mut rm
+                )),
+                0
+            );
             assert_eq!(u + d + a + rm, n);
             assert_eq!(code_exit == 0, d + rm == 0 && (a == 0 || flags & 1 != 0));
             for _ in 0..3 {
@@ -1024,7 +1172,14 @@ mod ffi_checks {
                 let mut len = 0usize;
                 let mut status = u32::MAX;
                 let mut changed = u32::MAX;
-                let st = contractpin_report_tool(r, index, &mut name, &mut len, &mut status, &mut changed);
+                let st = contractpin_report_tool(
+                    r,
+                    index,
+                    &mut name,
+                    &mut len,
+                    &mut status,
+                    &mut changed,
+                );
                 if index >= n {
                     assert_eq!(code(st), 103);
                     continue;
@@ -1041,8 +1196,14 @@ mod ffi_checks {
             let st = contractpin_report_json(r, ptr::null_mut(), 0, &mut len);
             assert!(code(st) == 15 || (code(st) == 0 && len == 0));
             let mut buf = vec![0u8; len];
-            assert_eq!(code(contractpin_report_json(r, buf.as_mut_ptr(), len, &mut len)), 0);
-            assert!(contractpin::canonicalize(&buf).is_ok(), "report JSON is not JSON");
+            assert_eq!(
+                code(contractpin_report_json(r, buf.as_mut_ptr(), len, &mut len)),
+                0
+            );
+            assert!(
+                contractpin::canonicalize(&buf).is_ok(),
+                "report JSON is not JSON"
+            );
             contractpin_report_free(out);
         }
     }

@@ -56,8 +56,8 @@ pub fn f64_bits(r: &mut Rng) -> u64 {
             (m as f64 * 10f64.powi(e)).to_bits()
         }
         3 => (r.next() >> 12) | (r.below(2047) as u64) << 52, // any finite exponent
-        4 => r.next() & 0x000F_FFFF_FFFF_FFFF,                 // subnormals
-        _ => (r.next() % (1 << 53)) as f64 as u64,             // bits of a small int, reinterpreted
+        4 => r.next() & 0x000F_FFFF_FFFF_FFFF,                // subnormals
+        _ => (r.next() % (1 << 53)) as f64 as u64,            // bits of a small int, reinterpreted
     }
 }
 
@@ -80,7 +80,11 @@ pub fn number(r: &mut Rng, out: &mut Vec<u8>) {
                     (b'0' + if i == 0 && d == 0 { 1 } else { d }) as char
                 })
                 .collect();
-            let frac = if r.one_in(2) { format!(".{}", r.below(100000)) } else { String::new() };
+            let frac = if r.one_in(2) {
+                format!(".{}", r.below(100000))
+            } else {
+                String::new()
+            };
             let exp = match r.below(4) {
                 0 => String::new(),
                 1 => format!("e+{:03}", r.below(400)),
@@ -90,7 +94,11 @@ pub fn number(r: &mut Rng, out: &mut Vec<u8>) {
             let sign = if r.one_in(3) { "-" } else { "" };
             format!("{sign}{digits}{frac}{exp}")
         }
-        7 => r.pick(&["-0", "0", "0.0", "-0.0", "0e0", "1E400", "-1e-400", "1e308", "2e308"]).to_string(),
+        7 => r
+            .pick(&[
+                "-0", "0", "0.0", "-0.0", "0e0", "1E400", "-1e-400", "1e308", "2e308",
+            ])
+            .to_string(),
         8 => format!("{}", r.next() % (1 << 53)),
         _ => format!("{:.1$}", x, r.below(6)),
     };
@@ -98,14 +106,51 @@ pub fn number(r: &mut Rng, out: &mut Vec<u8>) {
 }
 
 const CHARS: &[&str] = &[
-    "a", "b", "Z", "0", " ", "/", "é", "€", "\u{7f}", "\u{80}", "\u{ff}", "\u{2028}", "\u{e000}",
-    "\u{fffd}", "\u{ffff}", "\u{10000}", "😀", "\u{10ffff}", "\u{1d11e}", "name", "tools",
+    "a",
+    "b",
+    "Z",
+    "0",
+    " ",
+    "/",
+    "é",
+    "€",
+    "\u{7f}",
+    "\u{80}",
+    "\u{ff}",
+    "\u{2028}",
+    "\u{e000}",
+    "\u{fffd}",
+    "\u{ffff}",
+    "\u{10000}",
+    "😀",
+    "\u{10ffff}",
+    "\u{1d11e}",
+    "name",
+    "tools",
 ];
 
 const ESCAPES: &[&str] = &[
-    "\\n", "\\\"", "\\\\", "\\/", "\\b", "\\f", "\\r", "\\t", "\\u0000", "\\u001f", "\\u0041",
-    "\\u00e9", "\\u20ac", "\\ufffd", "\\uFFFF", "\\ue000", "\\ud83d\\ude00", "\\uD834\\uDD1E",
-    "\\udbff\\udfff", "\\u006e\\u0061\\u006d\\u0065", "\\u2028",
+    "\\n",
+    "\\\"",
+    "\\\\",
+    "\\/",
+    "\\b",
+    "\\f",
+    "\\r",
+    "\\t",
+    "\\u0000",
+    "\\u001f",
+    "\\u0041",
+    "\\u00e9",
+    "\\u20ac",
+    "\\ufffd",
+    "\\uFFFF",
+    "\\ue000",
+    "\\ud83d\\ude00",
+    "\\uD834\\uDD1E",
+    "\\udbff\\udfff",
+    "\\u006e\\u0061\\u006d\\u0065",
+    "\\u2028",
 ];
 
 /// A string token (quotes included).
@@ -124,8 +169,26 @@ pub fn string(r: &mut Rng, out: &mut Vec<u8>) {
 /// Keys chosen from a small set, so equal keys and UTF-16 ordering corners
 /// (U+E000..U+FFFF against supplementary characters) come up often.
 const KEYS: &[&str] = &[
-    "a", "b", "aa", "A", "", "name", "description", "inputSchema", "outputSchema", "annotations",
-    "\u{e000}", "\u{ffff}", "😀", "\u{10000}", "é", "tools", "result", "error", "title", "_meta",
+    "a",
+    "b",
+    "aa",
+    "A",
+    "",
+    "name",
+    "description",
+    "inputSchema",
+    "outputSchema",
+    "annotations",
+    "\u{e000}",
+    "\u{ffff}",
+    "😀",
+    "\u{10000}",
+    "é",
+    "tools",
+    "result",
+    "error",
+    "title",
+    "_meta",
 ];
 
 fn key(r: &mut Rng, out: &mut Vec<u8>) {
@@ -142,7 +205,7 @@ fn key(r: &mut Rng, out: &mut Vec<u8>) {
         for u in c.encode_utf16(&mut units) {
             out.extend_from_slice(format!("\\u{u:04x}").as_bytes());
         }
-        out.extend_from_slice(k[c.len_utf8()..].as_bytes());
+        out.extend_from_slice(&k.as_bytes()[c.len_utf8()..]);
     } else {
         out.extend_from_slice(k.as_bytes());
     }
@@ -210,8 +273,8 @@ pub fn document(r: &mut Rng) -> Vec<u8> {
 /// Bytes that make parsers stumble.
 const NASTY: &[u8] = &[
     b'"', b'\\', b'{', b'}', b'[', b']', b',', b':', b'-', b'+', b'.', b'e', b'0', b'1', b'u',
-    b'n', b't', b' ', 0x00, 0x1f, 0x7f, 0x80, 0xbf, 0xc0, 0xc2, 0xe0, 0xed, 0xef, 0xf0, 0xf4,
-    0xf5, 0xff,
+    b'n', b't', b' ', 0x00, 0x1f, 0x7f, 0x80, 0xbf, 0xc0, 0xc2, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5,
+    0xff,
 ];
 
 /// A few random edits: flips, insertions, deletions, truncation, splices.
@@ -251,8 +314,19 @@ pub fn mutate(r: &mut Rng, doc: &mut Vec<u8>) {
 }
 
 const TOOL_NAMES: &[&str] = &[
-    "search", "read_file", "a", "b", "\u{e000}", "😀", "\u{ffff}", "\u{10000}", "", "x y", "\\u0061",
-    "tool\\n", "dup",
+    "search",
+    "read_file",
+    "a",
+    "b",
+    "\u{e000}",
+    "😀",
+    "\u{ffff}",
+    "\u{10000}",
+    "",
+    "x y",
+    "\\u0061",
+    "tool\\n",
+    "dup",
 ];
 
 /// One tool object, sometimes malformed.
@@ -269,7 +343,14 @@ pub fn tool(r: &mut Rng, out: &mut Vec<u8>) {
         3 => members.push(b"\"\\u006eame\":\"escaped-key\"".to_vec()),
         _ => members.push(format!("\"name\":\"{}\"", r.pick(TOOL_NAMES)).into_bytes()),
     }
-    for field in ["description", "inputSchema", "outputSchema", "annotations", "title", "_meta"] {
+    for field in [
+        "description",
+        "inputSchema",
+        "outputSchema",
+        "annotations",
+        "title",
+        "_meta",
+    ] {
         match r.below(4) {
             0 => {}
             1 => members.push(format!("\"{field}\":null").into_bytes()),
@@ -308,7 +389,9 @@ fn tools_array(r: &mut Rng, out: &mut Vec<u8>) {
 
 fn page(r: &mut Rng, out: &mut Vec<u8>) {
     match r.below(8) {
-        0 => out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32603,\"message\":\"x\"}}"),
+        0 => out.extend_from_slice(
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32603,\"message\":\"x\"}}",
+        ),
         1 | 2 => {
             out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":");
             tools_array(r, out);

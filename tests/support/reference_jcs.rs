@@ -490,7 +490,7 @@ pub fn es_number(x: f64) -> Option<String> {
             out.push_str(&s[1..]);
         }
         out.push('e');
-        out.push(if n - 1 >= 0 { '+' } else { '-' });
+        out.push(if n >= 1 { '+' } else { '-' }); // the sign of n - 1
         out.push_str(&(n - 1).abs().to_string());
     }
     Some(out)
