@@ -15,7 +15,8 @@
 #   --ci          the CI budget: 10 s per target, 60 s of fuzzing in all,
 #                 about 3-5 minutes with the cold build on 2 cores
 #
-# Environment: FUZZ_TARGET_DIR (default fuzz/target, gitignored).
+# Environment: FUZZ_TARGET_DIR (default fuzz/target, gitignored);
+# CONTRACTPIN_FUZZ_FALLBACK=1 forces the fallback below (to test it).
 #
 # If the nightly toolchain or cargo-fuzz is missing (.ci/install-fuzz.sh
 # installs both), the script says so loudly and FALLS BACK to the seeded
@@ -42,7 +43,7 @@ while [ $# -gt 0 ]; do
       seconds="${1#--seconds=}"
       [[ "$seconds" =~ ^[0-9]+$ ]] && [ "$seconds" -gt 0 ] || { echo "fuzz.sh: --seconds needs a positive integer" >&2; exit 2; }
       ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *)
       if [[ " ${all_targets[*]} " != *" $1 "* ]]; then
@@ -84,6 +85,9 @@ fallback() {
   exit $rc
 }
 
+if [ "${CONTRACTPIN_FUZZ_FALLBACK:-0}" = 1 ]; then
+  fallback "CONTRACTPIN_FUZZ_FALLBACK=1 asked for the fallback"
+fi
 if ! rustup run nightly rustc --version >/dev/null 2>&1; then
   fallback "the nightly Rust toolchain is not installed"
 fi

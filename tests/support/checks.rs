@@ -945,7 +945,9 @@ mod ffi_checks {
     }
 
     fn sha256(b: &mut Bytes<'_>, payload: &[u8]) {
-        let mut st = contractpin_sha256 { opaque: [0; 16] };
+        // SAFETY: the state is plain data (integers); all-zero bytes are a
+        // valid, never-initialised state.
+        let mut st: contractpin_sha256 = unsafe { core::mem::zeroed() };
         let mut out = [SENTINEL; 32];
         // SAFETY: `st` is a valid state; buffers are valid for their lengths.
         unsafe {
