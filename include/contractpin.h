@@ -360,7 +360,9 @@ typedef struct contractpin_limits {
  */
 typedef struct contractpin_sha256 {
     /**
-     * Private. The first word marks an initialised state.
+     * Private. The first word marks an initialised state; the rest holds
+     * the hasher, whose padding bytes may be uninitialised (hence
+     * `MaybeUninit`, which C sees as plain `uint64_t`).
      */
     uint64_t opaque[16];
 } contractpin_sha256;
@@ -691,8 +693,10 @@ contractpin_status contractpin_sha256_init(struct contractpin_sha256 *state);
  *
  * # Safety
  * `state` must be NULL or valid for reading and writing a
- * `contractpin_sha256` not in use by another thread; `data` NULL or valid
- * for reading `len` bytes.
+ * `contractpin_sha256` not in use by another thread, whose memory has been
+ * written (by `contractpin_sha256_init`, or at least zeroed: a state that
+ * was never written at all must not be passed); `data` NULL or valid for
+ * reading `len` bytes.
  */
 contractpin_status contractpin_sha256_update(struct contractpin_sha256 *state,
                                              const uint8_t *data,
@@ -707,8 +711,9 @@ contractpin_status contractpin_sha256_update(struct contractpin_sha256 *state,
  *
  * # Safety
  * `state` must be NULL or valid for reading and writing a
- * `contractpin_sha256` not in use by another thread; `out` NULL or valid
- * for writing 32 bytes.
+ * `contractpin_sha256` not in use by another thread, whose memory has been
+ * written (as for `contractpin_sha256_update`); `out` NULL or valid for
+ * writing 32 bytes.
  */
 contractpin_status contractpin_sha256_final(struct contractpin_sha256 *state, uint8_t *out);
 

@@ -379,7 +379,7 @@ fn tool_contract_bytes() {
 
 #[test]
 fn sha256_streaming() {
-    let mut state = contractpin_sha256 { opaque: [0; 16] };
+    let mut state = contractpin_sha256::default();
     let mut out = [0u8; 32];
     // Never initialised: refused, nothing written.
     // SAFETY: valid state and buffers.
@@ -468,7 +468,7 @@ fn sha256_streaming() {
 fn sha256_long_message_in_odd_pieces() {
     // One million 'a' (FIPS 180-4), fed in pieces of 1..=97 bytes.
     let data = vec![b'a'; 1_000_000];
-    let mut state = contractpin_sha256 { opaque: [0; 16] };
+    let mut state = contractpin_sha256::default();
     let mut out = [0u8; 32];
     // SAFETY: valid state and buffers.
     unsafe {

@@ -1,7 +1,7 @@
 //! Streaming SHA-256 over a caller-allocated state.
 
 use core::ffi::c_char;
-use core::mem::{align_of, size_of};
+use core::mem::{align_of, size_of, MaybeUninit};
 
 use super::boundary::{input, non_null, status_of};
 use super::status::contractpin_status;
@@ -24,8 +24,19 @@ pub const CONTRACTPIN_SHA256_STATE_SIZE: usize = 128;
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct contractpin_sha256 {
-    /// Private. The first word marks an initialised state.
-    pub opaque: [u64; 16],
+    /// Private. The first word marks an initialised state; the rest holds
+    /// the hasher, whose padding bytes may be uninitialised (hence
+    /// `MaybeUninit`, which C sees as plain `uint64_t`).
+    pub opaque: [MaybeUninit<u64>; 16],
+}
+
+impl Default for contractpin_sha256 {
+    /// A zeroed (not yet initialised) state, for Rust callers.
+    fn default() -> Self {
+        contractpin_sha256 {
+            opaque: [MaybeUninit::new(0); 16],
+        }
+    }
 }
 
 /// Marks an initialised state ("cpsha256").
@@ -45,16 +56,20 @@ impl contractpin_sha256 {
         // `Sha256` (checked at compile time above); `write` does not read
         // or drop the old (possibly garbage) bytes.
         unsafe { self.hasher_ptr().write(Sha256::new()) };
-        self.opaque[0] = MAGIC;
+        self.opaque[0] = MaybeUninit::new(MAGIC);
     }
 
     fn hasher(&mut self) -> Option<&mut Sha256> {
-        if self.opaque[0] != MAGIC {
+        // SAFETY: the caller's contract: the state is initialised memory
+        // (any bytes), so the first word is an integer; only `init` stores
+        // the magic value in it.
+        if unsafe { self.opaque[0].assume_init() } != MAGIC {
             return None;
         }
         // SAFETY: the magic word is only set by `init`, right after a valid
         // `Sha256` was written at this place; `Sha256` is plain data, so a
-        // byte copy of the whole state is valid too.
+        // byte copy of the whole state (which `MaybeUninit` words keep
+        // intact, padding included) is valid too.
         Some(unsafe { &mut *self.hasher_ptr() })
     }
 }
@@ -94,8 +109,10 @@ pub unsafe extern "C" fn contractpin_sha256_init(
 ///
 /// # Safety
 /// `state` must be NULL or valid for reading and writing a
-/// `contractpin_sha256` not in use by another thread; `data` NULL or valid
-/// for reading `len` bytes.
+/// `contractpin_sha256` not in use by another thread, whose memory has been
+/// written (by `contractpin_sha256_init`, or at least zeroed: a state that
+/// was never written at all must not be passed); `data` NULL or valid for
+/// reading `len` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn contractpin_sha256_update(
     state: *mut contractpin_sha256,
@@ -121,8 +138,9 @@ pub unsafe extern "C" fn contractpin_sha256_update(
 ///
 /// # Safety
 /// `state` must be NULL or valid for reading and writing a
-/// `contractpin_sha256` not in use by another thread; `out` NULL or valid
-/// for writing 32 bytes.
+/// `contractpin_sha256` not in use by another thread, whose memory has been
+/// written (as for `contractpin_sha256_update`); `out` NULL or valid for
+/// writing 32 bytes.
 #[no_mangle]
 pub unsafe extern "C" fn contractpin_sha256_final(
     state: *mut contractpin_sha256,
