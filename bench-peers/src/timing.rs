@@ -61,3 +61,19 @@ pub fn time_auto<F: FnMut()>(budget: Duration, mut f: F) -> Timing {
         time_batched(budget, (1e-3 / once).ceil() as usize, f)
     }
 }
+
+/// Times `f` and `g` in alternating rounds (so both see the same machine
+/// conditions) and keeps each one's fastest run.
+pub fn time_pair<F: FnMut(), G: FnMut()>(budget: Duration, mut f: F, mut g: G) -> (Timing, Timing) {
+    let rounds = 6;
+    let slice = budget / rounds;
+    let (mut a, mut b) = (time(slice, 3, &mut f), time(slice, 3, &mut g));
+    for _ in 1..rounds {
+        let (x, y) = (time(slice, 3, &mut f), time(slice, 3, &mut g));
+        a.min = a.min.min(x.min);
+        a.runs += x.runs;
+        b.min = b.min.min(y.min);
+        b.runs += y.runs;
+    }
+    (a, b)
+}
