@@ -5,6 +5,9 @@
 #   Go      bindings/go: go vet, go test -race (every vector, examples)
 #   Python  bindings/python: pytest (every vector, README example), plus a
 #           Python 3.9 smoke test when python3.9 is installed
+#   Miri    tests/ffi_abi.rs and tests/ffi_verify.rs under `cargo +nightly miri`
+#           (the unsafe code of src/ffi), when the nightly toolchain has Miri;
+#           about 2 minutes cold. CONTRACTPIN_SKIP_MIRI=1 skips it.
 #
 #   scripts/test-bindings.sh            # dev profile: `cargo build --lib` (target/debug)
 #   scripts/test-bindings.sh --release  # `cargo build --release --lib` (target/release)
@@ -112,6 +115,19 @@ PY
   fi
 }
 run python python_suite
+
+miri_suite() {
+  cargo +nightly miri test --no-default-features --features ffi,std \
+    --test ffi_abi --test ffi_verify 2>&1 | grep -E '^(test result|error|failures)|Undefined Behavior' 
+  return "${PIPESTATUS[0]}"
+}
+if [ "${CONTRACTPIN_SKIP_MIRI:-0}" = 1 ]; then
+  summary+=("miri: skipped (CONTRACTPIN_SKIP_MIRI=1)")
+elif cargo +nightly miri --version >/dev/null 2>&1; then
+  run miri miri_suite
+else
+  summary+=("miri: skipped (no nightly toolchain with Miri)")
+fi
 
 printf '\nbindings summary:\n'
 printf '  %s\n' "${summary[@]}"
