@@ -60,7 +60,8 @@ _TOOL_STATUS = ("unchanged", "drifted", "added", "removed")
 
 def version() -> str:
     """The version of the loaded library, such as ``"0.1.0"``."""
-    return _lib_.contractpin_version().decode()
+    text: bytes = _lib_.contractpin_version()
+    return text.decode()
 
 
 @dataclass(frozen=True)
@@ -233,7 +234,8 @@ class Report:
 
     def to_dict(self) -> Dict[str, Any]:
         """The JSON report, parsed."""
-        return json.loads(self.json)
+        doc: Dict[str, Any] = json.loads(self.json)
+        return doc
 
 
 def verify(
