@@ -350,6 +350,7 @@ RULES = {
     "byte-order-mark": "a byte order mark is rejected (SPEC.md section 4)",
     "number-out-of-range": "numbers that round to infinity are rejected (SPEC.md section 4)",
     "depth-limit": "nesting deeper than 256 is rejected (SPEC.md section 4)",
+    "unexpected-byte": "input must be UTF-8 JSON; UTF-16 bytes are not JSON syntax (SPEC.md section 4)",
 }
 
 
