@@ -48,6 +48,7 @@ suite mcp-fake-server python3 -m pytest -q tests/mcp/test_fake_server.py
 suite mcp-expected-digests python3 tests/mcp/expected_digests.py
 [ -f scripts/test-bindings.sh ] && suite bindings bash scripts/test-bindings.sh
 [ -f scripts/fuzz.sh ] && suite fuzz bash scripts/fuzz.sh --ci
+suite readme-examples python3 scripts/check-readme-examples.py
 suite readme-quickstart bash scripts/readme-quickstart.sh
 
 printf '\n'
