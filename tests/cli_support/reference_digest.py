@@ -8,57 +8,23 @@ computed with the Python standard library only, never calling contractpin.
 Prints the server digest on the first line, then `<tool digest> <name>` per tool
 (sorted by name in UTF-16 order); with --json, the lock's server entry
 ({"digest", "tool_count", "tools": {name: {"digest", "fields"}}}).
-Limited on purpose: non-integral numbers are refused (the CLI fixtures have none),
-so the reference never has to reimplement ECMAScript number formatting.
+The digests come from vectors/reference.py, the project's one independent reference.
 """
-import hashlib
 import json
 import os
 import sys
 
-
-def canon(v):
-    if v is None:
-        return "null"
-    if v is True:
-        return "true"
-    if v is False:
-        return "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        if v != int(v) or abs(v) >= 1e21:
-            raise SystemExit("reference_digest.py: non-integral number not supported")
-        return str(int(v))
-    if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
-    if isinstance(v, list):
-        return "[" + ",".join(canon(x) for x in v) + "]"
-    items = sorted(v.items(), key=lambda kv: kv[0].encode("utf-16-be"))
-    return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + canon(x) for k, x in items) + "}"
-
-
-def h(text):
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def contract(tool):
-    c = {"name": tool["name"], "description": tool.get("description"), "inputSchema": tool.get("inputSchema")}
-    for k in ("outputSchema", "annotations"):
-        if tool.get(k) is not None:
-            c[k] = tool[k]
-    return c
+HERE = os.path.dirname(os.path.abspath(__file__))
+# The one independent reference implementation (standard library only).
+sys.path.insert(0, os.path.join(HERE, "..", "..", "vectors"))
+import reference  # noqa: E402
 
 
 def digest(tools):
-    out = {}
-    for t in tools:
-        c = contract(t)
-        if t["name"] in out:
-            raise SystemExit("duplicate tool name")
-        out[t["name"]] = {"digest": h(canon(c)), "fields": {k: h(canon(v)) for k, v in c.items()}}
-    server = h(canon({n: e["digest"] for n, e in out.items()}))
-    return {"digest": server, "tool_count": len(out), "tools": out}
+    """The lock's server entry for a list of tool objects (spec sections 2-4)."""
+    data = json.dumps(tools, ensure_ascii=False).encode("utf-8")
+    server, entries = reference.tools_list(data)
+    return {"digest": reference.digest(server), "tool_count": len(entries), "tools": entries}
 
 
 def main():
@@ -67,8 +33,7 @@ def main():
     if as_json:
         args = args[1:]
     if args[0] == "--fake":
-        here = os.path.dirname(os.path.abspath(__file__))
-        sys.path.insert(0, os.path.join(here, "..", "mcp"))
+        sys.path.insert(0, os.path.join(HERE, "..", "mcp"))
         import fake_server as fs  # noqa: E402
 
         class A:
