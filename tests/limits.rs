@@ -853,3 +853,44 @@ fn limit_flags_reject_nonsense_with_exit_2() {
         assert!(!lock.exists());
     }
 }
+
+// ------------------------------------------------------------------ documented defaults
+
+#[test]
+fn help_states_the_library_defaults() {
+    let o = ClientOptions::default();
+    let l = Limits::DEFAULT;
+    let fetch = [
+        ("--max-input-bytes", l.max_input.to_string()),
+        ("--max-depth", l.max_depth.to_string()),
+        ("--max-tools", l.max_tools.to_string()),
+        ("--max-pages", o.max_pages.to_string()),
+        ("--max-line-bytes", o.max_line_bytes.to_string()),
+        ("--max-response-bytes", o.max_response_bytes.to_string()),
+        ("--timeout", o.request_timeout.as_secs().to_string()),
+        ("--total-timeout", o.total_timeout.as_secs().to_string()),
+    ];
+    for cmd in ["init", "verify"] {
+        let help = cli(&[cmd, "--help"], QUICK).stdout;
+        for (flag, default) in &fetch {
+            let at = help
+                .find(&format!("{flag} <"))
+                .unwrap_or_else(|| panic!("{cmd} --help has no {flag}"));
+            let rest = &help[at..];
+            let entry = &rest[..rest[2..].find("\n      --").map_or(rest.len(), |e| e + 2)];
+            assert!(
+                entry.contains(&format!("[default: {default}]")),
+                "{cmd} --help: {flag} should state [default: {default}]:\n{entry}"
+            );
+        }
+    }
+    for (cmd, flags) in [("canon", &fetch[..2]), ("digest", &fetch[..3])] {
+        let help = cli(&[cmd, "--help"], QUICK).stdout;
+        for (flag, default) in flags {
+            assert!(
+                help.contains(flag) && help.contains(&format!("[default: {default}]")),
+                "{cmd} --help: {flag} [default: {default}]\n{help}"
+            );
+        }
+    }
+}
