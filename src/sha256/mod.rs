@@ -131,6 +131,29 @@ pub fn compress(backend: Backend, state: &mut [u32; 8], blocks: &[u8]) {
     compress_resolved(resolve(backend), state, &blocks[..whole]);
 }
 
+/// Copies `src` into `dst` (equal lengths). Pieces of up to 16 bytes, the
+/// common case for a canonical writer, are moved with fixed-size copies instead
+/// of a call to `memcpy`.
+#[inline(always)]
+fn copy_short(dst: &mut [u8], src: &[u8]) {
+    let n = src.len();
+    if n > 16 || n != dst.len() {
+        dst.copy_from_slice(src);
+    } else if n >= 8 {
+        // Two overlapping eight-byte moves cover 8..=16 bytes.
+        dst[..8].copy_from_slice(&src[..8]);
+        dst[n - 8..].copy_from_slice(&src[n - 8..]);
+    } else if n >= 4 {
+        dst[..4].copy_from_slice(&src[..4]);
+        dst[n - 4..].copy_from_slice(&src[n - 4..]);
+    } else if n > 0 {
+        // 1..=3 bytes: first, middle and last (some coincide).
+        dst[0] = src[0];
+        dst[n / 2] = src[n / 2];
+        dst[n - 1] = src[n - 1];
+    }
+}
+
 /// A streaming SHA-256 hasher. It lives wherever the caller puts it; it never allocates.
 #[derive(Clone)]
 pub struct Sha256 {
@@ -176,7 +199,7 @@ impl Sha256 {
         self.len = self.len.wrapping_add(data.len() as u64);
         if data.len() < BLOCK_LEN - used {
             // Fast path for the many tiny pieces a canonical writer emits.
-            self.block[used..used + data.len()].copy_from_slice(data);
+            copy_short(&mut self.block[used..used + data.len()], data);
             return;
         }
         self.update_slow(used, data);
