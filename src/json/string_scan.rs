@@ -87,7 +87,7 @@ fn skip_plain(input: &[u8], pos: usize) -> usize {
 }
 
 /// Scans from `pos` (just after the opening quote) to the closing quote.
-#[inline]
+#[inline(always)]
 pub(crate) fn scan_string(input: &[u8], mut pos: usize) -> Result<Scanned, Error> {
     let len = input.len();
     let mut escaped = false;
