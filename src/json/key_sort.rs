@@ -108,39 +108,49 @@ pub(crate) fn sort_list(input: &[u8], nodes: &mut [Node], head: u32) -> (u32, bo
     (merge_sort(input, nodes, head), true)
 }
 
-/// A list element during insertion sort: its node and, when the string has
-/// no escapes and is not at the very end of the input, its prefix word.
+/// Maps a prefix word (see [`prefix_word`]) to a key whose plain integer order
+/// is the UTF-16 order [`cmp_words`] computes: the lead bytes of U+E000..U+FFFF
+/// (0xEE, 0xEF) become 0xFE, 0xFF, above every supplementary lead byte
+/// (0xF0..0xF4). No other byte changes; 0xFE and 0xFF never occur in UTF-8, so
+/// distinct words keep distinct keys.
+#[inline(always)]
+fn utf16_key(word: u64) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Bytes equal to 0xEE or 0xEF become zero; everything else stays non-zero.
+    let t = (word ^ 0xeeee_eeee_eeee_eeee) & 0xfefe_fefe_fefe_fefe;
+    // Exact per-byte zero test (no borrows between bytes).
+    let zero = !((((t & LOW7) + LOW7) | t) & HIGH) & HIGH;
+    word | (zero >> 3)
+}
+
+/// A list element during the small sort: its node and, when the string has
+/// no escapes and is not at the very end of the input, its [`utf16_key`].
 #[derive(Clone, Copy)]
 struct Item {
-    word: u64,
+    key: u64,
     node: u32,
-    /// 0: no word (compare in full); 1: word of a longer string; 2: the word
+    /// 0: no key (compare in full); 1: key of a longer string; 2: the key
     /// holds the whole string (at most eight bytes).
     kind: u8,
 }
 
-/// Stable insertion sort of a list of at most [`SMALL`] elements, in a small
-/// array of prefix words (one load per element, not one per comparison).
-/// Each element meets the largest element not greater than it, so two equal
-/// strings always meet: `equal` comes back `true` if the list holds any.
+/// Stable sort of a list of at most [`SMALL`] elements, in a small array of
+/// prefix keys (one load per element, not one per comparison).
+///
+/// When every element has a key and no two keys are equal, the keys alone
+/// order the list, and each element's rank is counted without branches.
+/// Otherwise a stable insertion sort runs, in which each element meets the
+/// largest element not greater than it, so two equal strings always meet:
+/// `equal` comes back `true` if the list holds any.
 fn insertion_sort(input: &[u8], nodes: &mut [Node], head: u32, mut equal: bool) -> (u32, bool) {
     let mut items = [Item {
-        word: 0,
+        key: 0,
         node: END,
         kind: 0,
     }; SMALL];
-    let cmp = |a: &Item, b: &Item| -> Ordering {
-        if a.kind != 0 && b.kind != 0 {
-            if a.word != b.word {
-                return cmp_words(a.word, b.word);
-            }
-            if a.kind == 2 && b.kind == 2 {
-                return Ordering::Equal;
-            }
-        }
-        cmp_full(input, &nodes[a.node as usize], &nodes[b.node as usize])
-    };
     let mut n = 0usize;
+    let mut all_keys = true;
     let mut e = head;
     while e != END && n < SMALL {
         let node = &nodes[e as usize];
@@ -149,8 +159,9 @@ fn insertion_sort(input: &[u8], nodes: &mut [Node], head: u32, mut equal: bool) 
         } else {
             prefix_word(input, node)
         };
-        let item = Item {
-            word: word.unwrap_or(0),
+        all_keys &= word.is_some();
+        items[n] = Item {
+            key: word.map_or(0, utf16_key),
             node: e,
             kind: match word {
                 None => 0,
@@ -158,8 +169,46 @@ fn insertion_sort(input: &[u8], nodes: &mut [Node], head: u32, mut equal: bool) 
                 Some(_) => 1,
             },
         };
+        n += 1;
+        e = node.link;
+    }
+    debug_assert!(
+        e == END,
+        "insertion_sort called on a list longer than SMALL"
+    );
+
+    let mut order = [END; SMALL];
+    if all_keys {
+        let mut tie = false;
+        for i in 0..n {
+            let mut rank = 0usize;
+            for (j, other) in items[..n].iter().enumerate() {
+                rank += (other.key < items[i].key) as usize;
+                tie |= (j < i) & (other.key == items[i].key);
+            }
+            order[rank] = items[i].node;
+        }
+        if !tie {
+            return (link(nodes, &order[..n]), equal);
+        }
+    }
+
+    // General path: stable insertion sort of the array.
+    let cmp = |a: &Item, b: &Item| -> Ordering {
+        if a.kind != 0 && b.kind != 0 {
+            if a.key != b.key {
+                return a.key.cmp(&b.key);
+            }
+            if a.kind == 2 && b.kind == 2 {
+                return Ordering::Equal;
+            }
+        }
+        cmp_full(input, &nodes[a.node as usize], &nodes[b.node as usize])
+    };
+    for k in 1..n {
+        let item = items[k];
         // Shift greater elements right; insert after the last one not greater.
-        let mut j = n;
+        let mut j = k;
         while j > 0 {
             match cmp(&items[j - 1], &item) {
                 Ordering::Greater => {
@@ -174,18 +223,20 @@ fn insertion_sort(input: &[u8], nodes: &mut [Node], head: u32, mut equal: bool) 
             }
         }
         items[j] = item;
-        n += 1;
-        e = node.link;
     }
-    debug_assert!(
-        e == END,
-        "insertion_sort called on a list longer than SMALL"
-    );
-    for pair in items[..n].windows(2) {
-        nodes[pair[0].node as usize].link = pair[1].node;
+    for (slot, item) in order.iter_mut().zip(&items[..n]) {
+        *slot = item.node;
     }
-    nodes[items[n - 1].node as usize].link = END;
-    (items[0].node, equal)
+    (link(nodes, &order[..n]), equal)
+}
+
+/// Links `order` (at least one node) into a list; returns its head.
+fn link(nodes: &mut [Node], order: &[u32]) -> u32 {
+    for pair in order.windows(2) {
+        nodes[pair[0] as usize].link = pair[1];
+    }
+    nodes[order[order.len() - 1] as usize].link = END;
+    order[0]
 }
 
 /// Stable bottom-up merge sort of a list of any length; returns the new head.
@@ -317,6 +368,31 @@ mod tests {
             assert!(maybe_equal || !has_dup, "round {round}: duplicate missed");
             if len <= SMALL {
                 assert_eq!(maybe_equal, has_dup, "round {round}");
+            }
+        }
+    }
+
+    #[test]
+    fn utf16_key_orders_like_cmp_words() {
+        let bytes = [
+            0x00u8, 0x01, 0x41, 0x7f, 0x80, 0xbf, 0xc2, 0xdf, 0xe0, 0xed, 0xee, 0xef, 0xf0, 0xf4,
+        ];
+        let mut words = Vec::new();
+        for &a in &bytes {
+            for &b in &bytes {
+                words.push(u64::from_be_bytes([a, b, 0x80, 0xee, 0x61, b, a, 0xef]));
+                words.push(u64::from_be_bytes([0x61, 0x62, a, b, 0xee, 0xf0, 0, 0]));
+            }
+        }
+        for &x in &words {
+            for &y in &words {
+                if x != y {
+                    assert_eq!(
+                        utf16_key(x).cmp(&utf16_key(y)),
+                        cmp_words(x, y),
+                        "{x:016x} {y:016x}"
+                    );
+                }
             }
         }
     }
