@@ -7,14 +7,40 @@ use crate::error::{Error, ErrorKind};
 pub(crate) struct ScannedNumber {
     /// Index one past the token.
     pub end: usize,
-    /// The token is an integer of at most 15 digits and not `-0`, so its text
-    /// is already the ECMAScript serialization of its value.
+    /// The token's text is already the ECMAScript serialization of its value:
+    /// an integer of at most 15 digits other than `-0`, or a plain decimal
+    /// accepted by `plain_decimal_is_canonical`.
     pub canonical: bool,
 }
 
 #[inline]
 fn is_number_byte(c: u8) -> bool {
     matches!(c, b'0'..=b'9' | b'+' | b'-' | b'.' | b'e' | b'E')
+}
+
+/// Whether a plain decimal `-?I.F` (no exponent; `digits` holds F, `int_digits`
+/// the length of I, `zero_int` whether I is `0`) is already the ECMAScript
+/// serialization of its value: F does not end in `0`, at most 15 significant
+/// digits, and not below 1e-6 (at most five zeros after `0.`).
+///
+/// Why this is exact: two different decimals of at most 15 significant digits
+/// never round to the same double (DBL_DIG = 15, and the value is far above
+/// the subnormal range), so no shorter or different digit string reads back
+/// as this double: Number::toString picks exactly these digits. With
+/// 1e-6 <= |x| < 1e21 and a fractional part, its layout is `I.F` (or `0.`,
+/// zeros, digits), the text as written. `-0.0` is excluded by the last-digit
+/// rule.
+#[inline]
+fn plain_decimal_is_canonical(digits: &[u8], zero_int: bool, int_digits: usize) -> bool {
+    if digits.last() == Some(&b'0') {
+        return false;
+    }
+    if zero_int {
+        let zeros = digits.iter().take_while(|&&c| c == b'0').count();
+        zeros <= 5 && digits.len() - zeros <= 15
+    } else {
+        int_digits + digits.len() <= 15
+    }
 }
 
 /// Scans the number token starting at `start` (a `-` or a digit).
@@ -39,6 +65,7 @@ pub(crate) fn scan_number(input: &[u8], start: usize) -> Result<ScannedNumber, E
     }
     let int_digits = i - int_start;
     let mut fraction = false;
+    let mut frac = (0, 0);
     if at(i) == b'.' {
         fraction = true;
         i += 1;
@@ -49,6 +76,7 @@ pub(crate) fn scan_number(input: &[u8], start: usize) -> Result<ScannedNumber, E
         if i == f {
             return Err(invalid);
         }
+        frac = (f, i);
     }
     let mut exponent: i64 = 0;
     let mut has_exp = false;
@@ -76,7 +104,12 @@ pub(crate) fn scan_number(input: &[u8], start: usize) -> Result<ScannedNumber, E
         return Err(invalid);
     }
     let zero_int = input[int_start] == b'0';
-    let canonical = !fraction && !has_exp && int_digits <= 15 && (!negative || !zero_int);
+    let canonical = !has_exp
+        && if fraction {
+            plain_decimal_is_canonical(&input[frac.0..frac.1], zero_int, int_digits)
+        } else {
+            int_digits <= 15 && (!negative || !zero_int)
+        };
     // Overflow: the value is below 10^(significant integer digits + exponent),
     // so only tokens where that reaches past 10^308 need an exact check.
     let magnitude = if zero_int { 0 } else { int_digits as i64 } + exponent;
@@ -106,7 +139,17 @@ mod tests {
         assert_eq!(scan("-0"), Ok((2, false)));
         assert_eq!(scan("123456789012345"), Ok((15, true)));
         assert_eq!(scan("1234567890123456"), Ok((16, false)));
-        assert_eq!(scan("1.5"), Ok((3, false)));
+        assert_eq!(scan("1.5"), Ok((3, true)));
+        assert_eq!(scan("-0.5"), Ok((4, true)));
+        assert_eq!(scan("0.000001"), Ok((8, true)));
+        assert_eq!(scan("0.0000001"), Ok((9, false)));
+        assert_eq!(scan("1.50"), Ok((4, false)));
+        assert_eq!(scan("-0.0"), Ok((4, false)));
+        assert_eq!(scan("12345678901234.5"), Ok((16, true)));
+        assert_eq!(scan("123456789012345.6"), Ok((17, false)));
+        assert_eq!(scan("0.123456789012345"), Ok((17, true)));
+        assert_eq!(scan("0.1234567890123456"), Ok((18, false)));
+        assert_eq!(scan("1.5e0"), Ok((5, false)));
         assert_eq!(scan("1e5,"), Ok((3, false)));
         assert_eq!(scan("-12]"), Ok((3, true)));
         for bad in [
@@ -114,6 +157,52 @@ mod tests {
         ] {
             assert!(scan(bad).is_err(), "{bad}");
         }
+    }
+
+    /// Every decimal the fast path calls canonical must be printed unchanged by
+    /// the full route (parse to a double, ECMAScript formatting).
+    #[test]
+    fn canonical_decimals_survive_the_full_route() {
+        use crate::number::{format_f64, MAX_LEN};
+        use std::string::String;
+        let mut state = 12345u64;
+        let mut next = |n: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        };
+        let mut accepted = 0;
+        for _ in 0..50_000 {
+            let mut t = String::new();
+            if next(2) == 0 {
+                t.push('-');
+            }
+            let int_len = next(16);
+            if int_len == 0 {
+                t.push('0');
+            } else {
+                t.push((b'1' + next(9) as u8) as char);
+                for _ in 1..int_len {
+                    t.push((b'0' + next(10) as u8) as char);
+                }
+            }
+            t.push('.');
+            for _ in 0..next(8) {
+                t.push('0');
+            }
+            for _ in 0..1 + next(16) {
+                t.push((b'0' + next(10) as u8) as char);
+            }
+            let n = scan_number(t.as_bytes(), 0).unwrap();
+            if n.canonical {
+                accepted += 1;
+                let mut buf = [0u8; MAX_LEN];
+                let len = format_f64(t.parse().unwrap(), &mut buf).unwrap();
+                assert_eq!(core::str::from_utf8(&buf[..len]).unwrap(), t);
+            }
+        }
+        assert!(accepted > 10_000, "{accepted}");
     }
 
     #[test]
