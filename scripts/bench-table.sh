@@ -29,8 +29,11 @@ fi
 
 # Python peer: a Python that can import rfc8785 0.1.4.
 if [[ -z "${BENCH_PYTHON:-}" ]]; then
-  for py in "$root/vectors/oracles/.venv/bin/python" "$root/vectors/oracles/venv/bin/python" "$tools/venv/bin/python"; do
-    if [[ -x "$py" ]] && "$py" -c 'import rfc8785' 2>/dev/null; then BENCH_PYTHON="$py"; break; fi
+  # The system python3 (where .ci/install-oracles.sh puts rfc8785), then our own venv.
+  for py in python3 "$tools/venv/bin/python"; do
+    if command -v "$py" >/dev/null && "$py" -c 'import rfc8785, sys; sys.exit(rfc8785.__version__ != "0.1.4")' 2>/dev/null; then
+      BENCH_PYTHON="$py"; break
+    fi
   done
 fi
 if [[ -z "${BENCH_PYTHON:-}" ]]; then
