@@ -8,7 +8,7 @@ use crate::contract::FieldDigests;
 use crate::digest::Digest;
 use crate::error::Error;
 use crate::jcs::Sink;
-use crate::json::Node;
+use crate::json::{Node, Store};
 use crate::limits::Limits;
 use crate::scratch_api::{canonical_to, contract_to, digest_list_in};
 use crate::sha256::Sha256;
@@ -55,12 +55,38 @@ pub fn tool_contract(tool_json: &[u8]) -> Result<Vec<u8>, Error> {
 
 /// Server digest, tool digests and field digests of a tools/list in any accepted shape.
 pub fn digest_tools_list(input: &[u8]) -> Result<ServerDigest, Error> {
-    Context::new().digest_tools_list_owned(
+    // One-shot: reserve the exact node count (one cheap lexical pass) rather
+    // than a reused context's estimate, so peak heap stays near the input size.
+    let mut nodes = Vec::with_capacity(crate::json::scratch_needed(input));
+    owned_list_in(
         input,
+        &mut nodes,
+        &Limits::default(),
         ListOptions {
             field_digests: true,
         },
     )
+}
+
+/// Digests a tools/list into `store`, collecting an owned [`ServerDigest`].
+fn owned_list_in<S: Store>(
+    input: &[u8],
+    store: &mut S,
+    limits: &Limits,
+    options: ListOptions,
+) -> Result<ServerDigest, Error> {
+    let mut tools = Vec::new();
+    let summary = digest_list_in(input, store, limits, options, |t| {
+        tools.push(ToolDigest {
+            name: t.name.to_owned_string(),
+            digest: t.digest,
+            fields: t.fields,
+        })
+    })?;
+    Ok(ServerDigest {
+        digest: summary.digest,
+        tools,
+    })
 }
 
 /// Reusable state for repeated digests: after the first few calls its
@@ -154,14 +180,7 @@ impl Context {
         input: &[u8],
         options: ListOptions,
     ) -> Result<ServerDigest, Error> {
-        let mut tools = Vec::new();
-        let (digest, _) = self.digest_tools_list(input, options, |t| {
-            tools.push(ToolDigest {
-                name: t.name.to_owned_string(),
-                digest: t.digest,
-                fields: t.fields,
-            })
-        })?;
-        Ok(ServerDigest { digest, tools })
+        self.reserve_nodes(input);
+        owned_list_in(input, &mut self.nodes, &self.limits, options)
     }
 }

@@ -142,7 +142,6 @@ fn reused_context_allocates_nothing_after_warm_up() {
 }
 
 #[test]
-#[ignore = "fails (2.05x-2.09x) until the one-shot entry points in src/owned.rs reserve the exact node count; see docs/PERFORMANCE.md"]
 fn one_shot_digest_peaks_below_twice_the_input() {
     let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let mut over = Vec::new();
