@@ -16,8 +16,7 @@
 //! token may appear: redaction that runs after text was cut (at 300
 //! characters, or at the start of the 2 KiB stderr tail) would leave the
 //! uncut part of a token behind. The tests for exactly that are
-//! `#[ignore]`d while the bug is open (see their notes); run them with
-//! `cargo test --test secrets -- --ignored`.
+//! regression tests for a fixed bug (pieces of a token left at a cut).
 #![cfg(all(feature = "cli", feature = "mcp-http", unix))]
 
 #[path = "support/run.rs"]
@@ -338,14 +337,11 @@ fn serde_free_set_command(lock: &str, script: &str) -> String {
 
 // ------------------------------------------------------------------ cut text (open bug)
 
-// BUG (src/mcp/error.rs `one_line`, src/mcp/jsonrpc.rs `rpc_error`,
-// src/mcp/http.rs `status_error`): server text is cut at 300 characters when
-// the error is built, and secrets are redacted later, so a token that
-// straddles the cut survives in part ("invalid token tok-7c1f9e2a..."). The
-// CLI's own redaction cannot match the piece either. Fix: redact before
-// cutting (keep the full text until Display, or pass the secrets in).
+// Server text is cut at 300 characters when an error is built, before the
+// secrets are known; a token straddling the cut must not survive in part
+// ("invalid token tok-7c1f9e2a..."). Redaction masks the pieces next to the
+// cut marker (src/mcp/error.rs `redact`).
 #[test]
-#[ignore = "open bug: secrets redacted after server text is cut at 300 chars (reported to the lead)"]
 fn a_token_cut_by_the_300_character_limit_leaks_no_piece() {
     set_secret();
     // stdio JSON-RPC error: sweep the token across the cut.
@@ -376,14 +372,11 @@ fn a_token_cut_by_the_300_character_limit_leaks_no_piece() {
     assert_no_piece("init, pad 250", &out);
 }
 
-// BUG (src/mcp/stderr_ring.rs `tail_of`): the stderr tail is the last 2048
-// bytes, moved forward to a line start only when a newline follows; one long
-// stderr line is cut mid-token, and the redaction that runs on the tail
-// cannot see the whole token, so its end is printed
-// ("| c1f9e2a44b05d38-FAKE-SECRET"). Fix: redact the whole buffer before
-// taking the tail (or drop a cut first line).
+// The stderr tail is the last 2048 bytes; one long stderr line is cut
+// mid-token, so the end of a token could be printed
+// ("| c1f9e2a44b05d38-FAKE-SECRET"). The tail marks the cut and redaction
+// masks the piece after it (src/mcp/stderr_ring.rs `tail_of`).
 #[test]
-#[ignore = "open bug: a long stderr line is cut mid-token before redaction (reported to the lead)"]
 fn a_token_cut_by_the_stderr_tail_leaks_no_piece() {
     set_secret();
     for pad in (2000..2048).step_by(3) {

@@ -160,15 +160,78 @@ impl fmt::Display for McpError {
 
 impl std::error::Error for McpError {}
 
-/// Replaces each secret (of at least 4 bytes) in `text` with `***`.
+/// Marks where server text was cut ([`one_line`], and the start of a stderr tail).
+pub(crate) const CUT: &str = "...";
+
+/// Fragments shorter than this at a cut are left alone (too short to matter,
+/// and masking them would garble ordinary text).
+const MIN_FRAGMENT_CHARS: usize = 3;
+
+/// Replaces each secret (of at least 4 bytes) in `text` with `***`, and also
+/// the pieces of one that a cut left behind: server text is cut before the
+/// secrets are known, so a token straddling a cut survives as a prefix just
+/// before a [`CUT`] marker or a suffix just after one.
 pub(crate) fn redact(text: &str, secrets: &[String]) -> String {
     let mut out = String::from(text);
     for s in secrets {
-        if s.len() >= 4 && out.contains(s.as_str()) {
+        if s.len() < 4 {
+            continue;
+        }
+        if out.contains(s.as_str()) {
             out = out.replace(s.as_str(), "***");
+        }
+        if out.contains(CUT) {
+            out = mask_cut_fragments(&out, s);
         }
     }
     out
+}
+
+/// Masks the longest prefix of `secret` that ends right before each [`CUT`]
+/// and the longest suffix of it that starts right after one.
+fn mask_cut_fragments(text: &str, secret: &str) -> String {
+    // Byte offsets where a prefix of `secret` may end / a suffix may start,
+    // leaving out fragments shorter than MIN_FRAGMENT_CHARS.
+    let bounds: std::vec::Vec<usize> = secret.char_indices().map(|(i, _)| i).skip(1).collect();
+    let n_chars = bounds.len() + 1;
+    let prefix_ends = bounds.iter().copied().skip(MIN_FRAGMENT_CHARS - 1);
+    let suffix_starts = bounds
+        .iter()
+        .copied()
+        .take(n_chars.saturating_sub(MIN_FRAGMENT_CHARS));
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut after_cut = false;
+    loop {
+        if after_cut {
+            if let Some(k) = suffix_starts
+                .clone()
+                .find(|&k| rest.starts_with(&secret[k..]))
+            {
+                out.push_str("***");
+                rest = &rest[secret.len() - k..];
+            }
+        }
+        let Some(i) = rest.find(CUT) else {
+            out.push_str(rest);
+            return out;
+        };
+        let before = &rest[..i];
+        match prefix_ends
+            .clone()
+            .rev()
+            .find(|&k| before.ends_with(&secret[..k]))
+        {
+            Some(k) => {
+                out.push_str(&before[..before.len() - k]);
+                out.push_str("***");
+            }
+            None => out.push_str(before),
+        }
+        out.push_str(CUT);
+        rest = &rest[i + CUT.len()..];
+        after_cut = true;
+    }
 }
 
 /// Makes server-controlled text safe to print on one line: control
@@ -178,7 +241,7 @@ pub(crate) fn one_line(text: &str) -> String {
     let mut out = String::with_capacity(text.len().min(1200));
     for (n, c) in text.chars().enumerate() {
         if n == 300 {
-            out.push_str("...");
+            out.push_str(CUT);
             break;
         }
         out.push(if c.is_control() { ' ' } else { c });
@@ -198,4 +261,38 @@ pub(crate) fn printable_lines(text: &str) -> String {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::string::ToString;
+    use std::vec;
+
+    #[test]
+    fn redacts_whole_secrets_and_pieces_left_at_a_cut() {
+        let secrets = vec!["tok-7c1f9e2a44b05d38".to_string()];
+        assert_eq!(
+            redact("bad tok-7c1f9e2a44b05d38 here", &secrets),
+            "bad *** here"
+        );
+        // A prefix just before the cut marker, a suffix just after one.
+        assert_eq!(
+            redact("invalid token tok-7c1f...", &secrets),
+            "invalid token ***..."
+        );
+        assert_eq!(redact("...9e2a44b05d38 rest", &secrets), "...*** rest");
+        // Ordinary text beside a cut is left alone.
+        assert_eq!(redact("and so on... then", &secrets), "and so on... then");
+        // Two-character fragments are too short to mask.
+        assert_eq!(redact("to...", &secrets), "to...");
+    }
+
+    #[test]
+    fn one_line_cuts_with_the_marker() {
+        let long = "x".repeat(400);
+        let cut = one_line(&long);
+        assert!(cut.ends_with(CUT));
+        assert_eq!(cut.chars().count(), 300 + CUT.len());
+    }
 }

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::vec::Vec;
 
-use super::error::printable_lines;
+use super::error::{printable_lines, CUT};
 
 /// Bytes of stderr kept.
 const CAPACITY: usize = 64 * 1024;
@@ -67,15 +67,21 @@ impl StderrRing {
 
 fn tail_of(b: &[u8]) -> String {
     let mut start = b.len().saturating_sub(TAIL_BYTES);
-    if start > 0 {
+    let mut cut_mid_line = start > 0 && b[start - 1] != b'\n';
+    if cut_mid_line {
         // Start on a line boundary when there is one in the window.
         if let Some(nl) = b[start..].iter().position(|&c| c == b'\n') {
             if start + nl + 1 < b.len() {
                 start += nl + 1;
+                cut_mid_line = false;
             }
         }
     }
-    let text = printable_lines(&String::from_utf8_lossy(&b[start..]));
+    let mut text = printable_lines(&String::from_utf8_lossy(&b[start..]));
+    if cut_mid_line {
+        // Mark the cut, so that redaction can mask the end of a secret the cut split.
+        text.insert_str(0, CUT);
+    }
     let lines: Vec<&str> = text.trim_end().lines().collect();
     let from = lines.len().saturating_sub(TAIL_LINES);
     lines[from..].join("\n")
