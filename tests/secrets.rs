@@ -335,7 +335,7 @@ fn serde_free_set_command(lock: &str, script: &str) -> String {
     )
 }
 
-// ------------------------------------------------------------------ cut text (open bug)
+// ------------------------------------------------------------------ cut text
 
 // Server text is cut at 300 characters when an error is built, before the
 // secrets are known; a token straddling the cut must not survive in part
