@@ -11,11 +11,6 @@ step "Rust toolchain components"
 rustup component add clippy rustfmt >/dev/null 2>&1 || true
 rustup target list --installed | grep -qx thumbv7em-none-eabihf || rustup target add thumbv7em-none-eabihf
 
-step "Miri on the nightly toolchain (the C ABI tests run under it when present)"
-if rustup toolchain list | grep -q '^nightly'; then
-  rustup component add --toolchain nightly miri >/dev/null 2>&1 || echo "miri unavailable: the ABI Miri run will be skipped"
-fi
-
 step "Rust crates (fetch once, offline afterwards)"
 cargo fetch --locked
 
@@ -25,3 +20,8 @@ for script in install-oracles.sh install-servers.sh install-bindings.sh install-
     bash ".ci/$script"
   fi
 done
+
+step "Miri on the nightly toolchain (the C ABI tests run under it when present)"
+if rustup toolchain list | grep -q '^nightly'; then
+  rustup component add --toolchain nightly miri >/dev/null 2>&1 || echo "miri unavailable: the ABI Miri run will be skipped"
+fi
