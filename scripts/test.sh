@@ -46,8 +46,8 @@ suite number-tables-fresh python3 scripts/gen_number_tables.py --check
 suite vectors-oracles python3 vectors/oracles/check_vectors.py
 suite mcp-fake-server python3 -m pytest -q tests/mcp/test_fake_server.py
 suite mcp-expected-digests python3 tests/mcp/expected_digests.py
-[ -f scripts/test-bindings.sh ] && suite bindings bash scripts/test-bindings.sh
-[ -f scripts/fuzz.sh ] && suite fuzz bash scripts/fuzz.sh --ci
+suite bindings bash scripts/test-bindings.sh
+suite fuzz bash scripts/fuzz.sh --ci
 suite readme-examples python3 scripts/check-readme-examples.py
 suite readme-quickstart bash scripts/readme-quickstart.sh
 
