@@ -396,3 +396,69 @@ fn a_token_cut_by_the_stderr_tail_leaks_no_piece() {
     ]);
     assert_no_piece("init, stderr pad 2020", &out);
 }
+
+// ------------------------------------------------------------------ encoded echoes (open issue)
+
+/// A token with the characters that encoders rewrite (`/` and `+`, as in
+/// base64 tokens).
+const SLASH_TOKEN: &str = "tok/9d2c4e6a81b3f057/FAKE+SECRET";
+
+/// A stdio "server" that logs the token from `$API_TOKEN` to stderr the way
+/// real servers' structured logs do, JSON-escaped with `\/` (PHP's
+/// `json_encode`) and percent-encoded (a logged request URL), then exits 3.
+const ENCODED_ECHO_SERVER: &str = r#"
+import os, sys, urllib.parse
+tok = os.environ.get("API_TOKEN", "")
+sys.stderr.write('{"level":"error","msg":"bad token","token":"' + tok.replace("/", "\\/") + '"}\n')
+sys.stderr.write("GET /auth?token=" + urllib.parse.quote(tok, safe="") + " 401\n")
+sys.exit(3)
+"#;
+
+// OPEN ISSUE (src/mcp/error.rs `redact`, src/bin/contractpin/fetch.rs
+// `secrets_of`): only the literal bytes of a secret are masked, so a server
+// that echoes it JSON-escaped (`tok\/9d2c...`) or percent-encoded
+// (`tok%2F9d2c...`) shows its middle in the stderr tail. Fix: also mask the
+// JSON-escaped (`\/`, `\uXXXX`) and percent-encoded forms of each secret.
+#[test]
+#[ignore = "open issue: encoded echoes of a secret are not redacted (reported to the lead)"]
+fn an_encoded_echo_of_a_token_leaks_no_piece() {
+    let check = |what: &str, text: &str| {
+        for start in 0..=SLASH_TOKEN.len() - 8 {
+            let piece = &SLASH_TOKEN[start..start + 8];
+            assert!(!text.contains(piece), "{what}: {piece:?} leaked:\n{text}");
+        }
+    };
+    std::env::set_var("CONTRACTPIN_TEST_SLASH_SECRET", SLASH_TOKEN);
+    let spec = ServerSpec::Stdio {
+        command: vec!["python3".into(), "-c".into(), ENCODED_ECHO_SERVER.into()],
+        env: BTreeMap::from([(
+            "API_TOKEN".to_string(),
+            "${CONTRACTPIN_TEST_SLASH_SECRET}".to_string(),
+        )]),
+        cwd: None,
+    };
+    let e = fetch_tools_list(&spec, &opts()).unwrap_err();
+    check("library", &text(&e));
+    let dir = Scratch::new();
+    let lock = dir.path("contractpin.lock");
+    let l = lock.display().to_string();
+    let r = cli_env(
+        &[
+            "init",
+            "--lock",
+            &l,
+            "--name",
+            "srv",
+            "--env",
+            "API_TOKEN=${CONTRACTPIN_TEST_SLASH_SECRET}",
+            "--",
+            "python3",
+            "-c",
+            ENCODED_ECHO_SERVER,
+        ],
+        &[("CONTRACTPIN_TEST_SLASH_SECRET", SLASH_TOKEN)],
+        QUICK,
+    );
+    assert_eq!(r.code, 1, "{r:#?}");
+    check("init", &format!("{}\n{}", r.stdout, r.stderr));
+}
