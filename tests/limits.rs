@@ -25,7 +25,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use contractpin::mcp::{fetch_tools_list, ClientOptions, Fetched, McpErrorKind, ServerSpec};
@@ -34,7 +34,7 @@ use contractpin::{Context, ErrorKind, Limits, ListOptions};
 #[path = "support/run.rs"]
 mod run;
 
-use run::{cli, Run, Scratch};
+use run::{cli, HttpServer, Run, Scratch};
 
 const FAKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/fake_server.py");
 
@@ -127,18 +127,11 @@ fn tool_count(f: &Fetched) -> usize {
 }
 
 /// A fake server on 127.0.0.1 over Streamable HTTP (killed on drop).
-struct HttpFake {
-    child: Child,
-    url: String,
-    _dir: Scratch,
-}
-
-impl HttpFake {
-    fn start(scenario: &str, extra: &[&str]) -> HttpFake {
-        let dir = Scratch::new();
-        let port_file = dir.path("port");
-        let child = Command::new("python3")
-            .arg(FAKE)
+/// The fake MCP server over HTTP, running `scenario` with `extra` flags.
+fn http_fake(scenario: &str, extra: &[&str]) -> HttpServer {
+    HttpServer::start(|port_file| {
+        let mut c = Command::new("python3");
+        c.arg(FAKE)
             .args([
                 "--transport",
                 "http",
@@ -148,37 +141,10 @@ impl HttpFake {
                 scenario,
                 "--port-file",
             ])
-            .arg(&port_file)
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("python3 runs");
-        let until = Instant::now() + Duration::from_secs(15);
-        let port = loop {
-            if let Some(p) = std::fs::read_to_string(&port_file)
-                .ok()
-                .and_then(|p| p.trim().parse::<u16>().ok())
-            {
-                break p;
-            }
-            assert!(Instant::now() < until, "fake http server did not start");
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        HttpFake {
-            child,
-            url: format!("http://127.0.0.1:{port}/mcp"),
-            _dir: dir,
-        }
-    }
-}
-
-impl Drop for HttpFake {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+            .arg(port_file)
+            .args(extra);
+        c
+    })
 }
 
 fn write(path: &Path, bytes: &[u8]) {
@@ -616,7 +582,7 @@ fn pages_cli_at_and_over() {
         "page limit is 3",
     );
     // Over HTTP as well.
-    let fake = HttpFake::start("many-pages", &["--pages", "3"]);
+    let fake = http_fake("many-pages", &["--pages", "3"]);
     assert_ok(&init_http(&["--max-pages", "3"], &fake.url, QUICK), 3);
     assert_refused(
         &init_http(&["--max-pages", "2"], &fake.url, QUICK),
@@ -666,7 +632,7 @@ fn line_length_cli_at_and_over() {
 #[test]
 fn response_size_library_at_and_over_including_the_default() {
     let n = 100_000usize;
-    let fake = HttpFake::start("huge-line", &["--huge-bytes", &n.to_string()]);
+    let fake = http_fake("huge-line", &["--huge-bytes", &n.to_string()]);
     let spec = ServerSpec::Http {
         url: fake.url.clone(),
         headers: Vec::new(),
@@ -681,7 +647,7 @@ fn response_size_library_at_and_over_including_the_default() {
     assert_eq!(ClientOptions::default().max_response_bytes, 64 << 20);
     let big = 64usize << 20;
     for (size, ok) in [(big, true), (big + 1, false)] {
-        let fake = HttpFake::start("huge-line", &["--huge-bytes", &size.to_string()]);
+        let fake = http_fake("huge-line", &["--huge-bytes", &size.to_string()]);
         let spec = ServerSpec::Http {
             url: fake.url.clone(),
             headers: Vec::new(),
@@ -696,7 +662,7 @@ fn response_size_library_at_and_over_including_the_default() {
 
 #[test]
 fn response_size_cli_at_and_over() {
-    let fake = HttpFake::start("huge-line", &["--huge-bytes", "50000"]);
+    let fake = http_fake("huge-line", &["--huge-bytes", "50000"]);
     assert_ok(
         &init_http(&["--max-response-bytes", "50000"], &fake.url, QUICK),
         1,
@@ -780,7 +746,7 @@ fn request_timeout_cli_within_and_over() {
     let r = init_stdio(&["--timeout", "0.5"], "slow", &["--delay", "5"], QUICK);
     assert_refused(&r, "request timeout of 0.5 s");
     assert!(r.0.took < Duration::from_secs(4), "{:?}", r.0.took);
-    let fake = HttpFake::start("slow", &["--delay", "5"]);
+    let fake = http_fake("slow", &["--delay", "5"]);
     let r = init_http(&["--timeout", "0.5"], &fake.url, QUICK);
     assert_refused(&r, "timeout");
     assert!(r.0.took < Duration::from_secs(4), "{:?}", r.0.took);

@@ -23,11 +23,11 @@
 mod run;
 
 use std::collections::BTreeMap;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use contractpin::mcp::{fetch_tools_list, ClientOptions, McpError, ServerSpec};
-use run::{cli_env, Scratch};
+use run::{cli_env, HttpServer, Scratch};
 
 const TOKEN: &str = "tok-5b0e1d7a93c2f648-FAKE-SECRET";
 const QUICK: Duration = Duration::from_secs(30);
@@ -114,49 +114,16 @@ tmp = port_file + ".tmp"; open(tmp, "w").write(str(s.server_port)); os.rename(tm
 s.serve_forever()
 "#;
 
-struct Http {
-    child: Child,
-    url: String,
-    _dir: Scratch,
-}
-
-impl Http {
-    fn start(status: u16, pad: usize, mode: &str) -> Http {
-        let dir = Scratch::new();
-        let port_file = dir.path("port");
-        let child = Command::new("python3")
-            .args(["-c", HTTP_SERVER])
-            .arg(&port_file)
-            .args([status.to_string(), pad.to_string(), mode.to_string()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("python3 runs");
-        let until = Instant::now() + Duration::from_secs(15);
-        let port = loop {
-            if let Some(p) = std::fs::read_to_string(&port_file)
-                .ok()
-                .and_then(|p| p.trim().parse::<u16>().ok())
-            {
-                break p;
-            }
-            assert!(Instant::now() < until, "the test http server did not start");
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        Http {
-            child,
-            url: format!("http://127.0.0.1:{port}/mcp"),
-            _dir: dir,
-        }
-    }
-}
-
-impl Drop for Http {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+fn http_server(status: u16, pad: usize, mode: &str) -> HttpServer {
+    HttpServer::start(|port_file| {
+        let mut c = Command::new("python3");
+        c.args(["-c", HTTP_SERVER]).arg(port_file).args([
+            status.to_string(),
+            pad.to_string(),
+            mode.to_string(),
+        ]);
+        c
+    })
 }
 
 fn stdio(script: &str, args: &[&str]) -> ServerSpec {
@@ -222,7 +189,7 @@ fn echoed_tokens_are_redacted_in_library_errors() {
     assert_no_piece("stderr tail after a timeout", &text(&e));
     // An HTTP error body and a JSON-RPC error over HTTP.
     for (status, mode) in [(401, "body"), (403, "body"), (500, "body"), (200, "rpc")] {
-        let srv = Http::start(status, 0, mode);
+        let srv = http_server(status, 0, mode);
         let e = fetch_tools_list(&http_spec(&srv.url), &opts()).unwrap_err();
         assert!(
             text(&e).contains("invalid token: ***"),
@@ -263,7 +230,7 @@ fn echoed_tokens_are_redacted_in_cli_output() {
     assert_no_piece("init stderr tail", &out);
     let header = "Authorization: Bearer ${CONTRACTPIN_TEST_SECRET}";
     for (status, mode) in [(401, "body"), (200, "rpc")] {
-        let srv = Http::start(status, 0, mode);
+        let srv = http_server(status, 0, mode);
         let out = init(&["--http", &srv.url, "--header", header]);
         assert!(out.contains("invalid token: ***"), "{out}");
         assert_no_piece(&format!("init http {status} {mode}"), &out);
@@ -353,7 +320,7 @@ fn a_token_cut_by_the_300_character_limit_leaks_no_piece() {
     // HTTP error bodies and JSON-RPC errors: the server grows the padding by
     // one per request (two requests per attempt: server/discover, initialize).
     for mode in ["body", "rpc"] {
-        let srv = Http::start(if mode == "rpc" { 200 } else { 401 }, 200, mode);
+        let srv = http_server(if mode == "rpc" { 200 } else { 401 }, 200, mode);
         for _ in 0..60 {
             let e = fetch_tools_list(&http_spec(&srv.url), &opts()).unwrap_err();
             assert_no_piece(&format!("http {mode}"), &text(&e));

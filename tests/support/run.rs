@@ -3,8 +3,8 @@
 #![allow(dead_code)]
 
 use std::io::Read;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -105,5 +105,51 @@ pub fn cli_env(args: &[&str], env: &[(&str, &str)], deadline: Duration) -> Run {
         stdout,
         stderr,
         took: t0.elapsed(),
+    }
+}
+
+/// A loopback HTTP server process started by a test, killed on drop.
+pub struct HttpServer {
+    child: Child,
+    /// The MCP endpoint, `http://127.0.0.1:<port>/mcp`.
+    pub url: String,
+    _dir: Scratch,
+}
+
+impl HttpServer {
+    /// Runs the command `build` makes from a port-file path, and waits (up to
+    /// 15 s) until the server writes the port it bound into that file.
+    pub fn start(build: impl FnOnce(&Path) -> Command) -> HttpServer {
+        let dir = Scratch::new();
+        let port_file = dir.path("port");
+        let child = build(&port_file)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python3 runs");
+        let until = Instant::now() + Duration::from_secs(15);
+        let port = loop {
+            if let Some(p) = std::fs::read_to_string(&port_file)
+                .ok()
+                .and_then(|p| p.trim().parse::<u16>().ok())
+            {
+                break p;
+            }
+            assert!(Instant::now() < until, "the test http server did not start");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        HttpServer {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+            _dir: dir,
+        }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
