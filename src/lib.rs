@@ -41,6 +41,8 @@ mod digest;
 mod error;
 #[cfg(feature = "ffi")]
 pub mod ffi;
+#[cfg(feature = "std")]
+pub mod fs;
 pub mod jcs;
 pub mod json;
 mod limits;

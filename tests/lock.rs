@@ -160,6 +160,9 @@ const GOLDEN: &str = r#"{
     },
     "remote": {
       "digest": "sha256:8dddc6304950addd29a32312344e2b0cdc67f481ef8dbd4ccaa550ef505cde30",
+      "headers": {
+        "X-Api-Key": "${ACME_API_KEY}"
+      },
       "tool_count": 1,
       "tools": {
         "echo": {
@@ -232,6 +235,13 @@ fn golden_lock() -> Lock {
     let remote = LockServer::from_server_digest(
         Source::Http {
             url: "https://user:tok-SECRET@mcp.example.com/mcp?x=1".into(),
+            headers: BTreeMap::from([
+                (
+                    "Authorization".to_string(),
+                    "Bearer tok-LITERAL-SECRET".to_string(),
+                ),
+                ("X-Api-Key".to_string(), "${ACME_API_KEY}".to_string()),
+            ]),
         },
         &digest_tools_list(ECHO_TOOLS.as_bytes()).unwrap(),
     );
@@ -361,6 +371,7 @@ fn keys_are_written_in_utf16_order() {
         env: None,
         cwd: None,
         url: None,
+        headers: None,
         path: Some("t.json".into()),
         tool_count: tools.len(),
         digest: d(digest),
@@ -894,6 +905,66 @@ fn secrets_never_reach_the_lock_text() {
     assert_eq!(url_for_lock("http://tok@127.0.0.1/"), "http://127.0.0.1/");
     assert_eq!(url_for_lock("http://127.0.0.1/a@b"), "http://127.0.0.1/a@b");
     assert_eq!(url_for_lock("not a url"), "not a url");
+    // Header templates are kept; literal header values never are.
+    assert!(
+        text.contains("\"X-Api-Key\": \"${ACME_API_KEY}\""),
+        "{text}"
+    );
+    assert!(!text.contains("Authorization"), "{text}");
+    assert!(!text.contains("LITERAL"), "{text}");
+}
+
+#[test]
+fn headers_in_a_lock_are_templates_for_an_http_server() {
+    let http = |headers: &str| {
+        replaced(
+            "\"transport\": \"stdio\"",
+            &format!("\"transport\": \"http\", \"url\": \"https://h/mcp\", \"headers\": {headers}"),
+        )
+        .replacen(
+            "\"command\": [\n        \"npx\",\n        \"-y\",\n        \"@acme/mcp-search\"\n      ],",
+            "",
+            1,
+        )
+    };
+    let ok = http(r#"{"Authorization": "Bearer ${TOKEN}", "X-Key": "${A}${B}"}"#);
+    let lock = Lock::parse(ok.as_bytes()).unwrap();
+    let headers = lock.servers["acme"].headers.clone().unwrap();
+    assert_eq!(headers["Authorization"], "Bearer ${TOKEN}");
+    for (bad, path) in [
+        (
+            r#"{"Authorization": "Bearer sk-live-123"}"#,
+            "servers.acme.headers.Authorization",
+        ),
+        (
+            r#"{"Authorization": "Bearer sk-${REST}"}"#,
+            "servers.acme.headers.Authorization",
+        ),
+        (
+            r#"{"Authorization": "${env:TOKEN}"}"#,
+            "servers.acme.headers.Authorization",
+        ),
+        (
+            r#"{"Bad Name": "${A}"}"#,
+            "servers.acme.headers[\"Bad Name\"]",
+        ),
+        (
+            r#"{"x-key": "${A}", "X-Key": "${B}"}"#,
+            "servers.acme.headers.x-key",
+        ),
+    ] {
+        let msg = expect_reject(&http(bad), LockErrorKind::InvalidValue, path);
+        assert!(!msg.contains("sk-live") && !msg.contains("sk-$"), "{msg}");
+    }
+    let stdio_with_headers = replaced(
+        "\"transport\": \"stdio\"",
+        "\"transport\": \"stdio\", \"headers\": {}",
+    );
+    expect_reject(
+        &stdio_with_headers,
+        LockErrorKind::InvalidValue,
+        "servers.acme.headers",
+    );
 }
 
 // ---------------------------------------------------------------- timestamps
@@ -1035,18 +1106,26 @@ fn save_atomic_writes_replaces_and_keeps_mode() {
 }
 
 #[test]
-fn save_atomic_follows_symlinks() {
+fn saving_refuses_to_write_through_a_symlink() {
     let dir = TempDir::new("symlink");
     let real = dir.path.join("real.lock");
     let link = dir.path.join("contractpin.lock");
     fs::write(&real, b"old").unwrap();
     std::os::unix::fs::symlink("real.lock", &link).unwrap();
-    lock::save_atomic(&link, b"new").unwrap();
-    assert!(fs::symlink_metadata(&link)
-        .unwrap()
-        .file_type()
-        .is_symlink());
-    assert_eq!(fs::read(&real).unwrap(), b"new");
+    let e = lock::save_atomic(&link, b"new").unwrap_err();
+    assert!(e.to_string().contains("symbolic link"), "{e}");
+    assert_eq!(fs::read(&real).unwrap(), b"old");
+    // A dangling link into another directory: nothing is created there.
+    let outside = TempDir::new("symlink-target");
+    let target = outside.path.join("planted.lock");
+    let dangling = dir.path.join("dangling.lock");
+    std::os::unix::fs::symlink(&target, &dangling).unwrap();
+    assert!(lock::save_atomic(&dangling, b"new").is_err());
+    let r = lock::update(&dangling, |_| {
+        Ok::<_, ()>(lock::Lock::new("2026-08-14T09:31:07Z"))
+    });
+    assert!(matches!(r, Err(lock::UpdateError::Io(_))), "{r:?}");
+    assert!(!target.exists(), "wrote through a dangling symlink");
 }
 
 #[test]
@@ -1435,7 +1514,8 @@ LOCK = {'contractpin': '1', 'algorithm': 'sha256', 'canonicalization': 'contract
  'generated_at': '2026-08-14T09:31:07Z', 'servers': {
   'acme': server(PINNED, transport='stdio', command=['npx', '-y', '@acme/mcp-search'],
                  env={'API_TOKEN': '${API_TOKEN}', 'HOME_DIR': '${HOME}'}, cwd='/srv/acme'),
-  'remote': server(ECHO, transport='http', url='https://mcp.example.com/mcp?x=1'),
+  'remote': server(ECHO, transport='http', url='https://mcp.example.com/mcp?x=1',
+                   headers={'X-Api-Key': '${ACME_API_KEY}'}),
   'dump': server(LIVE, transport='file', path='tools.json')}}
 open('/tmp/lockgen/pinned.json', 'w').write(json.dumps(PINNED))
 open('/tmp/lockgen/live.json', 'w').write(json.dumps(LIVE))

@@ -16,6 +16,9 @@
 //! - a `generated_at` that is not `YYYY-MM-DDTHH:MM:SSZ`;
 //! - an unknown transport, or a transport without its key (`command` for
 //!   stdio, `url` for http, `path` for file), or an empty `command`;
+//! - `headers` on a server that is not http, an invalid header name, two
+//!   names that differ only in case, or a header value that is not a
+//!   `${VAR}` template ([`classify_header`]): a lock never holds a secret;
 //! - a `tool_count` that is not the number of tools;
 //! - a server `digest` that is not the digest of its tools (spec 4.3), which
 //!   catches hand edits and bad merges before they can be misreported as drift.
@@ -36,10 +39,12 @@
 //!
 //! # Secrets
 //!
-//! The model has no place for HTTP headers, so they can never be written.
-//! [`LockServer::from_server_digest`] passes `env` through [`env_for_lock`]
-//! (literal values become `${NAME}` references) and strips any user
-//! information from an http URL ([`url_for_lock`]).
+//! Only `${NAME}` references are stored (the policy is in one module,
+//! `secrets`): [`LockServer::from_server_digest`] passes `env` through
+//! [`env_for_lock`] (literal values become `${NAME}` references), keeps only
+//! header templates ([`classify_header`]) and strips literal user
+//! information from an http URL ([`url_for_lock`]). The reader refuses a
+//! lock whose headers hold anything else.
 //!
 //! # Saving (feature `std`)
 //!
@@ -50,6 +55,8 @@
 //! `init` runs never lose each other's entries.
 
 mod error;
+#[cfg(feature = "std")]
+mod location;
 mod model;
 mod path;
 pub(crate) mod pretty;
@@ -61,10 +68,15 @@ mod timestamp;
 mod write;
 
 pub use error::{LockError, LockErrorKind};
+#[cfg(feature = "std")]
+pub use location::{lock_dir, relative_to_lock, resolve_from_lock, resolve_inside};
 pub use model::{Lock, LockServer, LockTool, Source, Transport, UnknownTransport};
 #[cfg(feature = "std")]
-pub use save::{load, save_atomic, sidecar_path, update, UpdateError};
-pub use secrets::{env_for_lock, is_env_reference, url_for_lock};
+pub use save::{load, read, save_atomic, sidecar_path, update, UpdateError, MAX_LOCK_BYTES};
+pub use secrets::{
+    classify_header, env_for_lock, is_env_reference, url_credential, url_for_lock,
+    url_has_userinfo, HeaderValue,
+};
 pub use timestamp::{format_timestamp, is_valid_timestamp, MAX_TIMESTAMP};
 #[cfg(feature = "std")]
 pub use timestamp::{timestamp_now, TimestampError};

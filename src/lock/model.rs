@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::str::FromStr;
 
-use super::secrets::{env_for_lock, url_for_lock};
+use super::secrets::{classify_header, env_for_lock, url_for_lock, HeaderValue};
 use crate::digest::Digest;
 use crate::owned::ServerDigest;
 
@@ -34,8 +34,12 @@ pub struct LockServer {
     pub env: Option<BTreeMap<String, String>>,
     /// stdio: working directory.
     pub cwd: Option<String>,
-    /// http: the endpoint (required for [`Transport::Http`]).
+    /// http: the endpoint (required for [`Transport::Http`]); may hold
+    /// `${VAR}` references, expanded at connection time.
     pub url: Option<String>,
+    /// http: headers sent to this server only; every value is a template of
+    /// `${VAR}` references ([`classify_header`]).
+    pub headers: Option<BTreeMap<String, String>>,
     /// file: a local `tools/list` dump (required for [`Transport::File`]).
     pub path: Option<String>,
     /// Number of tools; always `tools.len()` in a valid lock.
@@ -125,8 +129,11 @@ pub enum Source {
     },
     /// Talk to an HTTP endpoint.
     Http {
-        /// The endpoint URL.
+        /// The endpoint URL (may hold `${VAR}` references).
         url: String,
+        /// Headers for this server (values: `${VAR}` templates when read
+        /// from a lock; empty: none).
+        headers: BTreeMap<String, String>,
     },
     /// Read a `tools/list` dump.
     File {
@@ -174,8 +181,10 @@ impl LockServer {
     /// to `digests`.
     ///
     /// Secrets policy: `env` goes through [`env_for_lock`] (literal values
-    /// become `${NAME}` references; an empty map is stored as no `env`), and
-    /// an http URL through [`url_for_lock`] (user information removed).
+    /// become `${NAME}` references; an empty map is stored as no `env`), an
+    /// http URL through [`url_for_lock`] (literal user information removed),
+    /// and only the header values that [`classify_header`] calls templates
+    /// are kept (literal ones were for that one fetch).
     pub fn from_server_digest(source: Source, digests: &ServerDigest) -> LockServer {
         let mut server = LockServer {
             transport: source.transport(),
@@ -183,6 +192,7 @@ impl LockServer {
             env: None,
             cwd: None,
             url: None,
+            headers: None,
             path: None,
             tool_count: digests.tools.len(),
             digest: digests.digest,
@@ -198,7 +208,11 @@ impl LockServer {
                 server.env = (!env.is_empty()).then(|| env_for_lock(&env));
                 server.cwd = cwd;
             }
-            Source::Http { url } => server.url = Some(url_for_lock(&url)),
+            Source::Http { url, headers } => {
+                server.url = Some(url_for_lock(&url));
+                let kept = headers_for_lock(&headers);
+                server.headers = (!kept.is_empty()).then_some(kept);
+            }
             Source::File { path } => server.path = Some(path),
         }
         server
@@ -215,6 +229,7 @@ impl LockServer {
             },
             Transport::Http => Source::Http {
                 url: self.url.clone()?,
+                headers: self.headers.clone().unwrap_or_default(),
             },
             Transport::File => Source::File {
                 path: self.path.clone()?,
@@ -227,6 +242,17 @@ impl LockServer {
     pub fn computed_digest(&self) -> Digest {
         server_digest_of(self.tools.iter().map(|(n, t)| (n.as_str(), t.digest)))
     }
+}
+
+/// The header templates of `headers`; literal (and mixed) values are dropped.
+fn headers_for_lock(headers: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+    headers
+        .iter()
+        .filter_map(|(k, v)| match classify_header(v) {
+            HeaderValue::Template(t) => Some((k.clone(), t)),
+            HeaderValue::Literal | HeaderValue::Mixed => None,
+        })
+        .collect()
 }
 
 /// SHA-256 of the canonical JSON object mapping each name to its digest text.

@@ -9,6 +9,7 @@ use alloc::vec::Vec;
 use super::error::{LockError, LockErrorKind};
 use super::model::{Lock, LockServer, LockTool, Transport};
 use super::path::child;
+use super::secrets::{classify_header, HeaderValue};
 use super::timestamp::is_valid_timestamp;
 use super::{ALGORITHM, LOCK_VERSION};
 use crate::digest::Digest;
@@ -142,6 +143,38 @@ fn string_map(v: Value<'_>, path: &str) -> Res<BTreeMap<String, String>> {
     Ok(out)
 }
 
+/// A `headers` object: token names, unique ignoring case, template values.
+fn header_map(v: Value<'_>, path: &str) -> Res<BTreeMap<String, String>> {
+    let map = string_map(v, path)?;
+    let mut seen: Vec<String> = Vec::new();
+    for (name, value) in &map {
+        let p = child(path, name);
+        let token = !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+        let lower = name.to_ascii_lowercase();
+        let problem = if !token {
+            Some("not a valid HTTP header name")
+        } else if seen.contains(&lower) {
+            Some("a header of this name (ignoring case) is already given")
+        } else if classify_header(value) != HeaderValue::Template(value.clone()) {
+            Some("a header value in a lock must be ${VAR} references (optionally after a scheme word such as \"Bearer\"), never a literal")
+        } else {
+            None
+        };
+        if let Some(detail) = problem {
+            return Err(LockError::new(
+                LockErrorKind::InvalidValue,
+                p,
+                String::from(detail),
+            ));
+        }
+        seen.push(lower);
+    }
+    Ok(map)
+}
+
 fn optional<T>(
     obj: Value<'_>,
     path: &str,
@@ -184,6 +217,7 @@ fn read_server(v: Value<'_>, path: &str) -> Res<LockServer> {
     let env = optional(obj, path, "env", string_map)?;
     let cwd = optional(obj, path, "cwd", text)?;
     let url = optional(obj, path, "url", text)?;
+    let headers = optional(obj, path, "headers", header_map)?;
     let file_path = optional(obj, path, "path", text)?;
     let need = |present: bool, key: &str| {
         if present {
@@ -208,6 +242,13 @@ fn read_server(v: Value<'_>, path: &str) -> Res<LockServer> {
         }
         Transport::Http => need(url.is_some(), "url")?,
         Transport::File => need(file_path.is_some(), "path")?,
+    }
+    if headers.is_some() && transport != Transport::Http {
+        return Err(LockError::new(
+            LockErrorKind::InvalidValue,
+            child(path, "headers"),
+            String::from("headers apply only to transport \"http\""),
+        ));
     }
     let (d, dp) = required(obj, path, "digest")?;
     let server_digest = read_digest(d, &dp)?;
@@ -236,6 +277,7 @@ fn read_server(v: Value<'_>, path: &str) -> Res<LockServer> {
         env,
         cwd,
         url,
+        headers,
         path: file_path,
         tool_count,
         digest: server_digest,

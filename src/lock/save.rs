@@ -14,9 +14,13 @@
 //! it to `.gitignore`). Locking the lock file itself would not work: each
 //! save replaces it with a new inode, so a waiter would end up holding a
 //! lock on a file no longer in place. The sidecar is never deleted
-//! (deleting a lock file reintroduces the same race). Symbolic links to the
-//! lock are followed: the real file is replaced, and the sidecar sits next
-//! to it.
+//! (deleting a lock file reintroduces the same race).
+//!
+//! **No writing through links.** A lock path that is a symbolic link
+//! (dangling or not) is refused by [`save_atomic`] and [`update`]: a link
+//! committed to a repository could point anywhere, and `init` would write
+//! there. Reading ([`load`], [`read`]) takes only a regular file of at most
+//! [`MAX_LOCK_BYTES`], so a FIFO or device named as the lock fails at once.
 
 use std::ffi::OsString;
 use std::fmt;
@@ -26,9 +30,11 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::string::ToString;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::vec::Vec;
 
 use super::error::LockError;
 use super::model::Lock;
+use crate::fs::ReadFileError;
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
@@ -39,23 +45,34 @@ pub fn sidecar_path(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Follows a symbolic link at `path` to the real file (which may not exist
-/// yet for a dangling link); any other path is returned as is.
+/// `path` itself, refusing a symbolic link (dangling or not): a lock
+/// checked out from a repository that is a link could make `init` write
+/// anywhere the link points, outside the repository.
 fn resolve(path: &Path) -> io::Result<PathBuf> {
-    let mut current = path.to_path_buf();
-    for _ in 0..40 {
-        match fs::symlink_metadata(&current) {
-            Ok(m) if m.file_type().is_symlink() => {
-                let link = fs::read_link(&current)?;
-                current = match current.parent() {
-                    Some(dir) if link.is_relative() => dir.join(link),
-                    _ => link,
-                };
-            }
-            _ => return Ok(current),
-        }
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{} is a symbolic link; refusing to write through it (write the real file instead)",
+                path.display()
+            ),
+        )),
+        _ => Ok(path.to_path_buf()),
     }
-    Err(io::Error::other("too many levels of symbolic links"))
+}
+
+/// The bytes of the lock at `path`, `None` if it does not exist; only a
+/// regular file of at most [`MAX_LOCK_BYTES`] is read.
+fn read_existing(path: &Path) -> io::Result<Option<Vec<u8>>> {
+    match crate::fs::read_regular_file(path, MAX_LOCK_BYTES) {
+        Ok(b) => Ok(Some(b)),
+        Err(ReadFileError::Io(e)) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(ReadFileError::Io(e)) => Err(e),
+        Err(e) => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{}: {e}", path.display()),
+        )),
+    }
 }
 
 fn split(target: &Path) -> io::Result<(PathBuf, OsString)> {
@@ -130,8 +147,17 @@ pub fn save_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// Reads and strictly parses the lock at `path`. A file that cannot be read
 /// (including one that does not exist) is [`LockErrorKind::Io`](super::LockErrorKind::Io).
 pub fn load(path: &Path) -> Result<Lock, LockError> {
-    let bytes = fs::read(path).map_err(|e| LockError::io(format!("{}: {e}", path.display())))?;
-    Lock::parse(&bytes)
+    Lock::parse(&read(path).map_err(|e| LockError::io(format!("{}: {e}", path.display())))?)
+}
+
+/// The largest lock file read (64 MiB, the default input limit).
+pub const MAX_LOCK_BYTES: u64 = crate::Limits::DEFAULT.max_input as u64;
+
+/// The bytes of the lock file at `path`: a regular file (symbolic links
+/// followed) of at most [`MAX_LOCK_BYTES`]; a FIFO, device or directory is
+/// an error at once, never a wait.
+pub fn read(path: &Path) -> Result<Vec<u8>, ReadFileError> {
+    crate::fs::read_regular_file(path, MAX_LOCK_BYTES)
 }
 
 /// Why [`update`] did not write.
@@ -248,11 +274,7 @@ where
     let target = resolve(path)?;
     let _guard = FileLock::exclusive(&sidecar_path(&target))?;
     remove_stale_temps(&target);
-    let old_bytes = match fs::read(&target) {
-        Ok(b) => Some(b),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(UpdateError::Io(e)),
-    };
+    let old_bytes = read_existing(&target)?;
     let current = match &old_bytes {
         Some(b) => Some(Lock::parse(b).map_err(UpdateError::Lock)?),
         None => None,

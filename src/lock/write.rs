@@ -44,8 +44,8 @@ impl Lock {
 }
 
 fn write_server(p: &mut Pretty, s: &LockServer) {
-    // Keys in canonical order: command, cwd, digest, env, path, tool_count,
-    // tools, transport, url.
+    // Keys in canonical order: command, cwd, digest, env, headers, path,
+    // tool_count, tools, transport, url.
     p.begin_object();
     if let Some(command) = &s.command {
         p.key("command");
@@ -65,6 +65,15 @@ fn write_server(p: &mut Pretty, s: &LockServer) {
         p.key("env");
         p.begin_object();
         for (k, v) in sorted(env.iter()) {
+            p.key(k);
+            p.string(v);
+        }
+        p.end_object();
+    }
+    if let Some(headers) = &s.headers {
+        p.key("headers");
+        p.begin_object();
+        for (k, v) in sorted(headers.iter()) {
             p.key(k);
             p.string(v);
         }

@@ -20,68 +20,13 @@ use super::jsonrpc;
 use super::legacy_sse::LegacySse;
 use super::options::ClientOptions;
 use super::session::{self, Session};
-use super::spec::expand_env;
 use super::sse::{SseEvent, SseParser};
 use super::transport::{Deadline, Transport};
-use super::{redact_all, Fetched};
+use super::Fetched;
 
-/// Header names the client sets itself; user headers may not override them.
-const RESERVED: [&str; 8] = [
-    "accept",
-    "content-type",
-    "content-length",
-    "host",
-    "mcp-session-id",
-    "mcp-protocol-version",
-    "mcp-method",
-    "transfer-encoding",
-];
-
-/// Fetches `tools/list` from an HTTP endpoint.
+/// Fetches `tools/list` from an HTTP endpoint; `url` and `headers` are
+/// already expanded and checked (`credentials::http`).
 pub(crate) fn fetch(
-    url: &str,
-    headers: &[(String, String)],
-    opts: &ClientOptions,
-) -> Result<Fetched, McpError> {
-    let headers = expand_headers(headers)?;
-    let secrets: Vec<String> = headers.iter().map(|(_, v)| v.clone()).collect();
-    let mut fetched = fetch_expanded(url, &headers, opts).map_err(|e| e.redact(&secrets))?;
-    redact_all(&mut fetched.warnings, &secrets);
-    Ok(fetched)
-}
-
-fn expand_headers(headers: &[(String, String)]) -> Result<Vec<(String, String)>, McpError> {
-    let mut out = Vec::with_capacity(headers.len());
-    for (name, value) in headers {
-        let valid_name = !name.is_empty()
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
-        if !valid_name {
-            return Err(McpError::new(
-                McpErrorKind::Spec,
-                std::format!("`{}` is not a valid HTTP header name", one_line(name)),
-            ));
-        }
-        if RESERVED.contains(&name.to_ascii_lowercase().as_str()) {
-            return Err(McpError::new(
-                McpErrorKind::Spec,
-                std::format!("the header {name} is set by the client itself and cannot be given"),
-            ));
-        }
-        let v = expand_env(value).map_err(|e| e.context(&std::format!("header {name}")))?;
-        if v.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
-            return Err(McpError::new(
-                McpErrorKind::Spec,
-                std::format!("the value of header {name} contains a line break or NUL"),
-            ));
-        }
-        out.push((name.clone(), v));
-    }
-    Ok(out)
-}
-
-fn fetch_expanded(
     url: &str,
     headers: &[(String, String)],
     opts: &ClientOptions,

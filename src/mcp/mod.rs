@@ -26,10 +26,14 @@
 //!   canonically from its tape (no SDK model, no serde), so nothing a
 //!   server sends is dropped or reinterpreted.
 //!
-//! Secrets: `${VAR}` references in env values and header values are
-//! expanded at connection time and their values (and every header value)
-//! are redacted from errors and warnings.
+//! Secrets: `${VAR}` references in env values, header values and the URL
+//! are expanded at connection time. Every env value, header value, URL
+//! reference value and URL user information (and their JSON-escaped,
+//! percent-encoded and, for user information, base64 forms) is redacted
+//! from errors and warnings. Credentials are never sent over plain
+//! `http://` to a host that is not loopback.
 
+mod credentials;
 mod error;
 mod handshake;
 mod jsonrpc;
@@ -49,7 +53,6 @@ mod legacy_sse;
 mod sse;
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::Path;
 use std::string::String;
 use std::vec::Vec;
@@ -100,29 +103,51 @@ pub fn fetch_tools_list(spec: &ServerSpec, opts: &ClientOptions) -> Result<Fetch
     match spec {
         ServerSpec::File { path } => read_file(path, opts.max_response_bytes),
         ServerSpec::Stdio { command, env, cwd } => {
-            let mut secrets = Vec::new();
-            let mut expanded = BTreeMap::new();
-            for (k, v) in env {
-                let x = expand_env(v)
-                    .map_err(|e| e.context(&std::format!("env {}", error::one_line(k))))?;
-                if spec::has_reference(v) {
-                    secrets.push(x.clone());
-                }
-                expanded.insert(k.clone(), x);
-            }
+            let expanded = expand_stdio_env(env)?;
+            let secrets = credentials::stdio_secrets(env, &expanded);
             let mut fetched = fetch_stdio(command, &expanded, cwd.as_deref(), opts)
                 .map_err(|e| e.redact(&secrets))?;
             redact_all(&mut fetched.warnings, &secrets);
             Ok(fetched)
         }
         #[cfg(feature = "mcp-http")]
-        ServerSpec::Http { url, headers } => http::fetch(url, headers, opts),
+        ServerSpec::Http { url, headers } => {
+            let c = credentials::http(url, headers)?;
+            let mut fetched =
+                http::fetch(&c.url, &c.headers, opts).map_err(|e| e.redact(&c.secrets))?;
+            redact_all(&mut fetched.warnings, &c.secrets);
+            Ok(fetched)
+        }
         #[cfg(not(feature = "mcp-http"))]
         ServerSpec::Http { .. } => Err(McpError::new(
             McpErrorKind::Spec,
             "this build has no HTTP support (feature `mcp-http`)",
         )),
     }
+}
+
+/// Checks a spec without contacting the server: every `${VAR}` is set,
+/// header names are valid, and credentials would not travel over plain
+/// `http://` to another machine. [`fetch_tools_list`] does the same checks;
+/// calling this first lets a caller with several servers refuse a usage
+/// problem before it starts any of them. Only usage errors
+/// ([`McpError::is_usage`]) are returned.
+pub fn check_spec(spec: &ServerSpec) -> Result<(), McpError> {
+    match spec {
+        ServerSpec::File { .. } => Ok(()),
+        ServerSpec::Stdio { env, .. } => expand_stdio_env(env).map(|_| ()),
+        ServerSpec::Http { url, headers } => credentials::http(url, headers).map(|_| ()),
+    }
+}
+
+fn expand_stdio_env(env: &BTreeMap<String, String>) -> Result<BTreeMap<String, String>, McpError> {
+    let mut expanded = BTreeMap::new();
+    for (k, v) in env {
+        let x =
+            expand_env(v).map_err(|e| e.context(&std::format!("env {}", error::one_line(k))))?;
+        expanded.insert(k.clone(), x);
+    }
+    Ok(expanded)
 }
 
 pub(crate) fn redact_all(warnings: &mut [String], secrets: &[String]) {
@@ -177,18 +202,25 @@ fn read_file(path: &Path, max: usize) -> Result<Fetched, McpError> {
             std::format!("cannot read {}: {e}", path.display()),
         )
     };
-    let f = std::fs::File::open(path).map_err(io)?;
-    let mut pages = Vec::new();
-    f.take(max as u64 + 1).read_to_end(&mut pages).map_err(io)?;
-    if pages.len() > max {
-        return Err(McpError::new(
-            McpErrorKind::ResponseTooLarge,
-            std::format!(
-                "{} is larger than {max} bytes (the response size limit)",
-                path.display()
-            ),
-        ));
-    }
+    let pages = match crate::fs::read_regular_file(path, max as u64) {
+        Ok(p) => p,
+        Err(crate::fs::ReadFileError::Io(e)) => return Err(io(e)),
+        Err(crate::fs::ReadFileError::TooLarge(_)) => {
+            return Err(McpError::new(
+                McpErrorKind::ResponseTooLarge,
+                std::format!(
+                    "{} is larger than {max} bytes (the response size limit)",
+                    path.display()
+                ),
+            ))
+        }
+        Err(e) => {
+            return Err(McpError::new(
+                McpErrorKind::Io,
+                std::format!("cannot read {}: {e}", path.display()),
+            ))
+        }
+    };
     Ok(Fetched {
         pages,
         page_count: 0,

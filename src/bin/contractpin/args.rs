@@ -39,8 +39,12 @@ pub enum Command {
         `--from CONFIG` (an MCP client configuration: the `mcpServers` map of Claude Desktop, \
         Cursor and Claude Code, or VS Code's `servers` map; `--name` filters it).\n\n\
         Other servers in the lock are kept. Replacing an existing entry needs --force. If any \
-        server cannot be fetched, no lock is written (exit 1). Headers given with --header are \
-        never written anywhere; env values written as ${VAR} are stored as references.",
+        server cannot be fetched, no lock is written (exit 1). Only ${VAR} references are ever \
+        stored: a header value such as 'Bearer ${TOKEN}' is stored as written, a literal header \
+        value or URL user information is used for this fetch only, a literal env value is \
+        stored as a reference to the variable of the same name, and a URL carrying a credential \
+        in its query or path (?token=..., ?api_key=...) is refused unless that part is a \
+        ${VAR} reference. Credentials are never sent over plain http:// to another machine.",
         after_help = "Examples:\n  \
         contractpin init --name everything -- npx -y @modelcontextprotocol/server-everything\n  \
         contractpin init --name api --http https://mcp.example.com/mcp --header 'Authorization: Bearer ${TOKEN}'\n  \
@@ -140,9 +144,14 @@ pub struct InitArgs {
     /// Import servers from an MCP client configuration (Claude Desktop, Cursor, Claude Code, VS Code)
     #[arg(long, value_name = "CONFIG", conflicts_with_all = ["http", "file"])]
     pub from: Option<PathBuf>,
-    /// HTTP header 'Name: value' (repeatable; ${VAR} is expanded; never written to the lock)
+    /// HTTP header 'Name: value' (repeatable). A value of ${VAR} references (optionally after a
+    /// scheme word: 'Authorization: Bearer ${TOKEN}') is stored in the lock; a literal value is
+    /// used for this fetch only and never stored. With --from, needs --name
     #[arg(long = "header", value_name = "'NAME: VALUE'")]
     pub headers: Vec<String>,
+    /// Allow a --file path or --cwd outside the lock's directory
+    #[arg(long)]
+    pub allow_outside_paths: bool,
     /// Environment variable K=V for a stdio server (repeatable; write ${VAR} to store a reference)
     #[arg(long = "env", value_name = "K=V")]
     pub env: Vec<String>,
@@ -166,6 +175,28 @@ pub enum Format {
     Json,
 }
 
+/// A transport named on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TransportArg {
+    /// A child process
+    Stdio,
+    /// Streamable HTTP or legacy HTTP+SSE
+    Http,
+    /// A tools/list dump
+    File,
+}
+
+impl TransportArg {
+    /// The lock's transport.
+    pub fn transport(self) -> contractpin::lock::Transport {
+        match self {
+            TransportArg::Stdio => contractpin::lock::Transport::Stdio,
+            TransportArg::Http => contractpin::lock::Transport::Http,
+            TransportArg::File => contractpin::lock::Transport::File,
+        }
+    }
+}
+
 /// `contractpin verify`.
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
@@ -181,9 +212,20 @@ pub struct VerifyArgs {
     /// Report format
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// HTTP header 'Name: value' for every HTTP server (repeatable; ${VAR} is expanded; never printed)
+    /// HTTP header 'Name: value' for the one server named with --server (repeatable; ${VAR} is
+    /// expanded; never printed). Headers stored in the lock are sent to their own server only
     #[arg(long = "header", value_name = "'NAME: VALUE'")]
     pub headers: Vec<String>,
+    /// Take every server's source (transport, command, env, cwd, url, headers, path) from this
+    /// lock, e.g. the base branch's; a server whose source differs, or which it lacks, is not run
+    #[arg(long, value_name = "PATH")]
+    pub trusted_lock: Option<PathBuf>,
+    /// Run only servers on these transports (comma-separated); others are not run (exit 1)
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
+    pub transports: Option<Vec<TransportArg>>,
+    /// Allow a file `path` or stdio `cwd` outside the lock's directory
+    #[arg(long)]
+    pub allow_outside_paths: bool,
     /// Fetch limits and timeouts
     #[command(flatten)]
     pub limits: FetchLimitArgs,

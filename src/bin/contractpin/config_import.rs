@@ -19,7 +19,7 @@ use contractpin::json::{self, Node, Tag, Value};
 use contractpin::Limits;
 
 use crate::fail::Failure;
-use crate::input::io_reason;
+use crate::input::read_file;
 use crate::source::CliSource;
 
 /// One imported server.
@@ -43,8 +43,7 @@ pub struct ImportResult {
 /// Reads `path` and returns its servers (all of them, or only `only`).
 pub fn import(path: &Path, only: Option<&str>) -> Result<ImportResult, Failure> {
     let shown = path.display().to_string();
-    let mut bytes = std::fs::read(path)
-        .map_err(|e| Failure::usage(format!("cannot read {shown}: {}", io_reason(&e))))?;
+    let mut bytes = read_file(path, &shown)?;
     strip_jsonc(&mut bytes);
     let mut nodes = vec![Node::EMPTY; json::scratch_needed(&bytes)];
     let tape = json::parse(&bytes, &mut nodes, &Limits::DEFAULT)

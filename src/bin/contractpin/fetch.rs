@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use contractpin::mcp::{expand_env, fetch_tools_list, ClientOptions, ServerSpec};
+use contractpin::mcp::{check_spec, fetch_tools_list, ClientOptions, ServerSpec};
 
 use crate::args::FetchLimitArgs;
 use crate::fail::Failure;
@@ -100,89 +100,9 @@ impl FetchOptions {
     }
 }
 
-/// Checks every `${VAR}` reference of a source before anything is fetched,
-/// so a missing variable is a usage error (exit 2) that names the variable.
-pub fn check_references(source: &CliSource) -> Result<(), FetchError> {
-    let values: Vec<(&str, &str)> = match source {
-        CliSource::Stdio { env, .. } => env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
-        CliSource::Http { headers, .. } => headers
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .collect(),
-        CliSource::File { .. } => Vec::new(),
-    };
-    for (key, value) in values {
-        if let Err(e) = expand_env(value) {
-            return Err(FetchError {
-                usage: true,
-                message: format!("{key}: {}", e.message()),
-            });
-        }
-    }
-    Ok(())
-}
-
-/// Every value that must never be printed: env values (literal or
-/// expanded) and header values (expanded).
-pub fn secrets_of(source: &CliSource) -> Vec<String> {
-    let mut out = Vec::new();
-    let raw: Vec<&String> = match source {
-        CliSource::Stdio { env, .. } => env.values().collect(),
-        CliSource::Http { headers, .. } => headers.iter().map(|(_, v)| v).collect(),
-        CliSource::File { .. } => Vec::new(),
-    };
-    for v in raw {
-        let expanded = expand_env(v).unwrap_or_else(|_| v.clone());
-        for s in [expanded.clone(), v.clone()] {
-            // Short values ("1", "debug") cannot be told apart from ordinary text.
-            if s.len() >= 6 && !s.contains("${") {
-                out.push(s);
-            }
-        }
-        // A header such as "Bearer <token>": the token alone is secret too.
-        for word in expanded.split_whitespace() {
-            if word.len() >= 8 {
-                out.push(word.to_string());
-            }
-        }
-    }
-    // User information in a URL (`https://user:password@host/`).
-    if let CliSource::Http { url, .. } = source {
-        if let Some(rest) = url.split_once("://").map(|(_, r)| r) {
-            let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-            if let Some((userinfo, _)) = authority.rsplit_once('@') {
-                if !userinfo.is_empty() {
-                    out.push(userinfo.to_string());
-                }
-                if let Some((_, password)) = userinfo.split_once(':') {
-                    if password.len() >= 4 {
-                        out.push(password.to_string());
-                    }
-                }
-            }
-        }
-    }
-    out.sort_by_key(|s| std::cmp::Reverse(s.len()));
-    out.dedup();
-    out
-}
-
-/// Replaces every secret in `text` with `***`.
-pub fn redact(text: &str, secrets: &[String]) -> String {
-    let mut out = text.to_string();
-    for s in secrets {
-        if out.contains(s.as_str()) {
-            out = out.replace(s.as_str(), "***");
-        }
-    }
-    out
-}
-
-/// Fetches the tools/list of `source`. Relative paths are already resolved.
-pub fn fetch(source: &CliSource, opts: &FetchOptions) -> Result<Fetched, FetchError> {
-    check_references(source)?;
-    let secrets = secrets_of(source);
-    let spec = match source {
+/// The MCP client spec of a source (paths already resolved).
+fn spec_of(source: &CliSource) -> ServerSpec {
+    match source {
         CliSource::Stdio { command, env, cwd } => ServerSpec::Stdio {
             command: command.clone(),
             env: env.clone(),
@@ -195,11 +115,26 @@ pub fn fetch(source: &CliSource, opts: &FetchOptions) -> Result<Fetched, FetchEr
         CliSource::File { path } => ServerSpec::File {
             path: PathBuf::from(path),
         },
-    };
+    }
+}
+
+/// Checks a source before anything is fetched (every `${VAR}` set, header
+/// names valid, no credentials over plain http to another machine), so a
+/// usage problem exits 2 before any server is started.
+pub fn check(source: &CliSource) -> Result<(), FetchError> {
+    check_spec(&spec_of(source)).map_err(|e| FetchError {
+        usage: true,
+        message: e.to_string(),
+    })
+}
+
+/// Fetches the tools/list of `source`. Relative paths are already resolved.
+pub fn fetch(source: &CliSource, opts: &FetchOptions) -> Result<Fetched, FetchError> {
+    let spec = spec_of(source);
     match fetch_tools_list(&spec, &opts.client()) {
         Ok(f) => {
-            let mut warnings: Vec<String> =
-                f.warnings.iter().map(|w| redact(w, &secrets)).collect();
+            // The library has redacted its errors and warnings already.
+            let mut warnings = f.warnings;
             if f.skipped_stdout_lines > 0 {
                 warnings.push(format!(
                     "skipped {} non-JSON line{} on the server's stdout",
@@ -214,7 +149,7 @@ pub fn fetch(source: &CliSource, opts: &FetchOptions) -> Result<Fetched, FetchEr
         }
         Err(e) => Err(FetchError {
             usage: e.is_usage(),
-            message: redact(&e.to_string(), &secrets),
+            message: e.to_string(),
         }),
     }
 }

@@ -1,8 +1,12 @@
-//! Reading a JSON document from a file or standard input, bounded in size.
+//! Reading a JSON document from a file or standard input, bounded in size,
+//! and the lock or configuration files named on the command line.
 
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
+
+use contractpin::fs::ReadFileError;
+use contractpin::lock::MAX_LOCK_BYTES;
 
 use crate::fail::Failure;
 
@@ -31,6 +35,18 @@ pub fn read_document(path: Option<&Path>, max: usize) -> Result<Vec<u8>, Failure
 
 fn read_bounded<R: Read>(reader: R, cap: u64, buf: &mut Vec<u8>) -> std::io::Result<()> {
     reader.take(cap).read_to_end(buf).map(|_| ())
+}
+
+/// Reads a configuration or lock named on the command line: a regular file
+/// of at most [`MAX_LOCK_BYTES`], never a FIFO or device (exit 2 otherwise).
+pub fn read_file(path: &Path, shown: &str) -> Result<Vec<u8>, Failure> {
+    contractpin::fs::read_regular_file(path, MAX_LOCK_BYTES).map_err(|e| {
+        let reason = match &e {
+            ReadFileError::Io(io) => io_reason(io),
+            other => other.to_string(),
+        };
+        Failure::usage(format!("cannot read {shown}: {reason}"))
+    })
 }
 
 /// An I/O error without the "(os error N)" noise.

@@ -1,14 +1,12 @@
 //! A server source as the CLI knows it, before it becomes an MCP client
 //! spec (to fetch) or a lock source (to persist).
 //!
-//! Relative paths: a file transport's `path` and a stdio server's `cwd` are
-//! stored in the lock relative to the lock file's directory, so a lock can
-//! be verified from any working directory. On the command line (and in an
-//! imported client configuration) they are relative to the current
-//! directory; [`relative_to_lock`] and [`resolve_from_lock`] convert.
+//! Relative paths: on the command line (and in an imported client
+//! configuration) they are relative to the current directory; in the lock,
+//! relative to the lock's directory (`contractpin::lock::relative_to_lock`
+//! and `resolve_inside` convert).
 
 use std::collections::BTreeMap;
-use std::path::{Component, Path, PathBuf};
 
 /// Where one server's tools come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,72 +79,6 @@ fn shorten(text: &str) -> String {
     text.chars().take(40).collect()
 }
 
-/// Lexically normalised absolute form of `path` (relative to the current directory).
-fn absolute(path: &Path) -> PathBuf {
-    let joined = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .unwrap_or_else(|_| PathBuf::from("."))
-            .join(path)
-    };
-    let mut out = PathBuf::new();
-    for c in joined.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
-
-/// The directory holding the lock file.
-pub fn lock_dir(lock: &Path) -> PathBuf {
-    absolute(lock)
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("/"))
-}
-
-/// `path` (relative to the current directory, or absolute) as it is stored
-/// in the lock: absolute paths unchanged, relative ones relative to the
-/// lock's directory.
-pub fn relative_to_lock(path: &str, lock: &Path) -> String {
-    let p = Path::new(path);
-    if p.is_absolute() {
-        return path.to_string();
-    }
-    let target = absolute(p);
-    let base = lock_dir(lock);
-    let t: Vec<_> = target.components().collect();
-    let b: Vec<_> = base.components().collect();
-    let common = t.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let mut rel = PathBuf::new();
-    for _ in common..b.len() {
-        rel.push("..");
-    }
-    for c in &t[common..] {
-        rel.push(c.as_os_str());
-    }
-    if rel.as_os_str().is_empty() {
-        return ".".to_string();
-    }
-    rel.to_string_lossy().into_owned()
-}
-
-/// A path read from the lock, resolved against the lock's directory.
-pub fn resolve_from_lock(path: &str, lock: &Path) -> PathBuf {
-    let p = Path::new(path);
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        lock_dir(lock).join(p)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,22 +102,5 @@ mod tests {
         assert_eq!(parse_env("A=").unwrap(), ("A".into(), "".into()));
         assert!(parse_env("A").is_err());
         assert!(parse_env("=x").is_err());
-    }
-
-    #[test]
-    fn lock_relative_paths() {
-        let cwd = std::env::current_dir().unwrap();
-        let lock = cwd.join("examples/contractpin.lock");
-        assert_eq!(
-            relative_to_lock("examples/tools-list.json", &lock),
-            "tools-list.json"
-        );
-        assert_eq!(relative_to_lock("data/x.json", &lock), "../data/x.json");
-        assert_eq!(relative_to_lock("/abs/x.json", &lock), "/abs/x.json");
-        assert_eq!(relative_to_lock("examples", &lock), ".");
-        assert_eq!(
-            resolve_from_lock("tools-list.json", &lock),
-            cwd.join("examples/tools-list.json")
-        );
     }
 }

@@ -7,7 +7,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use contractpin::lock::{self, Lock, LockServer, Source, UpdateError};
+use contractpin::fs::ReadFileError;
+use contractpin::lock::{self, HeaderValue, Lock, LockServer, Source, UpdateError};
 use contractpin::ServerDigest;
 
 use crate::abi::{self, DocLimits};
@@ -16,7 +17,7 @@ use crate::config_import;
 use crate::fail::{CliResult, Failure, EXIT_OK};
 use crate::fetch::{self, FetchOptions};
 use crate::output::{self, write_stdout};
-use crate::source::{parse_env, parse_header, relative_to_lock, CliSource};
+use crate::source::{parse_env, parse_header, CliSource};
 
 /// Document limits from the fetch flags.
 pub fn doc_limits(a: &FetchLimitArgs) -> DocLimits {
@@ -40,8 +41,12 @@ pub fn run(args: &InitArgs) -> CliResult {
     let opts = FetchOptions::from_args(&args.limits)?;
     precheck(&args.lock, &targets, args.force)?;
     for (name, source) in &targets {
-        fetch::check_references(source)
-            .map_err(|e| Failure::usage(format!("server {name:?}: {}", e.message)))?;
+        let ctx = |m: String| Failure::usage(format!("server {name:?}: {m}"));
+        secrets_policy(name, source).map_err(ctx)?;
+        if !args.allow_outside_paths {
+            paths_inside(source, &args.lock).map_err(ctx)?;
+        }
+        fetch::check(source).map_err(|e| ctx(e.message))?;
     }
 
     let mut pinned: Vec<(String, CliSource, ServerDigest)> = Vec::new();
@@ -140,17 +145,76 @@ fn exists(name: &str, lock: &Path) -> Failure {
     ))
 }
 
+/// What the lock's secrets policy says about a source before it is
+/// fetched: a URL carrying a literal credential in its query or path, or a
+/// header mixing literal text into references, is refused; a literal header
+/// value or URL user information is used for this fetch only (a warning).
+fn secrets_policy(name: &str, source: &CliSource) -> Result<(), String> {
+    let CliSource::Http { url, headers } = source else {
+        return Ok(());
+    };
+    if let Some(what) = lock::url_credential(url) {
+        return Err(format!(
+            "the URL's {what} looks like a credential; write it as a ${{VAR}} reference \
+             (for example ?token=${{API_TOKEN}}): the reference is stored, never the value"
+        ));
+    }
+    if lock::url_has_userinfo(url) && lock::url_for_lock(url) != *url {
+        output::warning_line(&format!(
+            "server {name:?}: the URL's user information is used for this fetch only and is not \
+             stored; verify will need it again (write https://${{USER}}:${{PASS}}@host/ to store references)"
+        ));
+    }
+    for (header, value) in headers {
+        match lock::classify_header(value) {
+            HeaderValue::Template(_) => {}
+            HeaderValue::Literal => output::warning_line(&format!(
+                "server {name:?}: the literal value of header {header} is used for this fetch \
+                 only and is not stored; verify will need it again (store a reference: \
+                 --header '{header}: Bearer ${{VAR}}')"
+            )),
+            HeaderValue::Mixed => {
+                return Err(format!(
+                    "header {header}: a stored header value may hold only ${{VAR}} references, \
+                     optionally after a scheme word ('Bearer ${{TOKEN}}'); literal text beside \
+                     a reference would be stored"
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A `--file` path or `--cwd` outside the lock's directory is refused
+/// (unless `--allow-outside-paths`): verify would refuse it too.
+fn paths_inside(source: &CliSource, lock_path: &Path) -> Result<(), String> {
+    let path = match source {
+        CliSource::Stdio { cwd: Some(c), .. } => c,
+        CliSource::File { path } => path,
+        _ => return Ok(()),
+    };
+    let stored = lock::relative_to_lock(path, lock_path);
+    lock::resolve_inside(&stored, lock_path)
+        .map(|_| ())
+        .map_err(|why| {
+            format!("{why}: paths must stay inside the lock's directory (--allow-outside-paths allows it)")
+        })
+}
+
 /// Fails early (before any fetch) on a corrupt lock or a replacement without --force.
 fn precheck(lock_path: &Path, targets: &[(String, CliSource)], force: bool) -> Result<(), Failure> {
-    let bytes = match std::fs::read(lock_path) {
+    let bytes = match lock::read(lock_path) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(ReadFileError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => {
+            let reason = match &e {
+                ReadFileError::Io(io) => crate::input::io_reason(io),
+                other => other.to_string(),
+            };
             return Err(Failure::usage(format!(
-                "cannot read {}: {}",
-                lock_path.display(),
-                crate::input::io_reason(&e)
-            )))
+                "cannot read {}: {reason}",
+                lock_path.display()
+            )));
         }
     };
     let lock =
@@ -169,11 +233,14 @@ fn lock_source(source: &CliSource, lock: &Path) -> Source {
         CliSource::Stdio { command, env, cwd } => Source::Stdio {
             command: command.clone(),
             env: env.clone(),
-            cwd: cwd.as_deref().map(|c| relative_to_lock(c, lock)),
+            cwd: cwd.as_deref().map(|c| lock::relative_to_lock(c, lock)),
         },
-        CliSource::Http { url, .. } => Source::Http { url: url.clone() },
+        CliSource::Http { url, headers } => Source::Http {
+            url: url.clone(),
+            headers: headers.iter().cloned().collect(),
+        },
         CliSource::File { path } => Source::File {
-            path: relative_to_lock(path, lock),
+            path: lock::relative_to_lock(path, lock),
         },
     }
 }
@@ -208,6 +275,11 @@ fn targets(args: &InitArgs) -> Result<Vec<(String, CliSource)>, Failure> {
     if !headers.is_empty() && !http_like {
         return Err(Failure::usage("--header applies only to --http or --from"));
     }
+    if !headers.is_empty() && args.from.is_some() && args.name.is_none() {
+        return Err(Failure::usage(
+            "--header with --from needs --name: headers go to one server only",
+        ));
+    }
     if (!env.is_empty() || args.cwd.is_some()) && !stdio {
         return Err(Failure::usage(
             "--env and --cwd apply only to a stdio server (`-- CMD ARGS...`)",
@@ -227,6 +299,8 @@ fn targets(args: &InitArgs) -> Result<Vec<(String, CliSource)>, Failure> {
                         url,
                         headers: mut hs,
                     } => {
+                        // --header (given with --name) overrides the config's.
+                        hs.retain(|(n, _)| !headers.iter().any(|(m, _)| m.eq_ignore_ascii_case(n)));
                         hs.extend(headers.iter().cloned());
                         CliSource::Http { url, headers: hs }
                     }

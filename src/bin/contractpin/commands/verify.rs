@@ -1,102 +1,69 @@
 //! `contractpin verify`: re-fetch pinned servers and compare (spec section 6).
+//!
+//! Before anything runs, each selected server gets a plan: its source (from
+//! the lock, or with `--trusted-lock` from the trusted lock), or the reason
+//! it is not run at all (its transport is not in `--transports`, or its
+//! source differs from the trusted lock). A refused server is reported as
+//! unreachable (exit 1), never started or fetched. Usage problems of any
+//! server (an unset `${VAR}`, credentials over plain http, a path outside
+//! the lock's directory) exit 2 before any server is started.
 
-use contractpin::lock::{cmp_utf16, Lock, Source};
+use contractpin::lock::{self, cmp_utf16, Lock, LockServer, Source};
 use contractpin::verify::{overall_exit_code, ServerReport};
 
 use crate::abi::{self, VerifyError};
 use crate::args::{Format, VerifyArgs};
 use crate::fail::{CliResult, Failure};
 use crate::fetch::{self, FetchOptions};
-use crate::input::io_reason;
+use crate::input::read_file;
 use crate::output::{self, write_stdout};
-use crate::source::{parse_header, resolve_from_lock, CliSource};
+use crate::source::{parse_header, CliSource};
+
+/// What verify does with one server.
+enum Plan {
+    /// Fetch from this source and compare.
+    Run(CliSource),
+    /// Do not run it; report it unreachable with this reason.
+    Refuse(String),
+}
 
 /// Runs `verify`.
 pub fn run(args: &VerifyArgs) -> CliResult {
-    let mut headers = Vec::new();
-    for h in &args.headers {
-        headers.push(parse_header(h).map_err(Failure::usage)?);
-    }
     let limits = super::init::doc_limits(&args.limits);
     let opts = FetchOptions::from_args(&args.limits)?;
     let lock_path = &args.lock;
-    let bytes = std::fs::read(lock_path).map_err(|e| {
-        Failure::usage(format!(
-            "cannot read lock file {}: {}",
-            lock_path.display(),
-            io_reason(&e)
-        ))
-    })?;
-    let lock =
-        Lock::parse(&bytes).map_err(|e| Failure::usage(format!("{}: {e}", lock_path.display())))?;
+    let (bytes, lock) = read_lock(lock_path)?;
+    let trusted = match &args.trusted_lock {
+        Some(p) => Some(read_lock(p)?.1),
+        None => None,
+    };
+    let names = selected(&lock, args)?;
+    let cli_headers = cli_headers(args, &lock)?;
 
-    // Lock order (the file's UTF-16 key order), or only the selected servers.
-    let mut names: Vec<&String> = lock.servers.keys().collect();
-    names.sort_by(|a, b| cmp_utf16(a, b));
-    if !args.servers.is_empty() {
-        for s in &args.servers {
-            if !lock.servers.contains_key(s) {
-                let known: Vec<&str> = names.iter().map(|n| n.as_str()).collect();
-                return Err(Failure::usage(format!(
-                    "server {s:?} is not pinned in {} (pinned: {})",
-                    lock_path.display(),
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known.join(", ")
-                    }
-                )));
-            }
-        }
-        names.retain(|n| args.servers.iter().any(|s| s == *n));
-    }
-    if names.is_empty() {
-        output::warning_line(&format!("{} pins no servers", lock_path.display()));
-    }
-
-    // Every source first, and every `${VAR}` checked, before anything is
+    // Every plan first, and every source checked, before anything is
     // fetched: a usage problem exits 2 without half a report.
     let mut targets = Vec::new();
     for name in names {
         let server = &lock.servers[name];
-        let Some(source) = server.source() else {
-            return Err(Failure::usage(format!(
-                "{}: server {name:?} has no source",
-                lock_path.display()
-            )));
-        };
-        let source = match source {
-            Source::Stdio { command, env, cwd } => CliSource::Stdio {
-                command,
-                env,
-                cwd: cwd.map(|c| {
-                    resolve_from_lock(&c, lock_path)
-                        .to_string_lossy()
-                        .into_owned()
-                }),
-            },
-            Source::Http { url } => CliSource::Http {
-                url,
-                headers: headers.clone(),
-            },
-            Source::File { path } => CliSource::File {
-                path: resolve_from_lock(&path, lock_path)
-                    .to_string_lossy()
-                    .into_owned(),
-            },
-        };
-        fetch::check_references(&source)
-            .map_err(|e| Failure::usage(format!("server {name:?}: {}", e.message)))?;
-        targets.push((name, server, source));
+        let plan = plan(name, server, trusted.as_ref(), args, &cli_headers)
+            .map_err(|m| Failure::usage(format!("server {name:?}: {m}")))?;
+        targets.push((name, server, plan));
     }
 
     let mut reports = Vec::new();
-    for (name, server, source) in targets {
+    for (name, server, plan) in targets {
         let unreachable = |message: String| {
             let mut r = ServerReport::unreachable(name.clone(), message);
             r.pinned_digest = Some(server.digest);
             r.allow_new = args.allow_new;
             r
+        };
+        let source = match plan {
+            Plan::Refuse(reason) => {
+                reports.push(unreachable(format!("not run: {reason}")));
+                continue;
+            }
+            Plan::Run(source) => source,
         };
         let report = match fetch::fetch(&source, &opts) {
             Err(e) if e.usage => {
@@ -124,24 +91,183 @@ pub fn run(args: &VerifyArgs) -> CliResult {
         };
         reports.push(report);
     }
+    print_reports(args, &reports, &bytes)?;
+    Ok(overall_exit_code(&reports) as u8)
+}
 
-    let code = overall_exit_code(&reports) as u8;
-    let lock_text = String::from_utf8_lossy(&bytes);
+/// Reads and parses a lock named on the command line (exit 2 on failure).
+fn read_lock(path: &std::path::Path) -> Result<(Vec<u8>, Lock), Failure> {
+    let bytes = read_file(path, &format!("lock file {}", path.display()))?;
+    let lock =
+        Lock::parse(&bytes).map_err(|e| Failure::usage(format!("{}: {e}", path.display())))?;
+    Ok((bytes, lock))
+}
+
+/// The servers to verify, in lock order (the file's UTF-16 key order).
+fn selected<'a>(lock: &'a Lock, args: &VerifyArgs) -> Result<Vec<&'a String>, Failure> {
+    let mut names: Vec<&String> = lock.servers.keys().collect();
+    names.sort_by(|a, b| cmp_utf16(a, b));
+    if let Some(s) = args.servers.iter().find(|s| !lock.servers.contains_key(*s)) {
+        let known: Vec<&str> = names.iter().map(|n| n.as_str()).collect();
+        return Err(Failure::usage(format!(
+            "server {s:?} is not pinned in {} (pinned: {})",
+            args.lock.display(),
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        )));
+    }
+    if !args.servers.is_empty() {
+        names.retain(|n| args.servers.iter().any(|s| s == *n));
+    }
+    if names.is_empty() {
+        output::warning_line(&format!("{} pins no servers", args.lock.display()));
+    }
+    Ok(names)
+}
+
+/// `--header` values: only for exactly one `--server`, which must be http.
+fn cli_headers(args: &VerifyArgs, lock: &Lock) -> Result<Vec<(String, String)>, Failure> {
+    if args.headers.is_empty() {
+        return Ok(Vec::new());
+    }
+    let [server] = args.servers.as_slice() else {
+        return Err(Failure::usage(
+            "--header needs exactly one --server: headers go to that server only \
+             (store a server's own headers in the lock with init --header 'Name: ${VAR}')",
+        ));
+    };
+    if lock.servers[server].transport != lock::Transport::Http {
+        return Err(Failure::usage(format!(
+            "--header applies only to an http server; {server:?} is {}",
+            lock.servers[server].transport
+        )));
+    }
+    args.headers
+        .iter()
+        .map(|h| parse_header(h).map_err(Failure::usage))
+        .collect()
+}
+
+/// Decides how (or whether) to run one server.
+fn plan(
+    name: &str,
+    server: &LockServer,
+    trusted: Option<&Lock>,
+    args: &VerifyArgs,
+    cli_headers: &[(String, String)],
+) -> Result<Plan, String> {
+    if let Some(allowed) = &args.transports {
+        if !allowed.iter().any(|t| t.transport() == server.transport) {
+            let list: Vec<&str> = allowed.iter().map(|t| t.transport().as_str()).collect();
+            return Ok(Plan::Refuse(format!(
+                "transport {} is not allowed (--transports {})",
+                server.transport,
+                list.join(",")
+            )));
+        }
+    }
+    let source_of = match trusted {
+        None => server,
+        Some(t) => match t.servers.get(name) {
+            None => {
+                return Ok(Plan::Refuse(
+                    "source differs from the trusted lock (it does not pin this server)".into(),
+                ))
+            }
+            Some(ts) => {
+                let differs = source_differences(server, ts);
+                if !differs.is_empty() {
+                    return Ok(Plan::Refuse(format!(
+                        "source differs from the trusted lock ({})",
+                        differs.join(", ")
+                    )));
+                }
+                ts
+            }
+        },
+    };
+    let source = cli_source(source_of, &args.lock, args.allow_outside_paths, cli_headers)?;
+    fetch::check(&source).map_err(|e| e.message)?;
+    Ok(Plan::Run(source))
+}
+
+/// The source keys in which two lock entries differ.
+fn source_differences(a: &LockServer, b: &LockServer) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    let mut check = |same: bool, key: &'static str| {
+        if !same {
+            out.push(key);
+        }
+    };
+    check(a.transport == b.transport, "transport");
+    check(a.command == b.command, "command");
+    check(a.env == b.env, "env");
+    check(a.cwd == b.cwd, "cwd");
+    check(a.url == b.url, "url");
+    check(a.headers == b.headers, "headers");
+    check(a.path == b.path, "path");
+    out
+}
+
+/// The lock entry's source with its paths resolved against the lock's
+/// directory (refused outside it unless allowed) and `--header` added.
+fn cli_source(
+    server: &LockServer,
+    lock_path: &std::path::Path,
+    allow_outside: bool,
+    cli_headers: &[(String, String)],
+) -> Result<CliSource, String> {
+    let resolve = |p: &str| -> Result<String, String> {
+        let resolved = if allow_outside {
+            lock::resolve_from_lock(p, lock_path)
+        } else {
+            lock::resolve_inside(p, lock_path).map_err(|why| {
+                format!("{why}: paths must stay inside the lock's directory (--allow-outside-paths allows it)")
+            })?
+        };
+        Ok(resolved.to_string_lossy().into_owned())
+    };
+    Ok(match server.source().ok_or("the server has no source")? {
+        Source::Stdio { command, env, cwd } => CliSource::Stdio {
+            command,
+            env,
+            cwd: cwd.as_deref().map(resolve).transpose()?,
+        },
+        Source::Http { url, headers } => {
+            let mut all: Vec<(String, String)> = headers
+                .into_iter()
+                .filter(|(n, _)| !cli_headers.iter().any(|(m, _)| m.eq_ignore_ascii_case(n)))
+                .collect();
+            all.extend(cli_headers.iter().cloned());
+            CliSource::Http { url, headers: all }
+        }
+        Source::File { path } => CliSource::File {
+            path: resolve(&path)?,
+        },
+    })
+}
+
+/// Prints the report in the chosen format (and annotations on GitHub).
+fn print_reports(args: &VerifyArgs, reports: &[ServerReport], bytes: &[u8]) -> Result<(), Failure> {
+    let lock_text = String::from_utf8_lossy(bytes);
     let annotations = output::github_actions();
     match args.format {
         Format::Json => {
-            write_stdout(&contractpin::verify::report_json(&reports))?;
+            write_stdout(&contractpin::verify::report_json(reports))?;
             if annotations {
-                output::annotate(&reports, lock_path, &lock_text, true);
+                output::annotate(reports, &args.lock, &lock_text, true);
             }
         }
         Format::Text => {
             if annotations {
-                output::annotate(&reports, lock_path, &lock_text, false);
+                output::annotate(reports, &args.lock, &lock_text, false);
             }
             let style = output::Style::detect();
-            write_stdout(output::text_report(&reports, lock_path, style).as_bytes())?;
+            write_stdout(output::text_report(reports, &args.lock, style).as_bytes())?;
         }
     }
-    Ok(code)
+    Ok(())
 }

@@ -1,0 +1,150 @@
+//! Paths in a lock (feature `std`): a file transport's `path` and a stdio
+//! server's `cwd` are stored relative to the lock file's directory, so a
+//! lock verifies from any working directory, and they must stay inside that
+//! directory unless the caller allows otherwise.
+//!
+//! A lock is input from whoever can change it. A `path` of `/etc/shadow` or
+//! `../../secrets.json`, or a `cwd` in someone's home directory, reaches
+//! outside the repository the lock belongs to; [`resolve_inside`] refuses
+//! them, lexically (absolute paths, `..` climbing above the lock's
+//! directory) and after following symbolic links.
+
+use std::path::{Component, Path, PathBuf};
+use std::string::{String, ToString};
+use std::vec::Vec;
+
+/// Lexically normalised absolute form of `path` (relative to the current
+/// directory): `.` dropped, `..` applied, no file system access.
+fn absolute(path: &Path) -> PathBuf {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .unwrap_or_else(|_| PathBuf::from("."))
+            .join(path)
+    };
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// The directory holding the lock file (absolute).
+pub fn lock_dir(lock: &Path) -> PathBuf {
+    absolute(lock)
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("/"))
+}
+
+/// `path` (relative to the current directory, or absolute) as it is stored
+/// in the lock: absolute paths unchanged, relative ones relative to the
+/// lock's directory (`"."` for the directory itself).
+pub fn relative_to_lock(path: &str, lock: &Path) -> String {
+    let p = Path::new(path);
+    if p.is_absolute() {
+        return path.to_string();
+    }
+    let target = absolute(p);
+    let base = lock_dir(lock);
+    let t: Vec<_> = target.components().collect();
+    let b: Vec<_> = base.components().collect();
+    let common = t.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut rel = PathBuf::new();
+    for _ in common..b.len() {
+        rel.push("..");
+    }
+    for c in &t[common..] {
+        rel.push(c.as_os_str());
+    }
+    if rel.as_os_str().is_empty() {
+        return ".".to_string();
+    }
+    rel.to_string_lossy().into_owned()
+}
+
+/// A path read from the lock, resolved against the lock's directory
+/// (absolute paths unchanged), with no containment check.
+pub fn resolve_from_lock(path: &str, lock: &Path) -> PathBuf {
+    let p = Path::new(path);
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        lock_dir(lock).join(p)
+    }
+}
+
+/// A path read from the lock, resolved against the lock's directory, or why
+/// it reaches outside that directory: it is absolute, climbs above it with
+/// `..`, or leads outside it through a symbolic link. A path that does not
+/// exist yet is judged lexically.
+pub fn resolve_inside(path: &str, lock: &Path) -> Result<PathBuf, String> {
+    if Path::new(path).is_absolute() {
+        return Err(std::format!("{path:?} is an absolute path"));
+    }
+    let mut depth: usize = 0;
+    for c in Path::new(path).components() {
+        match c {
+            Component::ParentDir if depth == 0 => {
+                return Err(std::format!("{path:?} climbs above the lock's directory"))
+            }
+            Component::ParentDir => depth -= 1,
+            Component::Normal(_) => depth += 1,
+            _ => {}
+        }
+    }
+    let dir = lock_dir(lock);
+    let resolved = dir.join(path);
+    if let (Ok(real), Ok(real_dir)) = (resolved.canonicalize(), dir.canonicalize()) {
+        if !real.starts_with(&real_dir) {
+            return Err(std::format!(
+                "{path:?} leads outside the lock's directory through a symbolic link"
+            ));
+        }
+    }
+    Ok(resolved)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lock_relative_paths() {
+        let cwd = std::env::current_dir().unwrap();
+        let lock = cwd.join("examples/contractpin.lock");
+        assert_eq!(
+            relative_to_lock("examples/tools-list.json", &lock),
+            "tools-list.json"
+        );
+        assert_eq!(relative_to_lock("data/x.json", &lock), "../data/x.json");
+        assert_eq!(relative_to_lock("/abs/x.json", &lock), "/abs/x.json");
+        assert_eq!(relative_to_lock("examples", &lock), ".");
+        assert_eq!(
+            resolve_from_lock("tools-list.json", &lock),
+            cwd.join("examples/tools-list.json")
+        );
+    }
+
+    #[test]
+    fn containment() {
+        let cwd = std::env::current_dir().unwrap();
+        let lock = cwd.join("examples/contractpin.lock");
+        assert_eq!(
+            resolve_inside("tools-list.json", &lock).unwrap(),
+            cwd.join("examples/tools-list.json")
+        );
+        assert!(resolve_inside(".", &lock).is_ok());
+        assert!(resolve_inside("a/../tools-list.json", &lock).is_ok());
+        assert!(resolve_inside("../Cargo.toml", &lock).is_err());
+        assert!(resolve_inside("a/../../x", &lock).is_err());
+        assert!(resolve_inside("/etc/passwd", &lock).is_err());
+    }
+}

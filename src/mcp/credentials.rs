@@ -1,0 +1,374 @@
+//! Credentials at connection time: `${VAR}` expansion of a server's env,
+//! headers and URL, the rule that credentials never travel over plain
+//! `http://` to another machine, and the list of every value (in every
+//! encoding a server might echo) that must be redacted from our output.
+//!
+//! This is the one home of the redaction policy: the CLI and library
+//! callers get the same masking, because [`fetch_tools_list`] applies it to
+//! every error and warning before they leave the crate.
+//!
+//! [`fetch_tools_list`]: super::fetch_tools_list
+
+use std::collections::BTreeMap;
+use std::string::{String, ToString};
+use std::vec::Vec;
+
+use super::error::{one_line, McpError, McpErrorKind};
+use super::spec::{expand_env, has_reference};
+
+/// Headers set by the client itself; a server spec may not override them.
+const RESERVED: &[&str] = &[
+    "accept",
+    "content-type",
+    "content-length",
+    "host",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "mcp-method",
+    "transfer-encoding",
+];
+
+/// An HTTP source with every reference expanded, and what to redact.
+#[derive(Debug)]
+pub(crate) struct HttpCredentials {
+    /// The URL to connect to.
+    pub url: String,
+    /// The headers to send.
+    pub headers: Vec<(String, String)>,
+    /// Every value to mask in errors and warnings (longest first).
+    pub secrets: Vec<String>,
+}
+
+/// Expands an HTTP source and checks that its credentials may be sent.
+pub(crate) fn http(url: &str, headers: &[(String, String)]) -> Result<HttpCredentials, McpError> {
+    let headers = expand_headers(headers)?;
+    let expanded = expand_env(url).map_err(|e| e.context("url"))?;
+    let mut raw = Vec::new();
+    for (_, v) in &headers {
+        raw.push(v.clone());
+    }
+    if has_reference(url) {
+        raw.extend(reference_values(url));
+    }
+    let userinfo = userinfo(&expanded);
+    if let Some(u) = userinfo {
+        raw.push(u.to_string());
+        raw.extend(u.split_once(':').map(|(_, p)| p.to_string()));
+        for form in [u.to_string(), percent_decode(u)] {
+            raw.push(base64(form.as_bytes()));
+        }
+    }
+    let secrets = with_forms(raw, 4);
+    if !headers.is_empty() || userinfo.is_some() {
+        refuse_plain_http(&expanded).map_err(|e| e.redact(&secrets))?;
+    }
+    Ok(HttpCredentials {
+        url: expanded,
+        headers,
+        secrets,
+    })
+}
+
+/// The values of a stdio server's env that must be masked: every value
+/// (literal or expanded) of at least 6 bytes, and the words of 8 or more
+/// bytes inside one ("Bearer <token>").
+pub(crate) fn stdio_secrets(
+    raw: &BTreeMap<String, String>,
+    expanded: &BTreeMap<String, String>,
+) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for v in raw.values().chain(expanded.values()) {
+        if !v.contains("${") {
+            out.push(v.clone());
+        }
+    }
+    with_forms(out, 6)
+}
+
+/// The values that the `${NAME}` references of `text` expand to.
+fn reference_values(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("${") {
+        let after = &rest[i..];
+        let Some(end) = after.find('}') else { break };
+        if let Ok(v) = expand_env(&after[..=end]) {
+            out.push(v);
+        }
+        rest = &after[end + 1..];
+    }
+    out
+}
+
+/// Every secret of at least `min` bytes, its long words, and the encodings
+/// a server may echo it in: JSON-escaped (with and without `\/`) and
+/// percent-encoded (upper and lower case hex, with and without `/` kept).
+fn with_forms(values: Vec<String>, min: usize) -> Vec<String> {
+    let mut base = Vec::new();
+    for v in values {
+        for word in v.split_whitespace() {
+            if word.len() >= 8 && word.len() < v.len() {
+                base.push(word.to_string());
+            }
+        }
+        if v.len() >= min {
+            base.push(v);
+        }
+    }
+    let mut out = Vec::new();
+    for s in base {
+        out.push(json_escaped(&s, false));
+        out.push(json_escaped(&s, true));
+        for (upper, keep_slash) in [(true, false), (false, false), (true, true), (false, true)] {
+            out.push(percent_encoded(&s, upper, keep_slash));
+        }
+        out.push(s);
+    }
+    out.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    out.dedup();
+    out
+}
+
+fn json_escaped(s: &str, slash: bool) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '/' if slash => out.push_str("\\/"),
+            c if (c as u32) < 0x20 => out.push_str(&std::format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn percent_encoded(s: &str, upper: bool, keep_slash: bool) -> String {
+    let mut out = String::with_capacity(s.len() * 3);
+    for &b in s.as_bytes() {
+        let unreserved =
+            b.is_ascii_alphanumeric() || b"-._~".contains(&b) || (keep_slash && b == b'/');
+        if unreserved {
+            out.push(b as char);
+        } else if upper {
+            out.push_str(&std::format!("%{b:02X}"));
+        } else {
+            out.push_str(&std::format!("%{b:02x}"));
+        }
+    }
+    out
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        match (
+            b[i],
+            b.get(i + 1).and_then(|&c| hex(c)),
+            b.get(i + 2).and_then(|&c| hex(c)),
+        ) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (c, _, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Standard base64 with padding (what an HTTP Basic header carries).
+fn base64(input: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(input.len().div_ceil(3) * 4);
+    for chunk in input.chunks(3) {
+        let n = chunk.len();
+        let v = (u32::from(chunk[0]) << 16)
+            | (u32::from(*chunk.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*chunk.get(2).unwrap_or(&0));
+        for k in 0..4 {
+            if k <= n {
+                out.push(ALPHABET[((v >> (18 - 6 * k)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The user information of `url` (`user:pass` in `scheme://user:pass@host`).
+fn userinfo(url: &str) -> Option<&str> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    authority.rsplit_once('@').map(|(u, _)| u)
+}
+
+/// The host of `url`, without port or brackets.
+pub(crate) fn host(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let hostport = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    if let Some(v6) = hostport.strip_prefix('[') {
+        return v6.split(']').next().unwrap_or("");
+    }
+    hostport.split(':').next().unwrap_or("")
+}
+
+/// Whether `host` names this machine: `localhost` (and `*.localhost`,
+/// RFC 6761), 127.0.0.0/8, `::1`, or an IPv4-mapped loopback address.
+pub(crate) fn is_loopback(host: &str) -> bool {
+    let h = host.to_ascii_lowercase();
+    if h == "localhost" || h.ends_with(".localhost") {
+        return true;
+    }
+    match h.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(a)) => a.is_loopback(),
+        Ok(std::net::IpAddr::V6(a)) => {
+            a.is_loopback() || a.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
+        Err(_) => false,
+    }
+}
+
+/// Credentials go over plain `http://` only to this machine.
+fn refuse_plain_http(url: &str) -> Result<(), McpError> {
+    let plain = url
+        .get(..7)
+        .is_some_and(|s| s.eq_ignore_ascii_case("http://"));
+    let host = host(url);
+    if plain && !is_loopback(host) {
+        return Err(McpError::new(
+            McpErrorKind::Spec,
+            std::format!(
+                "credentials (headers or user information) are never sent over plain http:// \
+                 to {}, which is not this machine: use https://",
+                one_line(host)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Validates header names and expands `${VAR}` in the values.
+fn expand_headers(headers: &[(String, String)]) -> Result<Vec<(String, String)>, McpError> {
+    let mut out: Vec<(String, String)> = Vec::with_capacity(headers.len());
+    for (name, value) in headers {
+        let valid_name = !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+        if !valid_name {
+            return Err(McpError::new(
+                McpErrorKind::Spec,
+                std::format!("`{}` is not a valid HTTP header name", one_line(name)),
+            ));
+        }
+        if RESERVED.contains(&name.to_ascii_lowercase().as_str()) {
+            return Err(McpError::new(
+                McpErrorKind::Spec,
+                std::format!("the header {name} is set by the client itself and cannot be given"),
+            ));
+        }
+        if out.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) {
+            return Err(McpError::new(
+                McpErrorKind::Spec,
+                std::format!("the header {name} is given twice"),
+            ));
+        }
+        let v = expand_env(value).map_err(|e| e.context(&std::format!("header {name}")))?;
+        if v.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
+            return Err(McpError::new(
+                McpErrorKind::Spec,
+                std::format!("the value of header {name} contains a line break or NUL"),
+            ));
+        }
+        out.push((name.clone(), v));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_rfc4648() {
+        for (i, o) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64(i.as_bytes()), o);
+        }
+    }
+
+    #[test]
+    fn loopback_hosts() {
+        for h in [
+            "localhost",
+            "LOCALHOST",
+            "a.localhost",
+            "127.0.0.1",
+            "127.9.9.9",
+            "::1",
+            "::ffff:127.0.0.1",
+        ] {
+            assert!(is_loopback(h), "{h}");
+        }
+        for h in [
+            "example.com",
+            "localhost.example.com",
+            "10.0.0.1",
+            "0.0.0.0",
+            "::",
+            "128.0.0.1",
+        ] {
+            assert!(!is_loopback(h), "{h}");
+        }
+        assert_eq!(host("http://u:p@[::1]:80/x"), "::1");
+        assert_eq!(host("http://h.example:8080/x?y"), "h.example");
+    }
+
+    #[test]
+    fn plain_http_credentials() {
+        assert!(refuse_plain_http("http://attacker.example/mcp").is_err());
+        assert!(refuse_plain_http("HTTP://attacker.example/mcp").is_err());
+        assert!(refuse_plain_http("http://127.0.0.1:9/mcp").is_ok());
+        assert!(refuse_plain_http("http://[::1]:9/mcp").is_ok());
+        assert!(refuse_plain_http("https://attacker.example/mcp").is_ok());
+        let e = http("http://u:pw123456@evil.example/", &[]).unwrap_err();
+        assert!(!e.to_string().contains("pw123456"), "{e}");
+        assert!(http("http://evil.example/", &[]).is_ok());
+        let h = [("Authorization".to_string(), "Bearer x".to_string())];
+        assert!(http("http://evil.example/", &h).is_err());
+        assert!(http("http://localhost:1/", &h).is_ok());
+    }
+
+    #[test]
+    fn forms_cover_encoded_echoes() {
+        let s = with_forms(std::vec!["tok/abc+def".to_string()], 4);
+        for form in [
+            "tok/abc+def",
+            "tok\\/abc+def",
+            "tok%2Fabc%2Bdef",
+            "tok%2fabc%2bdef",
+            "tok/abc%2Bdef",
+        ] {
+            assert!(s.iter().any(|x| x == form), "{form} missing from {s:?}");
+        }
+        let basic = http("https://user:p%40ss@h/", &[]).unwrap();
+        assert!(basic.secrets.contains(&base64(b"user:p@ss")));
+        assert!(basic.secrets.contains(&base64(b"user:p%40ss")));
+    }
+}
