@@ -83,7 +83,7 @@ fn generated_at_is_now_without_source_date_epoch_and_bad_epoch_exits_2() {
         "--name",
         "x",
         "--file",
-        &s(&example()),
+        &beside(&lock, "examples/tools-list.json"),
     ])
     .run()
     .code(0);
@@ -100,7 +100,7 @@ fn generated_at_is_now_without_source_date_epoch_and_bad_epoch_exits_2() {
         "--name",
         "x",
         "--file",
-        &s(&example()),
+        &beside(&lock, "examples/tools-list.json"),
     ])
     .env("SOURCE_DATE_EPOCH", "yesterday")
     .run();
@@ -112,7 +112,7 @@ fn generated_at_is_now_without_source_date_epoch_and_bad_epoch_exits_2() {
 #[test]
 fn force_is_needed_to_replace_and_other_servers_are_kept() {
     let (dir, lock) = pinned();
-    let drifted = root().join("examples/drifted-tools-list.json");
+    let drifted = std::path::PathBuf::from(beside(&lock, "examples/drifted-tools-list.json"));
     let before = std::fs::read(&lock).unwrap();
     let o = cp(&[
         "init",
@@ -405,7 +405,7 @@ fn missing_corrupt_and_unsupported_locks_exit_2() {
             "--name",
             "other",
             "--file",
-            &s(&example()),
+            &beside(&lock, "examples/tools-list.json"),
         ])
         .run();
         o.code(2);
@@ -446,24 +446,45 @@ fn verify_unchanged_exits_0_from_any_directory() {
 #[test]
 fn init_stores_paths_relative_to_the_lock() {
     let dir = TempDir::new("rel");
-    std::fs::create_dir_all(dir.path("sub/deeper")).unwrap();
+    std::fs::create_dir_all(dir.path("repo/data")).unwrap();
+    std::fs::copy(example(), dir.path("repo/data/dump.json")).unwrap();
     std::fs::copy(example(), dir.path("dump.json")).unwrap();
+    // Given relative to the working directory, stored relative to the lock.
     cp(&[
         "init",
         "--lock",
-        "sub/deeper/pins.lock",
+        "repo/pins.lock",
         "--name",
         "x",
         "--file",
-        "dump.json",
+        "repo/data/dump.json",
     ])
     .cwd(&dir.0)
     .run()
     .code(0);
-    let text = read(&dir.path("sub/deeper/pins.lock"));
-    assert!(text.contains("\"path\": \"../../dump.json\""), "{text}");
+    let text = read(&dir.path("repo/pins.lock"));
+    assert!(text.contains("\"path\": \"data/dump.json\""), "{text}");
     cp(&["verify", "--lock", "pins.lock"])
-        .cwd(&dir.path("sub/deeper"))
+        .cwd(&dir.path("repo"))
+        .run()
+        .code(0);
+    // Outside the lock's directory only on request, and then stored as `..`.
+    let outside = [
+        "init",
+        "--lock",
+        "repo/pins.lock",
+        "--name",
+        "y",
+        "--file",
+        "dump.json",
+    ];
+    cp(&outside).cwd(&dir.0).run().code(2);
+    let mut allowed = outside.to_vec();
+    allowed.push("--allow-outside-paths");
+    cp(&allowed).cwd(&dir.0).run().code(0);
+    assert!(read(&dir.path("repo/pins.lock")).contains("\"path\": \"../dump.json\""));
+    cp(&["verify", "--lock", "pins.lock", "--allow-outside-paths"])
+        .cwd(&dir.path("repo"))
         .run()
         .code(0);
 }
@@ -481,7 +502,7 @@ fn verify_drifted_text_names_the_changed_fields() {
         &lock,
         "example",
         "path",
-        &s(&root().join("examples/drifted-tools-list.json")),
+        &beside_name(&lock, "examples/drifted-tools-list.json"),
     );
     let o = cp(&["verify", "--lock", &s(&lock)]).run();
     o.code(1);
@@ -535,7 +556,7 @@ fn verify_json_report() {
         &lock,
         "example",
         "path",
-        &s(&root().join("examples/drifted-tools-list.json")),
+        &beside_name(&lock, "examples/drifted-tools-list.json"),
     );
     let o = cp(&["verify", "--lock", &s(&lock), "--format", "json"]).run();
     o.code(1);
@@ -675,7 +696,7 @@ fn verify_server_selection() {
         "--name",
         "bad",
         "--file",
-        &s(&example()),
+        &beside(&lock, "examples/tools-list.json"),
     ])
     .run()
     .code(0);
@@ -683,7 +704,7 @@ fn verify_server_selection() {
         &lock,
         "bad",
         "path",
-        &s(&root().join("examples/drifted-tools-list.json")),
+        &beside_name(&lock, "examples/drifted-tools-list.json"),
     );
     let o = cp(&["verify", "--lock", &s(&lock)]).run();
     o.code(1);

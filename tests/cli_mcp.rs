@@ -801,6 +801,7 @@ fn stdio_env_and_cwd_reach_the_server() {
         &s(&lock),
         "--name",
         "x",
+        "--allow-outside-paths",
         "--cwd",
         &s(&mcp_dir),
         "--env",
@@ -818,7 +819,7 @@ fn stdio_env_and_cwd_reach_the_server() {
         &format!("e=d['servers']['x']\nassert e['cwd']=={:?}\nassert e['env']=={{'FAKE_UNUSED':'${{FAKE_UNUSED}}'}}", s(&mcp_dir)),
     );
     // verify needs FAKE_UNUSED in its environment (the lock stores a reference).
-    let o = cp(&["verify", "--lock", &s(&lock)])
+    let o = cp(&["verify", "--lock", &s(&lock), "--allow-outside-paths"])
         .env_remove("FAKE_UNUSED")
         .run();
     o.code(2);
@@ -832,7 +833,7 @@ fn stdio_env_and_cwd_reach_the_server() {
         "no half report on a usage error: {}",
         o.out()
     );
-    cp(&["verify", "--lock", &s(&lock)])
+    cp(&["verify", "--lock", &s(&lock), "--allow-outside-paths"])
         .env("FAKE_UNUSED", "1")
         .run()
         .code(0);

@@ -14,7 +14,7 @@ fn drifted_lock(dir: &TempDir) -> std::path::PathBuf {
         &lock,
         "example",
         "path",
-        &s(&root().join("examples/drifted-tools-list.json")),
+        &beside_name(&lock, "examples/drifted-tools-list.json"),
     );
     lock
 }
@@ -108,7 +108,7 @@ fn github_actions_annotations() {
     );
 
     // An unreachable server is an annotation too (with % and newlines escaped).
-    set_string(&lock, "example", "path", "/nonexistent/100%/dump.json");
+    set_string(&lock, "example", "path", "nonexistent/100%/dump.json");
     let o = cp(&["verify", "--lock", &s(&lock)])
         .env("GITHUB_ACTIONS", "true")
         .run();

@@ -296,6 +296,14 @@ fn lock_reader_on_generated_locks() {
             },
             1 => Source::Http {
                 url: "https://user:secret@example.com/mcp".into(),
+                headers: [
+                    (
+                        "Authorization".to_string(),
+                        "Bearer literal-secret".to_string(),
+                    ),
+                    ("X-Key".to_string(), "${KEY}".to_string()),
+                ]
+                .into(),
             },
             _ => Source::Stdio {
                 command: vec!["node".into(), "server.js".into()],

@@ -45,15 +45,15 @@ pub fn lock_dir(lock: &Path) -> PathBuf {
 }
 
 /// `path` (relative to the current directory, or absolute) as it is stored
-/// in the lock: absolute paths unchanged, relative ones relative to the
-/// lock's directory (`"."` for the directory itself).
+/// in the lock: relative to the lock's directory (`"."` for the directory
+/// itself), except an absolute path outside that directory, which is kept.
 pub fn relative_to_lock(path: &str, lock: &Path) -> String {
     let p = Path::new(path);
-    if p.is_absolute() {
-        return path.to_string();
-    }
     let target = absolute(p);
     let base = lock_dir(lock);
+    if p.is_absolute() && !target.starts_with(&base) {
+        return path.to_string();
+    }
     let t: Vec<_> = target.components().collect();
     let b: Vec<_> = base.components().collect();
     let common = t.iter().zip(&b).take_while(|(x, y)| x == y).count();
@@ -126,6 +126,11 @@ mod tests {
         );
         assert_eq!(relative_to_lock("data/x.json", &lock), "../data/x.json");
         assert_eq!(relative_to_lock("/abs/x.json", &lock), "/abs/x.json");
+        let inside = cwd.join("examples/sub/x.json");
+        assert_eq!(
+            relative_to_lock(inside.to_str().unwrap(), &lock),
+            "sub/x.json"
+        );
         assert_eq!(relative_to_lock("examples", &lock), ".");
         assert_eq!(
             resolve_from_lock("tools-list.json", &lock),

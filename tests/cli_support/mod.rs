@@ -425,3 +425,22 @@ pub fn py_check_json(text: &str, code: &str) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Copies the repository file `rel` next to `lock` (a file must be inside
+/// the lock's directory to be pinned) and returns the copy's absolute path.
+pub fn beside(lock: &Path, rel: &str) -> String {
+    let name = Path::new(rel).file_name().expect("a file name");
+    let copy = lock.parent().expect("lock in a directory").join(name);
+    std::fs::copy(root().join(rel), &copy).expect("copy fixture");
+    s(&copy)
+}
+
+/// As [`beside`], returning the name the lock stores (relative to it).
+pub fn beside_name(lock: &Path, rel: &str) -> String {
+    beside(lock, rel);
+    Path::new(rel)
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}

@@ -42,11 +42,11 @@ pub fn run(args: &InitArgs) -> CliResult {
     precheck(&args.lock, &targets, args.force)?;
     for (name, source) in &targets {
         let ctx = |m: String| Failure::usage(format!("server {name:?}: {m}"));
+        fetch::check(source).map_err(|e| ctx(e.message))?;
         secrets_policy(name, source).map_err(ctx)?;
         if !args.allow_outside_paths {
             paths_inside(source, &args.lock).map_err(ctx)?;
         }
-        fetch::check(source).map_err(|e| ctx(e.message))?;
     }
 
     let mut pinned: Vec<(String, CliSource, ServerDigest)> = Vec::new();

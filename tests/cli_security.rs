@@ -1,0 +1,672 @@
+//! Security round 2, through the real binary: what a pull request that
+//! edits `contractpin.lock` can make CI do, and what it cannot.
+//!
+//! - credentials stay with their server (header templates in the lock, no
+//!   `--header` for every server, nothing over plain http to another host);
+//! - secrets in URLs are references, and every encoding of one is redacted;
+//! - `--trusted-lock` and `--transports` keep a pull request's lock from
+//!   running a source that the base branch did not approve;
+//! - files named by a lock or config are regular files inside the lock's
+//!   directory, and a lock is never written through a symbolic link.
+//!
+//! Needs python3 (the fake MCP server); it is part of the required
+//! toolchain of this repository (see .ci/install.sh).
+
+mod cli_support;
+use cli_support::*;
+
+use std::time::{Duration, Instant};
+
+const SEARCH_TOKEN: &str = "tok-search-51d0c3a9e7b2-FAKE";
+
+fn lock_in(dir: &TempDir) -> String {
+    s(&dir.path("contractpin.lock"))
+}
+
+/// `init --name NAME --http URL [ARGS...]` with SEARCH_TOKEN set.
+fn init_http(lock: &str, name: &str, url: &str, extra: &[&str]) -> Out {
+    let mut args = vec!["init", "--lock", lock, "--name", name, "--http", url];
+    args.extend_from_slice(extra);
+    cp(&args).env("SEARCH_TOKEN", SEARCH_TOKEN).run()
+}
+
+/// The Authorization headers a recording fake server received.
+fn authorizations(record: &std::path::Path) -> Vec<String> {
+    let text = std::fs::read_to_string(record).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| {
+            let i = l.to_ascii_lowercase().find("\"authorization\": \"")? + 18;
+            Some(l[i..].split('"').next().unwrap_or("").to_string())
+        })
+        .collect()
+}
+
+// ------------------------------------------------------------ item 1
+
+#[test]
+fn a_pull_request_server_never_gets_another_servers_token() {
+    let dir = TempDir::new("percred");
+    let lock = lock_in(&dir);
+    let (rec_a, rec_b) = (dir.path("a.jsonl"), dir.path("b.jsonl"));
+    let search = FakeHttp::start("http", "ok", &["--record", &s(&rec_a)]);
+    let attacker = FakeHttp::start("http", "ok", &["--record", &s(&rec_b)]);
+    init_http(
+        &lock,
+        "search",
+        &search.url,
+        &["--header", "Authorization: Bearer ${SEARCH_TOKEN}"],
+    )
+    .code(0);
+    let text = read(&dir.path("contractpin.lock"));
+    assert!(
+        text.contains("\"Authorization\": \"Bearer ${SEARCH_TOKEN}\""),
+        "{text}"
+    );
+    assert!(!text.contains(SEARCH_TOKEN), "{text}");
+    // What a pull request adds: a server of its own, no headers.
+    init_http(&lock, "attacker", &attacker.url, &[]).code(0);
+    let _ = std::fs::remove_file(&rec_a);
+    let _ = std::fs::remove_file(&rec_b);
+
+    let o = cp(&["verify", "--lock", &lock])
+        .env("SEARCH_TOKEN", SEARCH_TOKEN)
+        .run();
+    o.code(0);
+    assert!(
+        authorizations(&rec_a)
+            .iter()
+            .all(|a| a == &format!("Bearer {SEARCH_TOKEN}"))
+            && !authorizations(&rec_a).is_empty(),
+        "the search server did not get its own token"
+    );
+    assert!(
+        authorizations(&rec_b).is_empty(),
+        "the attacker got {:?}",
+        authorizations(&rec_b)
+    );
+    assert!(!read(&rec_b).contains(SEARCH_TOKEN));
+
+    // --header is for one named server only.
+    let o = cp(&[
+        "verify",
+        "--lock",
+        &lock,
+        "--header",
+        "Authorization: Bearer ${SEARCH_TOKEN}",
+    ])
+    .env("SEARCH_TOKEN", SEARCH_TOKEN)
+    .run();
+    o.code(2);
+    assert!(
+        o.err().contains("--header needs exactly one --server"),
+        "{}",
+        o.err()
+    );
+    assert!(authorizations(&rec_b).is_empty());
+}
+
+#[test]
+fn init_stores_header_templates_and_never_a_literal() {
+    let dir = TempDir::new("literal");
+    let lock = lock_in(&dir);
+    let record = dir.path("r.jsonl");
+    let srv = FakeHttp::start("http", "ok", &["--record", &s(&record)]);
+    let literal = "sk-literal-0f9e8d7c6b5a";
+    let o = init_http(
+        &lock,
+        "api",
+        &srv.url,
+        &["--header", &format!("Authorization: Bearer {literal}")],
+    );
+    o.code(0);
+    assert!(o.err().contains("used for this fetch only"), "{}", o.err());
+    assert!(
+        authorizations(&record).contains(&format!("Bearer {literal}")),
+        "not sent"
+    );
+    let text = read(&dir.path("contractpin.lock"));
+    assert!(
+        !text.contains("Authorization") && !text.contains(literal),
+        "{text}"
+    );
+    assert!(!o.err().contains(literal) && !o.out().contains(literal));
+    // A literal glued to a reference would store part of a secret.
+    let o = init_http(
+        &lock,
+        "api2",
+        &srv.url,
+        &["--header", "Authorization: Bearer sk-${SEARCH_TOKEN}"],
+    );
+    o.code(2);
+    assert!(o.err().contains("only ${VAR} references"), "{}", o.err());
+}
+
+#[test]
+fn init_from_a_config_attaches_headers_to_their_own_server_only() {
+    let dir = TempDir::new("fromcfg");
+    let lock = lock_in(&dir);
+    let (rec_a, rec_b) = (dir.path("a.jsonl"), dir.path("b.jsonl"));
+    let a = FakeHttp::start("http", "ok", &["--record", &s(&rec_a)]);
+    let b = FakeHttp::start("http", "ok", &["--record", &s(&rec_b)]);
+    let config = dir.write(
+        "mcp.json",
+        format!(
+            r#"{{"servers": {{
+                "search": {{"type": "http", "url": "{}", "headers": {{"Authorization": "Bearer ${{env:SEARCH_TOKEN}}"}}}},
+                "other": {{"type": "http", "url": "{}"}}
+            }}}}"#,
+            a.url, b.url
+        ),
+    );
+    let o = cp(&["init", "--lock", &lock, "--from", &s(&config)])
+        .env("SEARCH_TOKEN", SEARCH_TOKEN)
+        .run();
+    o.code(0);
+    let text = read(&dir.path("contractpin.lock"));
+    assert_eq!(text.matches("Authorization").count(), 1, "{text}");
+    assert!(
+        text.contains("\"Authorization\": \"Bearer ${SEARCH_TOKEN}\""),
+        "{text}"
+    );
+    assert!(!authorizations(&rec_a).is_empty());
+    assert!(
+        authorizations(&rec_b).is_empty(),
+        "{:?}",
+        authorizations(&rec_b)
+    );
+    // --header with --from must name the one server it is for.
+    let o = cp(&[
+        "init",
+        "--lock",
+        &lock,
+        "--force",
+        "--from",
+        &s(&config),
+        "--header",
+        "X-A: ${SEARCH_TOKEN}",
+    ])
+    .env("SEARCH_TOKEN", SEARCH_TOKEN)
+    .run();
+    o.code(2);
+    assert!(o.err().contains("needs --name"), "{}", o.err());
+}
+
+#[test]
+fn credentials_never_go_over_plain_http_to_another_host() {
+    let dir = TempDir::new("plainhttp");
+    let lock = lock_in(&dir);
+    for extra in [
+        vec!["--header", "Authorization: Bearer ${SEARCH_TOKEN}"],
+        vec!["--header", "X-Api-Key: sk-literal-0f9e8d7c6b5a"],
+    ] {
+        let t0 = Instant::now();
+        let o = init_http(&lock, "remote", "http://attacker.example/mcp", &extra);
+        o.code(2);
+        assert!(o.err().contains("server \"remote\""), "{}", o.err());
+        assert!(
+            o.err().contains("never sent over plain http://"),
+            "{}",
+            o.err()
+        );
+        assert!(!o.err().contains("sk-literal") && !o.err().contains(SEARCH_TOKEN));
+        assert!(t0.elapsed() < Duration::from_secs(10));
+    }
+    let o = init_http(
+        &lock,
+        "remote",
+        "http://user:pw-0f9e8d7c@attacker.example/mcp",
+        &[],
+    );
+    o.code(2);
+    assert!(!o.err().contains("pw-0f9e8d7c"), "{}", o.err());
+    assert!(!dir.path("contractpin.lock").exists());
+
+    // A lock whose templated server was moved to another host by a pull request.
+    let srv = FakeHttp::start("http", "ok", &[]);
+    init_http(
+        &lock,
+        "search",
+        &srv.url,
+        &["--header", "Authorization: Bearer ${SEARCH_TOKEN}"],
+    )
+    .code(0);
+    set_string(
+        &dir.path("contractpin.lock"),
+        "search",
+        "url",
+        "http://attacker.example:9/mcp",
+    );
+    let o = cp(&["verify", "--lock", &lock])
+        .env("SEARCH_TOKEN", SEARCH_TOKEN)
+        .run();
+    o.code(2);
+    assert!(
+        o.err().contains("server \"search\"") && o.err().contains("plain http://"),
+        "{}",
+        o.err()
+    );
+}
+
+// ------------------------------------------------------------ item 2
+
+#[test]
+fn url_credentials_are_references_or_refused() {
+    let dir = TempDir::new("urlcred");
+    let lock = lock_in(&dir);
+    let record = dir.path("r.jsonl");
+    let srv = FakeHttp::start("http", "ok", &["--record", &s(&record)]);
+    let key = "sk-urlkey-77aa66bb55cc";
+    let o = init_http(&lock, "api", &format!("{}?api_key={key}", srv.url), &[]);
+    o.code(2);
+    assert!(
+        o.err().contains("query parameter \"api_key\""),
+        "{}",
+        o.err()
+    );
+    assert!(
+        !o.err().contains(key) && !o.err().contains("77aa66bb"),
+        "{}",
+        o.err()
+    );
+    assert!(
+        !record.exists() || !read(&record).contains("\"kind\": \"http\""),
+        "refused, yet fetched: {}",
+        read(&record)
+    );
+
+    let o = cp(&[
+        "init",
+        "--lock",
+        &lock,
+        "--name",
+        "api",
+        "--http",
+        &format!("{}?api_key=${{API_KEY}}", srv.url),
+    ])
+    .env("API_KEY", key)
+    .run();
+    o.code(0);
+    let text = read(&dir.path("contractpin.lock"));
+    assert!(text.contains("?api_key=${API_KEY}"), "{text}");
+    assert!(!text.contains(key));
+    assert!(read(&record).contains(key), "the expanded URL was not used");
+    let o = cp(&["verify", "--lock", &lock]).env("API_KEY", key).run();
+    o.code(0);
+    let o = cp(&["verify", "--lock", &lock]).env_remove("API_KEY").run();
+    o.code(2);
+    assert!(o.err().contains("API_KEY"), "{}", o.err());
+}
+
+/// An HTTP "server" that answers every request 401 with the Authorization
+/// header it received in the body, as some servers' error pages do.
+const ECHO_AUTH_SERVER: &str = r#"
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        body = ("bad credentials: " + str(self.headers.get("Authorization"))).encode()
+        self.send_response(401)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    do_GET = do_POST
+    def log_message(self, *a): pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+open(sys.argv[1], "w").write(str(s.server_address[1]))
+s.serve_forever()
+"#;
+
+#[test]
+fn a_basic_auth_echo_is_redacted_as_base64() {
+    let dir = TempDir::new("basic");
+    let port_file = dir.path("port");
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", ECHO_AUTH_SERVER])
+        .arg(&port_file)
+        .spawn()
+        .expect("python3 is required by this suite");
+    let t0 = Instant::now();
+    let port = loop {
+        if let Ok(p) = std::fs::read_to_string(&port_file) {
+            if let Ok(p) = p.trim().parse::<u16>() {
+                break p;
+            }
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "echo server did not start"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let password = "pw-basic-3e4f5a6b7c";
+    let url = format!("http://alice:{password}@127.0.0.1:{port}/mcp");
+    let o = cp(&[
+        "init",
+        "--lock",
+        &lock_in(&dir),
+        "--name",
+        "b",
+        "--http",
+        &url,
+    ])
+    .run();
+    let _ = child.kill();
+    let _ = child.wait();
+    o.code(1);
+    let all = format!("{}\n{}", o.out(), o.err());
+    assert!(all.contains("401"), "{all}");
+    // base64("alice:pw-basic-3e4f5a6b7c"), as the server echoed it.
+    assert!(
+        !all.contains("YWxpY2U6cHctYmFzaWMtM2U0ZjVhNmI3Yw=="),
+        "{all}"
+    );
+    assert!(!all.contains(password), "{all}");
+}
+
+// ------------------------------------------------------------ item 3
+
+/// A lock with one stdio server (the fake server), its trusted copy, and a
+/// marker file that a planted command would create.
+struct PullRequest {
+    dir: TempDir,
+    lock: String,
+    base: String,
+    marker: std::path::PathBuf,
+}
+
+fn pull_request() -> PullRequest {
+    let dir = TempDir::new("trusted");
+    let lock = lock_in(&dir);
+    let mut args = vec![
+        "init".to_string(),
+        "--lock".into(),
+        lock.clone(),
+        "--name".into(),
+        "srv".into(),
+        "--".into(),
+    ];
+    args.extend(fake_cmd("ok", &[]));
+    cp(&args).run().code(0);
+    let base = s(&dir.path("base.lock"));
+    std::fs::copy(&lock, &base).unwrap();
+    let marker = dir.path("MARKER");
+    PullRequest {
+        dir,
+        lock,
+        base,
+        marker,
+    }
+}
+
+fn planted(marker: &std::path::Path) -> Vec<String> {
+    vec![
+        "sh".into(),
+        "-c".into(),
+        format!("touch '{}'", marker.display()),
+    ]
+}
+
+#[test]
+fn a_changed_command_is_not_run_against_the_trusted_lock() {
+    let pr = pull_request();
+    set_command(
+        &pr.dir.path("contractpin.lock"),
+        "srv",
+        &planted(&pr.marker),
+    );
+    let o = cp(&["verify", "--lock", &pr.lock, "--trusted-lock", &pr.base]).run();
+    o.code(1);
+    assert!(
+        o.out()
+            .contains("source differs from the trusted lock (command)"),
+        "{}",
+        o.out()
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!pr.marker.exists(), "the pull request's command ran");
+    let o = cp(&[
+        "verify",
+        "--lock",
+        &pr.lock,
+        "--trusted-lock",
+        &pr.base,
+        "--format",
+        "json",
+    ])
+    .run();
+    o.code(1);
+    assert!(
+        o.out().contains("\"status\": \"unreachable\""),
+        "{}",
+        o.out()
+    );
+    // Without the trusted lock the planted command does run: the attack is real.
+    cp(&["verify", "--lock", &pr.lock]).run().code(1);
+    assert!(pr.marker.exists());
+}
+
+#[test]
+fn a_server_the_trusted_lock_lacks_is_not_run() {
+    let pr = pull_request();
+    let mut args = vec![
+        "init".to_string(),
+        "--lock".into(),
+        pr.lock.clone(),
+        "--name".into(),
+        "added".into(),
+        "--".into(),
+    ];
+    args.extend(fake_cmd("ok", &[]));
+    cp(&args).run().code(0);
+    set_command(
+        &pr.dir.path("contractpin.lock"),
+        "added",
+        &planted(&pr.marker),
+    );
+    let o = cp(&["verify", "--lock", &pr.lock, "--trusted-lock", &pr.base]).run();
+    o.code(1);
+    assert!(o.out().contains("does not pin this server"), "{}", o.out());
+    assert!(
+        o.out().contains("OK srv"),
+        "the approved server was still verified: {}",
+        o.out()
+    );
+    assert!(!pr.marker.exists(), "the pull request's server ran");
+    // The same lock as its own trusted lock: everything runs and matches.
+    std::fs::copy(&pr.base, &pr.lock).unwrap();
+    cp(&["verify", "--lock", &pr.lock, "--trusted-lock", &pr.base])
+        .run()
+        .code(0);
+}
+
+#[test]
+fn transports_outside_the_allowlist_are_not_run() {
+    let pr = pull_request();
+    set_command(
+        &pr.dir.path("contractpin.lock"),
+        "srv",
+        &planted(&pr.marker),
+    );
+    let o = cp(&["verify", "--lock", &pr.lock, "--transports", "http,file"]).run();
+    o.code(1);
+    assert!(
+        o.out()
+            .contains("transport stdio is not allowed (--transports http,file)"),
+        "{}",
+        o.out()
+    );
+    assert!(!pr.marker.exists());
+    let o = cp(&["verify", "--lock", &pr.lock, "--transports", "ftp"]).run();
+    o.code(2);
+}
+
+// ------------------------------------------------------------ item 6
+
+fn quick(o: &Out, t0: Instant) {
+    assert!(
+        t0.elapsed() < Duration::from_secs(5),
+        "took {:?}: {}",
+        t0.elapsed(),
+        o.err()
+    );
+}
+
+fn mkfifo(path: &std::path::Path) {
+    let ok = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "mkfifo failed");
+}
+
+#[test]
+fn a_lock_or_config_that_is_not_a_regular_file_fails_at_once() {
+    let dir = TempDir::new("special");
+    let fifo = dir.path("fifo.lock");
+    mkfifo(&fifo);
+    let dir_path = s(&dir.0);
+    for (path, kind) in [
+        ("/dev/ptmx", "character device"),
+        ("/dev/zero", "character device"),
+        (s(&fifo).as_str(), "FIFO"),
+        (dir_path.as_str(), "directory"),
+    ] {
+        let t0 = Instant::now();
+        let o = cp(&["verify", "--lock", path]).timeout(20).run();
+        o.code(2);
+        quick(&o, t0);
+        assert!(o.err().contains(kind), "{path}: {}", o.err());
+        let t0 = Instant::now();
+        let o = cp(&["init", "--lock", &lock_in(&dir), "--from", path])
+            .timeout(20)
+            .run();
+        o.code(2);
+        quick(&o, t0);
+        assert!(o.err().contains(kind), "{path}: {}", o.err());
+    }
+}
+
+#[test]
+fn a_file_transport_path_must_be_a_regular_file_inside_the_lock_directory() {
+    let dir = TempDir::new("filepath");
+    let lock = lock_in(&dir);
+    std::fs::copy(
+        root().join("examples/tools-list.json"),
+        dir.path("tools.json"),
+    )
+    .unwrap();
+    cp(&[
+        "init",
+        "--lock",
+        &lock,
+        "--name",
+        "dump",
+        "--file",
+        &s(&dir.path("tools.json")),
+    ])
+    .run()
+    .code(0);
+    let lock_file = dir.path("contractpin.lock");
+    let fifo = dir.path("pipe.json");
+    mkfifo(&fifo);
+    set_string(&lock_file, "dump", "path", "pipe.json");
+    let t0 = Instant::now();
+    let o = cp(&["verify", "--lock", &lock]).timeout(20).run();
+    o.code(1);
+    quick(&o, t0);
+    assert!(o.out().contains("FIFO"), "{}", o.out());
+    for outside in ["/etc/passwd", "../../etc/passwd", "sub/../../x.json"] {
+        set_string(&lock_file, "dump", "path", outside);
+        let o = cp(&["verify", "--lock", &lock]).run();
+        o.code(2);
+        assert!(
+            o.err().contains("--allow-outside-paths"),
+            "{outside}: {}",
+            o.err()
+        );
+    }
+    // Allowed on request: /etc/passwd is read and is not a tools list.
+    set_string(&lock_file, "dump", "path", "/etc/passwd");
+    cp(&["verify", "--lock", &lock, "--allow-outside-paths"])
+        .run()
+        .code(1);
+    // A symbolic link inside the directory that leads out of it.
+    std::os::unix::fs::symlink("/etc/hostname", dir.path("link.json")).unwrap();
+    set_string(&lock_file, "dump", "path", "link.json");
+    let o = cp(&["verify", "--lock", &lock]).run();
+    o.code(2);
+    assert!(o.err().contains("symbolic link"), "{}", o.err());
+}
+
+#[test]
+fn init_refuses_paths_outside_the_lock_directory() {
+    let dir = TempDir::new("initpaths");
+    std::fs::create_dir(dir.path("repo")).unwrap();
+    let lock = s(&dir.path("repo/contractpin.lock"));
+    let dump = dir.path("tools.json");
+    std::fs::copy(root().join("examples/tools-list.json"), &dump).unwrap();
+    let o = cp(&["init", "--lock", &lock, "--name", "d", "--file", &s(&dump)]).run();
+    o.code(2);
+    assert!(o.err().contains("--allow-outside-paths"), "{}", o.err());
+    let mut args = vec![
+        "init".to_string(),
+        "--lock".into(),
+        lock.clone(),
+        "--name".into(),
+        "s".into(),
+        "--cwd".into(),
+        "/".into(),
+        "--".into(),
+    ];
+    args.extend(fake_cmd("ok", &[]));
+    cp(&args).run().code(2);
+    assert!(!dir.path("repo/contractpin.lock").exists());
+    cp(&[
+        "init",
+        "--lock",
+        &lock,
+        "--name",
+        "d",
+        "--file",
+        &s(&dump),
+        "--allow-outside-paths",
+    ])
+    .run()
+    .code(0);
+    cp(&["verify", "--lock", &lock]).run().code(2);
+    cp(&["verify", "--lock", &lock, "--allow-outside-paths"])
+        .run()
+        .code(0);
+}
+
+#[test]
+fn init_never_writes_through_a_symlinked_lock() {
+    let dir = TempDir::new("symlock");
+    let outside = TempDir::new("symlock-target");
+    let target = outside.path("planted.lock");
+    let link = dir.path("contractpin.lock");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    std::fs::copy(
+        root().join("examples/tools-list.json"),
+        dir.path("tools.json"),
+    )
+    .unwrap();
+    let o = cp(&[
+        "init",
+        "--lock",
+        &s(&link),
+        "--name",
+        "d",
+        "--file",
+        &s(&dir.path("tools.json")),
+    ])
+    .run();
+    o.code(2);
+    assert!(o.err().contains("symbolic link"), "{}", o.err());
+    assert!(
+        !target.exists(),
+        "wrote outside the repository through a dangling link"
+    );
+}
