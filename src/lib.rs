@@ -36,6 +36,7 @@ extern crate alloc;
 #[cfg(any(test, feature = "std"))]
 extern crate std;
 
+mod arch;
 pub mod contract;
 mod digest;
 mod error;

@@ -1,9 +1,10 @@
 //! Tool contracts (spec section 2) and their digests (spec section 4).
 //!
 //! - [`tool`]: projecting one tool object onto its contract and hashing it.
-//! - [`tools_list`]: the accepted `tools/list` shapes, duplicate names, the
-//!   server digest.
+//! - [`tools_list`]: the accepted `tools/list` shapes, duplicate names.
+//! - `server`: the server digest framing (spec 4.3), the one copy of it.
 
+pub(crate) mod server;
 pub mod tool;
 pub mod tools_list;
 

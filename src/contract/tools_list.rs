@@ -10,11 +10,12 @@
 //!   `tools`, `result` or `error` member and no `name` member; every element
 //!   is then a result object or a JSON-RPC response.
 
+use super::server::ServerObject;
 use super::tool::{digest_tool, project};
 use super::{FieldDigests, JsonStr};
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind};
-use crate::jcs::{write_string, Sink};
+use crate::jcs::Sink;
 use crate::json::{find_adjacent_equal, next_index, sort_list, unescape, Node, Tag, END};
 use crate::limits::Limits;
 
@@ -178,7 +179,7 @@ pub(crate) fn digest_parsed_list<S: Sink, F: FnMut(&ToolReport<'_>)>(
         }
     }
     let nodes: &[Node] = nodes;
-    server.write(b"{");
+    let mut object = ServerObject::begin(server);
     let mut name = head;
     while name != END {
         let n = &nodes[name as usize];
@@ -186,13 +187,7 @@ pub(crate) fn digest_parsed_list<S: Sink, F: FnMut(&ToolReport<'_>)>(
         let projection = project(input, nodes, tool)?;
         let (digest, fields) = digest_tool(input, nodes, &projection, options.field_digests)?;
         let raw = &input[n.start()..n.start() + n.value()];
-        if name != head {
-            server.write(b",");
-        }
-        write_string(server, raw, n.flag());
-        server.write(b":\"");
-        server.write(&digest.to_hex_prefixed());
-        server.write(b"\"");
+        object.entry(server, raw, n.flag(), &digest);
         on_tool(&ToolReport {
             name: JsonStr {
                 raw,
@@ -204,6 +199,6 @@ pub(crate) fn digest_parsed_list<S: Sink, F: FnMut(&ToolReport<'_>)>(
         });
         name = n.link;
     }
-    server.write(b"}");
+    object.end(server);
     Ok(count)
 }

@@ -2,7 +2,6 @@
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
-use core::cmp::Ordering;
 use core::ffi::c_char;
 
 use super::boundary::{finish, guarded, input, non_null, status_of, write_opt, Failure};
@@ -139,13 +138,9 @@ impl contractpin_server {
         let name = core::str::from_utf8(name).ok()?;
         self.digest
             .tools
-            .binary_search_by(|t| utf16_cmp(&t.name, name))
+            .binary_search_by(|t| crate::jcs::cmp_utf16(&t.name, name))
             .ok()
     }
-}
-
-fn utf16_cmp(a: &str, b: &str) -> Ordering {
-    a.encode_utf16().cmp(b.encode_utf16())
 }
 
 /// Borrows a server from a possibly NULL pointer.

@@ -11,10 +11,13 @@
 //! assert_eq!(&out[..n], br#"{"a":"A","b":100}"#);
 //! ```
 
+mod key_order;
 mod sink;
 mod string;
 mod writer;
 
+pub use key_order::cmp_utf16;
+pub(crate) use key_order::{cmp_utf8_as_utf16, utf16_rank};
 pub use sink::{CountSink, Sink, SliceSink, Tee};
 pub use string::{write_str, write_string};
 pub(crate) use writer::write_value;

@@ -33,35 +33,10 @@ fn write_code_point<S: Sink>(sink: &mut S, cp: u32) {
     }
 }
 
-/// Index of the first backslash at or after `pos`, or `raw.len()`. SSE2
-/// (part of the `x86_64` baseline) scans 16 bytes at a time.
+/// Index of the first backslash at or after `pos`, or `raw.len()`.
 #[inline]
-fn find_backslash(raw: &[u8], mut pos: usize) -> usize {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    {
-        use core::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
-        };
-        while pos + 16 <= raw.len() {
-            let chunk = &raw[pos..pos + 16];
-            // `unsafe` is needed on toolchains where the SSE2 intrinsics are unsafe fns.
-            #[allow(unused_unsafe)]
-            // SAFETY: SSE2 is always available on x86_64; `chunk` holds exactly
-            // 16 readable bytes, and `_mm_loadu_si128` has no alignment requirement.
-            let mask = unsafe {
-                let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
-                _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8)))
-            };
-            if mask != 0 {
-                return pos + mask.trailing_zeros() as usize;
-            }
-            pos += 16;
-        }
-    }
-    raw[pos..]
-        .iter()
-        .position(|&b| b == b'\\')
-        .map_or(raw.len(), |i| pos + i)
+fn find_backslash(raw: &[u8], pos: usize) -> usize {
+    crate::arch::find(raw, pos, crate::arch::Class::Backslash)
 }
 
 /// Writes a string token in canonical form, with quotes, from validated raw

@@ -275,38 +275,10 @@ pub(crate) fn parse_into<S: Store>(
     Ok(())
 }
 
-/// The first index at or after `i` holding `"` or `\\`, or at least
-/// `input.len()`. SSE2 (part of the `x86_64` baseline) scans 16 bytes at a time.
+/// The first index at or after `i` holding `"` or `\\`, or `input.len()`.
 #[inline]
-fn skip_to_quote_or_backslash(input: &[u8], mut i: usize) -> usize {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    {
-        use core::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
-            _mm_set1_epi8,
-        };
-        while i + 16 <= input.len() {
-            let chunk = &input[i..i + 16];
-            // `unsafe` is needed on toolchains where the SSE2 intrinsics are unsafe fns.
-            #[allow(unused_unsafe)]
-            // SAFETY: SSE2 is always available on x86_64; `chunk` holds exactly
-            // 16 readable bytes, and `_mm_loadu_si128` has no alignment requirement.
-            let mask = unsafe {
-                let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
-                let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
-                let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-                _mm_movemask_epi8(_mm_or_si128(quote, backslash))
-            };
-            if mask != 0 {
-                return i + mask.trailing_zeros() as usize;
-            }
-            i += 16;
-        }
-    }
-    while i < input.len() && input[i] != b'"' && input[i] != b'\\' {
-        i += 1;
-    }
-    i
+fn skip_to_quote_or_backslash(input: &[u8], i: usize) -> usize {
+    crate::arch::find(input, i, crate::arch::Class::QuoteOrBackslash)
 }
 
 /// How many scratch nodes a parse of `input` needs: exact for valid JSON, and

@@ -1,5 +1,6 @@
 //! Validation of one string token: UTF-8, control characters, escapes and
-//! surrogate pairs. Plain ASCII runs are skipped eight bytes at a time.
+//! surrogate pairs. Plain ASCII runs are skipped a block at a time
+//! ([`crate::arch`]).
 
 use crate::error::{Error, ErrorKind};
 
@@ -11,79 +12,17 @@ pub(crate) struct Scanned {
     pub escaped: bool,
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
-
-/// Non-zero iff some byte of `w` is `"`, `\`, below 0x20, or 0x80 and above.
-/// Only the lowest flagged byte is exact (borrows can flag bytes above it).
-#[cfg_attr(all(target_arch = "x86_64", not(miri), not(test)), allow(dead_code))]
-#[inline(always)]
-fn special_bytes(w: u64) -> u64 {
-    let quote = w ^ (ONES * b'"' as u64);
-    let backslash = w ^ (ONES * b'\\' as u64);
-    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v;
-    let control = w.wrapping_sub(ONES * 0x20);
-    (has_zero(quote) | has_zero(backslash) | control | w) & HIGHS
-}
-
 #[inline]
 fn is_hex(c: u8) -> bool {
     c.is_ascii_hexdigit()
 }
 
 /// Index of the first byte at or after `pos` that is `"`, `\\`, below 0x20 or
-/// 0x80 and above (or a position within 16 bytes of the end, from where the
-/// caller continues byte by byte). SSE2, part of the `x86_64` baseline.
-#[cfg(all(target_arch = "x86_64", not(miri)))]
-#[inline(always)]
-fn skip_plain(input: &[u8], mut pos: usize) -> usize {
-    use core::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
-    };
-    while pos + 16 <= input.len() {
-        let chunk = &input[pos..pos + 16];
-        // `unsafe` is needed on toolchains where the SSE2 intrinsics are unsafe fns.
-        #[allow(unused_unsafe)]
-        // SAFETY: SSE2 is always available on x86_64; `chunk` holds exactly 16
-        // readable bytes, and `_mm_loadu_si128` has no alignment requirement.
-        let mask = unsafe {
-            let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
-            let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
-            let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-            // Signed compare: bytes 0x00..0x1f and 0x80..0xff are both "below 0x20".
-            let low_or_high = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
-            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), low_or_high))
-        };
-        if mask != 0 {
-            return pos + mask.trailing_zeros() as usize;
-        }
-        pos += 16;
-    }
-    pos
-}
-
-/// Portable [`skip_plain`]: eight bytes at a time (SWAR). Used where SSE2 is
-/// not available, and compiled everywhere so the tests compare the two.
-#[cfg_attr(all(target_arch = "x86_64", not(miri), not(test)), allow(dead_code))]
-#[inline(always)]
-fn skip_plain_swar(input: &[u8], mut pos: usize) -> usize {
-    while pos + 8 <= input.len() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&input[pos..pos + 8]);
-        let mask = special_bytes(u64::from_le_bytes(word));
-        if mask != 0 {
-            return pos + (mask.trailing_zeros() / 8) as usize;
-        }
-        pos += 8;
-    }
-    pos
-}
-
-#[cfg(not(all(target_arch = "x86_64", not(miri))))]
+/// 0x80 and above, or a position within one block of the end, from where the
+/// caller continues byte by byte.
 #[inline(always)]
 fn skip_plain(input: &[u8], pos: usize) -> usize {
-    skip_plain_swar(input, pos)
+    crate::arch::skip_blocks(input, pos, crate::arch::Class::StringSpecial)
 }
 
 /// Scans from `pos` (just after the opening quote) to the closing quote.
@@ -255,7 +194,7 @@ mod tests {
                     }
                     for start in 0..=len.min(3) {
                         let want = first_special(&input, start);
-                        for got in [skip_plain(&input, start), skip_plain_swar(&input, start)] {
+                        for got in [skip_plain(&input, start)] {
                             // A block skip may stop early near the end, never past the byte.
                             assert!(got <= want, "len {len} at {at} start {start}");
                             assert!(got == want || len - got < 16, "len {len} at {at}");

@@ -6,6 +6,8 @@
 
 use core::cmp::Ordering;
 
+use crate::jcs::{cmp_utf8_as_utf16, utf16_rank};
+
 #[inline]
 fn hex_digit(c: u8) -> u32 {
     match c {
@@ -138,38 +140,6 @@ fn next_code_point_plain(text: &[u8], pos: &mut usize) -> u32 {
         return b'\\' as u32;
     }
     next_code_point(text, pos)
-}
-
-/// Maps a code point to a rank whose numeric order is UTF-16 code-unit order:
-/// U+E000..U+FFFF sort after every supplementary character, because in UTF-16
-/// those start with a surrogate (0xD800..0xDBFF).
-#[inline]
-fn utf16_rank(cp: u32) -> u32 {
-    if (0xe000..0x10000).contains(&cp) {
-        cp + 0x11_0000
-    } else {
-        cp
-    }
-}
-
-/// Compares two UTF-8 strings (no escapes) in UTF-16 code-unit order.
-///
-/// UTF-8 byte order is code-point order, which differs from UTF-16 order
-/// only when a character in U+E000..U+FFFF (lead byte 0xEE or 0xEF) meets a
-/// supplementary one (lead byte 0xF0..0xF4) at the first difference.
-#[inline]
-pub(crate) fn cmp_utf8_as_utf16(a: &[u8], b: &[u8]) -> Ordering {
-    let n = a.len().min(b.len());
-    let i = match a[..n].iter().zip(&b[..n]).position(|(x, y)| x != y) {
-        Some(i) => i,
-        None => return a.len().cmp(&b.len()),
-    };
-    let (x, y) = (a[i], b[i]);
-    // Continuation bytes are < 0xC0, so both are lead bytes here.
-    if x >= 0xee && y >= 0xee && ((x >= 0xf0) != (y >= 0xf0)) {
-        return y.cmp(&x);
-    }
-    x.cmp(&y)
 }
 
 /// Compares two validated string contents by their decoded UTF-16 code units.

@@ -90,10 +90,5 @@ pub const ALGORITHM: &str = "sha256";
 /// The default lock file name.
 pub const DEFAULT_FILE_NAME: &str = "contractpin.lock";
 
-/// Compares two strings by UTF-16 code units, the key order of canonical JSON
-/// (RFC 8785 section 3.2.3) and of the lock file.
-pub fn cmp_utf16(a: &str, b: &str) -> core::cmp::Ordering {
-    // UTF-8 byte order equals code point order; it differs from UTF-16 order
-    // only when a supplementary character meets U+E000..U+FFFF.
-    a.encode_utf16().cmp(b.encode_utf16())
-}
+/// The key order of the lock: canonical JSON's (by UTF-16 code units).
+pub use crate::jcs::cmp_utf16;

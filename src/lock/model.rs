@@ -240,7 +240,9 @@ impl LockServer {
     /// The server digest recomputed from the tool digests (spec 4.3):
     /// SHA-256 of canonical `{name: "sha256:<hex>", ...}`.
     pub fn computed_digest(&self) -> Digest {
-        server_digest_of(self.tools.iter().map(|(n, t)| (n.as_str(), t.digest)))
+        crate::contract::server::server_digest_of(
+            self.tools.iter().map(|(n, t)| (n.as_str(), t.digest)),
+        )
     }
 }
 
@@ -253,24 +255,4 @@ fn headers_for_lock(headers: &BTreeMap<String, String>) -> BTreeMap<String, Stri
             HeaderValue::Literal | HeaderValue::Mixed => None,
         })
         .collect()
-}
-
-/// SHA-256 of the canonical JSON object mapping each name to its digest text.
-pub(crate) fn server_digest_of<'a>(tools: impl Iterator<Item = (&'a str, Digest)>) -> Digest {
-    use crate::jcs::{write_str, Sink};
-    let mut sorted: Vec<(&str, Digest)> = tools.collect();
-    sorted.sort_by(|a, b| super::cmp_utf16(a.0, b.0));
-    let mut hasher = crate::sha256::Sha256::new();
-    hasher.write(b"{");
-    for (i, (name, digest)) in sorted.iter().enumerate() {
-        if i > 0 {
-            hasher.write(b",");
-        }
-        write_str(&mut hasher, name);
-        hasher.write(b":\"");
-        hasher.write(&digest.to_hex_prefixed());
-        hasher.write(b"\"");
-    }
-    hasher.write(b"}");
-    Digest(hasher.finalize())
 }

@@ -25,11 +25,6 @@ impl Json {
     }
 }
 
-/// Orders keys as canonical JSON does: by UTF-16 code units.
-pub fn utf16_cmp(a: &str, b: &str) -> std::cmp::Ordering {
-    a.encode_utf16().cmp(b.encode_utf16())
-}
-
 fn indent(out: &mut Vec<u8>, level: usize) {
     out.push(b'\n');
     for _ in 0..level {
@@ -47,7 +42,7 @@ fn write_value(out: &mut Vec<u8>, value: &Json, level: usize) {
                 return;
             }
             let mut sorted: Vec<&(String, Json)> = members.iter().collect();
-            sorted.sort_by(|a, b| utf16_cmp(&a.0, &b.0));
+            sorted.sort_by(|a, b| contractpin::jcs::cmp_utf16(&a.0, &b.0));
             out.push(b'{');
             for (i, (key, item)) in sorted.into_iter().enumerate() {
                 if i > 0 {
