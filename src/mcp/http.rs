@@ -177,10 +177,12 @@ pub(crate) fn check_url(url: &str) -> Result<(), McpError> {
 /// URL (if any) and, for https, verifies certificates (see [`trust`]).
 pub(crate) fn agent(url: &str) -> Result<ureq::Agent, McpError> {
     let proxy = proxy::for_url(url)?;
-    let tls = proxy
-        .as_ref()
-        .is_some_and(|p| p.shown.starts_with("https:"))
-        || url.starts_with("https://");
+    #[cfg(feature = "https")]
+    let tls = if url.starts_with("https://") || proxy.as_ref().is_some_and(proxy::Chosen::tls) {
+        trust::tls_config()?
+    } else {
+        trust::trust_nothing()
+    };
     let builder = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .max_redirects(0)
@@ -188,13 +190,7 @@ pub(crate) fn agent(url: &str) -> Result<ureq::Agent, McpError> {
         // Never ureq's own reading of the environment (see `proxy`).
         .proxy(proxy.map(|p| p.proxy));
     #[cfg(feature = "https")]
-    let builder = builder.tls_config(if tls {
-        trust::tls_config()?
-    } else {
-        trust::trust_nothing()
-    });
-    #[cfg(not(feature = "https"))]
-    let _ = tls; // check_url refused https:// already; proxy refused https proxies.
+    let builder = builder.tls_config(tls);
     Ok(ureq::Agent::new_with_config(builder.build()))
 }
 

@@ -198,6 +198,14 @@ pub(crate) fn shown_for(url: &str) -> Option<String> {
     for_url(url).ok().flatten().map(|c| c.shown)
 }
 
+impl Chosen {
+    /// Whether the proxy itself is reached over TLS (`https://`).
+    #[cfg(feature = "https")]
+    pub fn tls(&self) -> bool {
+        self.proxy.protocol() == ureq::ProxyProtocol::Https
+    }
+}
+
 impl core::fmt::Debug for Chosen {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(&self.shown)
