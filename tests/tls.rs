@@ -26,6 +26,7 @@ mod pki;
 #[path = "tls/proxy.rs"]
 mod proxy;
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -67,7 +68,8 @@ fn tools_present(test: &str) -> bool {
                 std::env::var_os("CI").is_none(),
                 "{test}: {why} (CI is set)"
             );
-            eprintln!("\n*** SKIPPED {test}: {why} ***\n");
+            // Straight to the stream: libtest captures eprintln! of passing tests.
+            let _ = writeln!(std::io::stderr(), "\n*** SKIPPED {test}: {why} ***\n");
             return false;
         }
     }

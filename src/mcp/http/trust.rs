@@ -313,6 +313,9 @@ mod tests {
         assert!(tls(CertificateError::UnknownIssuer)
             .starts_with("TLS: certificate not trusted (unknown issuer); trusted: "));
         assert_eq!(tls(CertificateError::Revoked), "TLS: certificate revoked");
+        // What the platform verifier says on a system without a CA store.
+        let none = rustls::Error::General("No CA certificates were loaded from the system".into());
+        assert!(describe(&none).starts_with("TLS: the system has no CA certificates (install"));
     }
 
     #[test]
