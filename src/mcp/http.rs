@@ -214,8 +214,8 @@ pub(crate) fn transport_error(
     }
 }
 
-/// "could not talk to URL (through the proxy P): what happened", naming a
-/// TLS failure as such.
+/// "could not talk to URL [through the proxy P (from VAR)]: what happened",
+/// naming a TLS failure as such.
 fn unreachable(url: &str, e: &ureq::Error) -> String {
     let via = proxy::shown_for(url)
         .map(|p| std::format!(" through the proxy {p}"))
