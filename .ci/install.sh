@@ -11,6 +11,13 @@ step "Rust toolchain components"
 rustup component add clippy rustfmt >/dev/null 2>&1 || true
 rustup target list --installed | grep -qx thumbv7em-none-eabihf || rustup target add thumbv7em-none-eabihf
 
+step "openssl (tests/tls.rs makes its test CA and certificates with it)"
+if ! command -v openssl >/dev/null; then
+  command -v apt-get >/dev/null || { echo "openssl is missing and apt-get is not available: install openssl" >&2; exit 1; }
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends openssl
+fi
+openssl version
+
 step "Rust crates (fetch once, offline afterwards)"
 cargo fetch --locked
 

@@ -9,6 +9,13 @@
 //! requests also name their method in `Mcp-Method`); the session is
 //! DELETEd at the end. Redirects are not followed (headers may carry
 //! credentials).
+//!
+//! Every agent (here and in the legacy transport) comes from [`agent`]:
+//! https trusts what [`trust`] says (the platform's verifier, or exactly the
+//! certificates `SSL_CERT_FILE` / `SSL_CERT_DIR` name; nothing turns
+//! verification off), and traffic goes through the proxy [`proxy`] picks
+//! from the environment, as curl does. TLS failures are reported by name
+//! ("TLS: certificate expired (not valid after ...)").
 
 use std::io::Read;
 use std::string::{String, ToString};
@@ -24,6 +31,10 @@ use super::sse::{SseEvent, SseParser};
 use super::transport::{Deadline, Transport};
 use super::Fetched;
 
+mod proxy;
+#[cfg(feature = "https")]
+mod trust;
+
 /// Fetches `tools/list` from an HTTP endpoint; `url` and `headers` are
 /// already expanded and checked (`credentials::http`).
 pub(crate) fn fetch(
@@ -33,7 +44,7 @@ pub(crate) fn fetch(
 ) -> Result<Fetched, McpError> {
     check_url(url)?;
     let mut s = Session::new(opts);
-    let mut t = StreamableHttp::new(url, headers, opts);
+    let mut t = StreamableHttp::new(url, headers, opts)?;
     let mut listing = session::run(&mut t, &mut s);
     if t.session_lost {
         // The server forgot our session (HTTP 404): the spec says to start a
@@ -48,7 +59,7 @@ pub(crate) fn fetch(
         s.warnings.push(std::format!(
             "the server lost the session ({first_error}); started a new session once"
         ));
-        t = StreamableHttp::new(url, headers, opts);
+        t = StreamableHttp::new(url, headers, opts)?;
         listing = session::run(&mut t, &mut s);
     }
     let (listing, transport) = match listing {
@@ -106,14 +117,26 @@ pub(crate) fn check_url(url: &str) -> Result<(), McpError> {
     Ok(())
 }
 
-/// An agent that reports every status as a response and follows no redirect.
-pub(crate) fn agent() -> ureq::Agent {
-    let config = ureq::Agent::config_builder()
+/// An agent for `url`'s origin that reports every status as a response,
+/// follows no redirect, connects through the environment's proxy for that
+/// URL (if any) and, for https, verifies certificates (see [`trust`]).
+pub(crate) fn agent(url: &str) -> Result<ureq::Agent, McpError> {
+    let proxy = proxy::for_url(url)?;
+    #[cfg(feature = "https")]
+    let tls = if url.starts_with("https://") || proxy.as_ref().is_some_and(proxy::Chosen::tls) {
+        trust::tls_config()?
+    } else {
+        trust::trust_nothing()
+    };
+    let builder = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .max_redirects(0)
         .user_agent(std::format!("contractpin/{}", crate::VERSION))
-        .build();
-    ureq::Agent::new_with_config(config)
+        // Never ureq's own reading of the environment (see `proxy`).
+        .proxy(proxy.map(|p| p.proxy));
+    #[cfg(feature = "https")]
+    let builder = builder.tls_config(tls);
+    Ok(ureq::Agent::new_with_config(builder.build()))
 }
 
 /// Maps a ureq error to ours.
@@ -132,11 +155,31 @@ pub(crate) fn transport_error(
                 "the response from {url} is larger than {n} bytes (the response size limit)"
             ),
         ),
-        other => McpError::new(
-            McpErrorKind::Io,
-            std::format!("could not talk to {url}: {other}"),
-        ),
+        other => McpError::new(McpErrorKind::Io, unreachable(url, &other)),
     }
+}
+
+/// "could not talk to URL [through the proxy P (from VAR)]: what happened",
+/// naming a TLS failure as such.
+fn unreachable(url: &str, e: &ureq::Error) -> String {
+    let via = proxy::shown_for(url)
+        .map(|p| std::format!(" through the proxy {p}"))
+        .unwrap_or_default();
+    let what = match e {
+        ureq::Error::ConnectProxyFailed(m) => std::format!("the proxy refused the tunnel: {m}"),
+        other => tls_failure(other).unwrap_or_else(|| other.to_string()),
+    };
+    std::format!("could not talk to {url}{via}: {what}")
+}
+
+#[cfg(feature = "https")]
+fn tls_failure(e: &ureq::Error) -> Option<String> {
+    trust::tls_failure(e)
+}
+
+#[cfg(not(feature = "https"))]
+fn tls_failure(_: &ureq::Error) -> Option<String> {
+    None
 }
 
 /// Reads a whole body, at most `max` bytes.
@@ -172,6 +215,13 @@ pub(crate) fn read_body(
 pub(crate) fn io_error(e: std::io::Error, url: &str, deadline: &Deadline, what: &str) -> McpError {
     if e.kind() == std::io::ErrorKind::TimedOut || deadline.passed() {
         return deadline.error(what);
+    }
+    #[cfg(feature = "https")]
+    if let Some(tls) = trust::io_tls_failure(&e) {
+        return McpError::new(
+            McpErrorKind::Io,
+            std::format!("reading from {url} failed: {tls}"),
+        );
     }
     // ureq wraps its own errors (timeouts among them) in io::Error.
     match e.into_inner().map(|inner| inner.downcast::<ureq::Error>()) {
@@ -233,9 +283,13 @@ struct StreamableHttp {
 }
 
 impl StreamableHttp {
-    fn new(url: &str, headers: &[(String, String)], opts: &ClientOptions) -> StreamableHttp {
-        StreamableHttp {
-            agent: agent(),
+    fn new(
+        url: &str,
+        headers: &[(String, String)],
+        opts: &ClientOptions,
+    ) -> Result<StreamableHttp, McpError> {
+        Ok(StreamableHttp {
+            agent: agent(url)?,
             url: String::from(url),
             headers: headers.to_vec(),
             session: None,
@@ -244,7 +298,7 @@ impl StreamableHttp {
             max_body: opts.max_response_bytes,
             answered: false,
             session_lost: false,
-        }
+        })
     }
 
     /// POSTs one message; for a request (`want`), returns the answer.

@@ -70,7 +70,7 @@ impl LegacySse {
         clock: &Clock,
         opts: &ClientOptions,
     ) -> Result<LegacySse, McpError> {
-        let stream_agent = agent();
+        let stream_agent = agent(url)?;
         let total = clock.total();
         let mut req = stream_agent.get(url).header("Accept", "text/event-stream");
         for (k, v) in headers {
@@ -125,7 +125,7 @@ impl LegacySse {
                 )
             })?;
         let mut l = LegacySse {
-            agent: agent(),
+            agent: agent(url)?,
             stream_agent: Some(stream_agent),
             stream_url: String::from(url),
             endpoint: String::new(),
