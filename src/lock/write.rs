@@ -83,6 +83,18 @@ fn write_server(p: &mut Pretty, s: &LockServer) {
         p.key("path");
         p.string(path);
     }
+    write_tools(p, s);
+    p.key("transport");
+    p.string(s.transport.as_str());
+    if let Some(url) = &s.url {
+        p.key("url");
+        p.string(url);
+    }
+    p.end_object();
+}
+
+/// `tool_count` and `tools`, which follow one another in canonical order.
+fn write_tools(p: &mut Pretty, s: &LockServer) {
     p.key("tool_count");
     p.uint(s.tool_count as u64);
     p.key("tools");
@@ -92,13 +104,20 @@ fn write_server(p: &mut Pretty, s: &LockServer) {
         write_tool(p, tool);
     }
     p.end_object();
-    p.key("transport");
-    p.string(s.transport.as_str());
-    if let Some(url) = &s.url {
-        p.key("url");
-        p.string(url);
+}
+
+impl LockServer {
+    /// The pins of this entry alone (`digest`, `tool_count`, `tools`),
+    /// in the lock's layout: what `contractpin digest --json` prints.
+    pub fn pins_to_pretty(&self) -> Vec<u8> {
+        let mut p = Pretty::new();
+        p.begin_object();
+        p.key("digest");
+        p.digest(&self.digest);
+        write_tools(&mut p, self);
+        p.end_object();
+        p.finish()
     }
-    p.end_object();
 }
 
 fn write_tool(p: &mut Pretty, t: &LockTool) {

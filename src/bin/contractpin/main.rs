@@ -11,7 +11,6 @@ mod fail;
 mod fetch;
 mod input;
 mod output;
-mod pretty;
 mod source;
 
 use std::io::Write;

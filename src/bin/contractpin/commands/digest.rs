@@ -1,5 +1,6 @@
 //! `contractpin digest [FILE|-] [--json]`: server and tool digests of a tools/list.
 
+use contractpin::lock::{LockServer, Source};
 use contractpin::ServerDigest;
 
 use crate::abi::{self, DocLimits};
@@ -7,7 +8,6 @@ use crate::args::{DigestArgs, DocLimitArgs};
 use crate::fail::{CliResult, Failure, EXIT_OK};
 use crate::input::read_document;
 use crate::output::write_stdout;
-use crate::pretty::Json;
 
 /// Document limits from the flags, defaults elsewhere.
 pub fn doc_limits(args: &DocLimitArgs, max_tools: Option<usize>) -> DocLimits {
@@ -31,7 +31,7 @@ pub fn run(args: &DigestArgs) -> CliResult {
     let server =
         abi::digest_tools_list(&input, &limits).map_err(|e| Failure::usage(e.to_string()))?;
     let text = if args.json {
-        server_entry_json(&server).to_pretty()
+        server_entry_json(&server)
     } else {
         text_listing(&server)
     };
@@ -71,32 +71,14 @@ pub fn printable_name(name: &str) -> String {
     out
 }
 
-/// The spec section 5 server entry: `digest`, `tool_count`, `tools`.
-pub fn server_entry_json(server: &ServerDigest) -> Json {
-    let tools = server
-        .tools
-        .iter()
-        .map(|t| {
-            let fields = t
-                .fields
-                .iter()
-                .map(|(f, d)| (f.name().to_string(), Json::Str(d.to_string())))
-                .collect();
-            (
-                t.name.clone(),
-                Json::Obj(vec![
-                    ("digest".to_string(), Json::Str(t.digest.to_string())),
-                    ("fields".to_string(), Json::Obj(fields)),
-                ]),
-            )
-        })
-        .collect();
-    Json::Obj(vec![
-        ("digest".to_string(), Json::Str(server.digest.to_string())),
-        (
-            "tool_count".to_string(),
-            Json::UInt(server.tools.len() as u64),
-        ),
-        ("tools".to_string(), Json::Obj(tools)),
-    ])
+/// The pins the lock would hold for this list (`digest`, `tool_count`,
+/// `tools`), in the lock's own layout (the lock writer prints them).
+pub fn server_entry_json(server: &ServerDigest) -> String {
+    let entry = LockServer::from_server_digest(
+        Source::File {
+            path: String::new(),
+        },
+        server,
+    );
+    String::from_utf8_lossy(&entry.pins_to_pretty()).into_owned()
 }
