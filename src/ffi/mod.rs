@@ -15,7 +15,8 @@
 //!   `size_t *error_offset` out-parameter; there is no thread-local "last
 //!   error";
 //! - library-allocated results ([`contractpin_server`],
-//!   [`contractpin_report`]) are opaque and freed by a matching `*_free`;
+//!   [`contractpin_report`], [`contractpin_lock`], [`contractpin_lock_error`])
+//!   are opaque and freed by a matching `*_free`;
 //! - the streaming SHA-256 state [`contractpin_sha256`] is caller-allocated,
 //!   with a fixed size and alignment;
 //! - no panic unwinds across the boundary: with the `std` feature (the
@@ -41,6 +42,7 @@ mod boundary;
 mod canon;
 mod digest_text;
 mod limits;
+mod lock;
 mod server;
 mod sha256;
 mod status;
@@ -56,6 +58,12 @@ pub use digest_text::{
     CONTRACTPIN_DIGEST_TEXT_SIZE,
 };
 pub use limits::{contractpin_limits, contractpin_limits_default};
+pub use lock::{
+    contractpin_lock, contractpin_lock_error, contractpin_lock_error_detail,
+    contractpin_lock_error_free, contractpin_lock_error_offset, contractpin_lock_error_path,
+    contractpin_lock_error_status, contractpin_lock_free, contractpin_lock_parse,
+    contractpin_lock_server_count, contractpin_lock_server_name, contractpin_lock_verify,
+};
 pub use server::{
     contractpin_digest_tools_list, contractpin_digest_tools_list_with_limits, contractpin_field,
     contractpin_field_name, contractpin_server, contractpin_server_digest,

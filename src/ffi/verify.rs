@@ -131,7 +131,7 @@ fn tool_status(status: &ToolStatus) -> contractpin_tool_status {
     }
 }
 
-fn lock_failure(e: &LockError) -> Failure {
+pub(super) fn lock_failure(e: &LockError) -> Failure {
     match e.kind() {
         LockErrorKind::Syntax => match e.json_error() {
             Some(json) => Failure::at(contractpin_status::LockSyntax, json.offset()),
@@ -239,10 +239,6 @@ pub unsafe extern "C" fn contractpin_verify_with_limits(
     error_offset: *mut usize,
 ) -> contractpin_status {
     let result = guarded(|| {
-        non_null(out)?;
-        if flags & !CONTRACTPIN_VERIFY_ALLOW_NEW != 0 {
-            return Err(contractpin_status::InvalidArgument.into());
-        }
         // SAFETY: each pointer is NULL or readable for its length by the
         // caller's contract; `limits` is NULL or readable.
         let (lock, name, list, limits) = unsafe {
@@ -253,27 +249,56 @@ pub unsafe extern "C" fn contractpin_verify_with_limits(
                 resolve(limits),
             )
         };
-        let name = core::str::from_utf8(name).map_err(|_| contractpin_status::InvalidArgument)?;
+        non_null(out)?;
+        check_flags(flags)?;
         let lock = Lock::parse(lock).map_err(|e| lock_failure(&e))?;
-        let pinned = lock
-            .servers
-            .get(name)
-            .ok_or(contractpin_status::LockUnknownServer)?;
-        let live = Context::with_limits(limits).digest_tools_list_owned(
-            list,
-            ListOptions {
-                field_digests: true,
-            },
-        )?;
-        let allow_new = flags & CONTRACTPIN_VERIFY_ALLOW_NEW != 0;
-        let report = verify_server(name, pinned, &live, allow_new);
-        let report = Box::into_raw(Box::new(contractpin_report::new(report)));
         // SAFETY: `out` is non-null and writable by the caller's contract.
-        unsafe { out.write(report) };
-        Ok(())
+        unsafe { verify_parsed(&lock, name, list, flags, limits, out) }
     });
     // SAFETY: `error_offset` is NULL or writable by the caller's contract.
     unsafe { finish(result, error_offset) }
+}
+
+fn check_flags(flags: u32) -> Result<(), Failure> {
+    if flags & !CONTRACTPIN_VERIFY_ALLOW_NEW != 0 {
+        return Err(contractpin_status::InvalidArgument.into());
+    }
+    Ok(())
+}
+
+/// Verifies server `name` of a parsed lock against a live tools/list and
+/// writes a new report to `out` (shared by `contractpin_verify*` and
+/// `contractpin_lock_verify`).
+///
+/// # Safety
+/// `out` NULL or writable for a pointer.
+pub(super) unsafe fn verify_parsed(
+    lock: &Lock,
+    name: &[u8],
+    list: &[u8],
+    flags: u32,
+    limits: crate::Limits,
+    out: *mut *mut contractpin_report,
+) -> Result<(), Failure> {
+    non_null(out)?;
+    check_flags(flags)?;
+    let name = core::str::from_utf8(name).map_err(|_| contractpin_status::InvalidArgument)?;
+    let pinned = lock
+        .servers
+        .get(name)
+        .ok_or(contractpin_status::LockUnknownServer)?;
+    let live = Context::with_limits(limits).digest_tools_list_owned(
+        list,
+        ListOptions {
+            field_digests: true,
+        },
+    )?;
+    let allow_new = flags & CONTRACTPIN_VERIFY_ALLOW_NEW != 0;
+    let report = verify_server(name, pinned, &live, allow_new);
+    let report = Box::into_raw(Box::new(contractpin_report::new(report)));
+    // SAFETY: `out` is non-null and writable by the caller's contract.
+    unsafe { out.write(report) };
+    Ok(())
 }
 
 /// Releases a `contractpin_report`. NULL is a no-op. Every pointer obtained
