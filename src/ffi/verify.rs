@@ -251,6 +251,8 @@ pub unsafe extern "C" fn contractpin_verify_with_limits(
         };
         non_null(out)?;
         check_flags(flags)?;
+        // The documented order: arguments (flags, the name's UTF-8), then the lock.
+        core::str::from_utf8(name).map_err(|_| contractpin_status::InvalidArgument)?;
         let lock = Lock::parse(lock).map_err(|e| lock_failure(&e))?;
         // SAFETY: `out` is non-null and writable by the caller's contract.
         unsafe { verify_parsed(&lock, name, list, flags, limits, out) }

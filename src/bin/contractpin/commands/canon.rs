@@ -1,6 +1,7 @@
 //! `contractpin canon [FILE|-]`: canonical bytes, no trailing newline.
 
-use crate::abi;
+use contractpin::Context;
+
 use crate::args::CanonArgs;
 use crate::fail::{CliResult, Failure, EXIT_OK};
 use crate::input::read_document;
@@ -10,8 +11,10 @@ use crate::output::write_stdout;
 pub fn run(args: &CanonArgs) -> CliResult {
     let limits = super::digest::doc_limits(&args.limits, None);
     let input = read_document(args.file.as_deref(), limits.max_input)?;
-    let canonical =
-        abi::canonicalize(&input, &limits).map_err(|e| Failure::usage(e.to_string()))?;
-    write_stdout(&canonical)?;
+    let mut context = Context::with_limits(limits);
+    let canonical = context
+        .canonicalize(&input)
+        .map_err(|e| Failure::usage(e.to_string()))?;
+    write_stdout(canonical)?;
     Ok(EXIT_OK)
 }

@@ -1,19 +1,18 @@
 //! `contractpin digest [FILE|-] [--json]`: server and tool digests of a tools/list.
 
 use contractpin::lock::{LockServer, Source};
-use contractpin::ServerDigest;
+use contractpin::{Context, Limits, ListOptions, ServerDigest, MAX_INPUT};
 
-use crate::abi::{self, DocLimits};
 use crate::args::{DigestArgs, DocLimitArgs};
 use crate::fail::{CliResult, Failure, EXIT_OK};
 use crate::input::read_document;
 use crate::output::write_stdout;
 
 /// Document limits from the flags, defaults elsewhere.
-pub fn doc_limits(args: &DocLimitArgs, max_tools: Option<usize>) -> DocLimits {
-    let mut limits = DocLimits::default();
+pub fn doc_limits(args: &DocLimitArgs, max_tools: Option<usize>) -> Limits {
+    let mut limits = Limits::DEFAULT;
     if let Some(n) = args.max_input_bytes {
-        limits.max_input = n;
+        limits.max_input = n.min(MAX_INPUT);
     }
     if let Some(n) = args.max_depth {
         limits.max_depth = n;
@@ -24,12 +23,21 @@ pub fn doc_limits(args: &DocLimitArgs, max_tools: Option<usize>) -> DocLimits {
     limits
 }
 
+/// Server, tool and field digests of a tools/list under `limits`.
+pub fn digest_list(input: &[u8], limits: Limits) -> Result<ServerDigest, contractpin::Error> {
+    Context::with_limits(limits).digest_tools_list_owned(
+        input,
+        ListOptions {
+            field_digests: true,
+        },
+    )
+}
+
 /// Runs `digest`.
 pub fn run(args: &DigestArgs) -> CliResult {
     let limits = doc_limits(&args.limits, args.max_tools);
     let input = read_document(args.file.as_deref(), limits.max_input)?;
-    let server =
-        abi::digest_tools_list(&input, &limits).map_err(|e| Failure::usage(e.to_string()))?;
+    let server = digest_list(&input, limits).map_err(|e| Failure::usage(e.to_string()))?;
     let text = if args.json {
         server_entry_json(&server)
     } else {

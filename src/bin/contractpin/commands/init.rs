@@ -9,9 +9,8 @@ use std::path::Path;
 
 use contractpin::fs::ReadFileError;
 use contractpin::lock::{self, HeaderValue, Lock, LockServer, Source, UpdateError};
-use contractpin::ServerDigest;
+use contractpin::{Limits, ServerDigest};
 
-use crate::abi::{self, DocLimits};
 use crate::args::{FetchLimitArgs, InitArgs};
 use crate::config_import;
 use crate::fail::{CliResult, Failure, EXIT_OK};
@@ -20,10 +19,10 @@ use crate::output::{self, write_stdout};
 use crate::source::{parse_env, parse_header, CliSource};
 
 /// Document limits from the fetch flags.
-pub fn doc_limits(a: &FetchLimitArgs) -> DocLimits {
-    let mut l = DocLimits::default();
+pub fn doc_limits(a: &FetchLimitArgs) -> Limits {
+    let mut l = Limits::DEFAULT;
     if let Some(n) = a.max_input_bytes {
-        l.max_input = n;
+        l.max_input = n.min(contractpin::MAX_INPUT);
     }
     if let Some(n) = a.max_depth {
         l.max_depth = n;
@@ -67,7 +66,7 @@ pub fn run(args: &InitArgs) -> CliResult {
                 for w in &fetched.warnings {
                     output::warning_line(&format!("server {name:?}: {w}"));
                 }
-                match abi::digest_tools_list(&fetched.document, &limits) {
+                match super::digest::digest_list(&fetched.document, limits) {
                     Ok(digests) => pinned.push((name.clone(), source.clone(), digests)),
                     Err(e) => {
                         output::error_line(&format!("server {name:?}: invalid tools list: {e}"));

@@ -9,9 +9,8 @@
 //! the lock's directory) exit 2 before any server is started.
 
 use contractpin::lock::{self, cmp_utf16, Lock, LockServer, Source};
-use contractpin::verify::{overall_exit_code, ServerReport};
+use contractpin::verify::{overall_exit_code, verify_server, ServerReport};
 
-use crate::abi::{self, VerifyError};
 use crate::args::{Format, VerifyArgs};
 use crate::fail::{CliResult, Failure};
 use crate::fetch::{self, FetchOptions};
@@ -74,18 +73,9 @@ pub fn run(args: &VerifyArgs) -> CliResult {
                 for w in &fetched.warnings {
                     output::warning_line(&format!("server {name:?}: {w}"));
                 }
-                match abi::verify(&bytes, name, &fetched.document, args.allow_new, &limits) {
-                    Ok(r) => r,
-                    Err(VerifyError::Input(e)) => unreachable(format!("invalid tools list: {e}")),
-                    Err(VerifyError::Lock(e)) => {
-                        return Err(Failure::usage(format!("{}: {e}", lock_path.display())))
-                    }
-                    Err(VerifyError::UnknownServer) => {
-                        return Err(Failure::usage(format!(
-                            "server {name:?} is not pinned in {}",
-                            lock_path.display()
-                        )))
-                    }
+                match super::digest::digest_list(&fetched.document, limits) {
+                    Ok(live) => verify_server(name, server, &live, args.allow_new),
+                    Err(e) => unreachable(format!("invalid tools list: {e}")),
                 }
             }
         };
