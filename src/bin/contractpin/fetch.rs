@@ -167,12 +167,16 @@ pub fn secrets_of(source: &CliSource) -> Vec<String> {
     out
 }
 
-/// Replaces every secret in `text` with `***`.
+/// Replaces every secret in `text` with `***`, in its literal and its
+/// escaped form (server text is escaped before it gets here: a `\` in a
+/// token shows as `\\`).
 pub fn redact(text: &str, secrets: &[String]) -> String {
     let mut out = text.to_string();
     for s in secrets {
-        if out.contains(s.as_str()) {
-            out = out.replace(s.as_str(), "***");
+        for form in [s.clone(), contractpin::escape::escape(s)] {
+            if out.contains(form.as_str()) {
+                out = out.replace(form.as_str(), "***");
+            }
         }
     }
     out
