@@ -141,10 +141,14 @@ pub struct InitArgs {
     #[arg(long, value_name = "CONFIG", conflicts_with_all = ["http", "file"])]
     pub from: Option<PathBuf>,
     /// HTTP header 'Name: value' (repeatable; ${VAR} is expanded; never written to the lock)
-    #[arg(long = "header", value_name = "'NAME: VALUE'")]
+    #[arg(
+        long = "header",
+        value_name = "'NAME: VALUE'",
+        allow_hyphen_values = true
+    )]
     pub headers: Vec<String>,
     /// Environment variable K=V for a stdio server (repeatable; write ${VAR} to store a reference)
-    #[arg(long = "env", value_name = "K=V")]
+    #[arg(long = "env", value_name = "K=V", allow_hyphen_values = true)]
     pub env: Vec<String>,
     /// Working directory of a stdio server
     #[arg(long, value_name = "DIR")]
@@ -182,7 +186,11 @@ pub struct VerifyArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// HTTP header 'Name: value' for every HTTP server (repeatable; ${VAR} is expanded; never printed)
-    #[arg(long = "header", value_name = "'NAME: VALUE'")]
+    #[arg(
+        long = "header",
+        value_name = "'NAME: VALUE'",
+        allow_hyphen_values = true
+    )]
     pub headers: Vec<String>,
     /// Fetch limits and timeouts
     #[command(flatten)]
