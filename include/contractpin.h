@@ -357,12 +357,19 @@ typedef struct contractpin_limits {
  * byte copy (`memcpy`, struct assignment) of an initialised state is an
  * independent state with the same contents (to hash several messages that
  * share a prefix). One state must not be used by two threads at once.
+ *
+ * The library checks the whole state on every call: a state that was never
+ * initialised, or whose bytes were changed other than by these functions,
+ * is refused with `CONTRACTPIN_STATUS_INVALID_ARGUMENT` (any change to one
+ * 8-byte word always; a change to several words except with probability
+ * 2^-64).
  */
 typedef struct contractpin_sha256 {
     /**
-     * Private. The first word marks an initialised state; the rest holds
-     * the hasher, whose padding bytes may be uninitialised (hence
-     * `MaybeUninit`, which C sees as plain `uint64_t`).
+     * Private: a marker, a check word over the others, and the hasher's
+     * fields (see `docs/C_ABI.md`). `MaybeUninit` on the Rust side (C sees
+     * plain `uint64_t`): the library never trusts these bytes before it has
+     * checked them.
      */
     uint64_t opaque[16];
 } contractpin_sha256;
@@ -678,18 +685,22 @@ contractpin_status contractpin_server_find_tool(const struct contractpin_server 
 /**
  * Initialises (or resets) a caller-allocated SHA-256 state. Any previous
  * contents are discarded. Returns `CONTRACTPIN_STATUS_NULL_ARGUMENT` for
- * NULL.
+ * NULL and `CONTRACTPIN_STATUS_INVALID_ARGUMENT` for a pointer not aligned
+ * like `uint64_t` (nothing is written).
  *
  * # Safety
  * `state` must be NULL or valid for writing a `contractpin_sha256` (128
- * bytes, 8-byte aligned) and not in use by another thread.
+ * bytes) and not in use by another thread.
  */
 contractpin_status contractpin_sha256_init(struct contractpin_sha256 *state);
 
 /**
  * Absorbs `len` bytes at `data` into an initialised state. NULL `data`
- * with `len` 0 is a no-op. Returns `CONTRACTPIN_STATUS_INVALID_ARGUMENT`
- * if the state was never initialised (nothing is absorbed).
+ * with `len` 0 is a no-op. Returns `CONTRACTPIN_STATUS_INVALID_ARGUMENT`,
+ * absorbing nothing and leaving the state as it was, if the state was never
+ * initialised, was changed other than by these functions, is not aligned
+ * like `uint64_t`, or would exceed 2^61 - 1 bytes (the SHA-256 limit).
+ * `data` may point into the state itself.
  *
  * # Safety
  * `state` must be NULL or valid for reading and writing a
@@ -707,7 +718,10 @@ contractpin_status contractpin_sha256_update(struct contractpin_sha256 *state,
  * final) to `out` (32 raw bytes), then resets the state for a new message.
  * Returns `CONTRACTPIN_STATUS_NULL_ARGUMENT` for NULL arguments and
  * `CONTRACTPIN_STATUS_INVALID_ARGUMENT` for a state that was never
- * initialised; in both cases nothing is written.
+ * initialised, was changed other than by these functions, or is not
+ * aligned like `uint64_t`; in both cases nothing is written. (`out` may
+ * overlap the state: the digest is written last, and the state is then no
+ * longer valid.)
  *
  * # Safety
  * `state` must be NULL or valid for reading and writing a
