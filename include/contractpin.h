@@ -300,6 +300,16 @@ typedef uint32_t contractpin_tool_status;
 #endif // __cplusplus
 
 /**
+ * A parsed, validated lock. Immutable: safe to share between threads.
+ */
+typedef struct contractpin_lock contractpin_lock;
+
+/**
+ * Why `contractpin_lock_parse` refused a lock.
+ */
+typedef struct contractpin_lock_error contractpin_lock_error;
+
+/**
  * The verdict of `contractpin_verify` for one server (an opaque,
  * library-allocated object): the exit-code equivalent and, for every tool
  * that is pinned or live (sorted by name in UTF-16 order), its status,
@@ -357,12 +367,19 @@ typedef struct contractpin_limits {
  * byte copy (`memcpy`, struct assignment) of an initialised state is an
  * independent state with the same contents (to hash several messages that
  * share a prefix). One state must not be used by two threads at once.
+ *
+ * The library checks the whole state on every call: a state that was never
+ * initialised, or whose bytes were changed other than by these functions,
+ * is refused with `CONTRACTPIN_STATUS_INVALID_ARGUMENT` (any change to one
+ * 8-byte word always; a change to several words except with probability
+ * 2^-64).
  */
 typedef struct contractpin_sha256 {
     /**
-     * Private. The first word marks an initialised state; the rest holds
-     * the hasher, whose padding bytes may be uninitialised (hence
-     * `MaybeUninit`, which C sees as plain `uint64_t`).
+     * Private: a marker, a check word over the others, and the hasher's
+     * fields (see `docs/C_ABI.md`). `MaybeUninit` on the Rust side (C sees
+     * plain `uint64_t`): the library never trusts these bytes before it has
+     * checked them.
      */
     uint64_t opaque[16];
 } contractpin_sha256;
@@ -512,6 +529,127 @@ contractpin_status contractpin_digest_to_text(const uint8_t *digest, char *out);
  * value. Cannot fail; thread-safe.
  */
 struct contractpin_limits contractpin_limits_default(void);
+
+/**
+ * Parses and validates the bytes of a `contractpin.lock`.
+ *
+ * - `out` (required): on success a new `contractpin_lock *` owned by the
+ *   caller, released with `contractpin_lock_free`. Not written on failure.
+ * - `out_error` (optional): on a lock error (statuses 64-68) a new
+ *   `contractpin_lock_error *` (release with `contractpin_lock_error_free`)
+ *   naming the JSON path and the problem; NULL on success and on other
+ *   failures.
+ * - `error_offset` (optional): the byte offset of a syntax error
+ *   (`CONTRACTPIN_STATUS_LOCK_SYNTAX`).
+ *
+ * # Safety
+ * `lock` NULL or readable for `lock_len` bytes; `out`, `out_error` and
+ * `error_offset` NULL or writable.
+ */
+contractpin_status contractpin_lock_parse(const uint8_t *lock,
+                                          size_t lock_len,
+                                          struct contractpin_lock **out,
+                                          struct contractpin_lock_error **out_error,
+                                          size_t *error_offset);
+
+/**
+ * Releases a `contractpin_lock`. NULL is a no-op. Names obtained from it
+ * become invalid; reports made from it stay valid.
+ *
+ * # Safety
+ * `lock` NULL or a pointer from `contractpin_lock_parse`, not yet freed.
+ */
+void contractpin_lock_free(struct contractpin_lock *lock);
+
+/**
+ * The number of servers in the lock (0 for NULL).
+ *
+ * # Safety
+ * `lock` NULL or live.
+ */
+size_t contractpin_lock_server_count(const struct contractpin_lock *lock);
+
+/**
+ * The name of server `index` (in the lock's UTF-16 key order), as UTF-8
+ * bytes owned by the lock (not NUL-terminated).
+ *
+ * # Safety
+ * `lock` NULL or live; `name` and `name_len` NULL or writable.
+ */
+contractpin_status contractpin_lock_server_name(const struct contractpin_lock *lock,
+                                                size_t index,
+                                                const uint8_t **name,
+                                                size_t *name_len);
+
+/**
+ * `contractpin_verify_with_limits` against a parsed lock: compares the
+ * live tools/list of server `server_name` with its pins. Statuses, `out`
+ * and `error_offset` as there (no lock statuses but
+ * `CONTRACTPIN_STATUS_LOCK_UNKNOWN_SERVER`: the lock is already valid).
+ *
+ * # Safety
+ * `lock` NULL or live; buffers NULL or readable for their lengths;
+ * `limits` NULL or readable; `out`, `error_offset` NULL or writable.
+ */
+contractpin_status contractpin_lock_verify(const struct contractpin_lock *lock,
+                                           const uint8_t *server_name,
+                                           size_t server_name_len,
+                                           const uint8_t *tools_list,
+                                           size_t tools_list_len,
+                                           uint32_t flags,
+                                           const struct contractpin_limits *limits,
+                                           struct contractpin_report **out,
+                                           size_t *error_offset);
+
+/**
+ * The status of a lock error (64-68). `CONTRACTPIN_STATUS_NULL_ARGUMENT`
+ * for NULL.
+ *
+ * # Safety
+ * `error` NULL or live.
+ */
+contractpin_status contractpin_lock_error_status(const struct contractpin_lock_error *error);
+
+/**
+ * The byte offset of a syntax error in the lock, written to `offset`;
+ * `CONTRACTPIN_STATUS_NOT_FOUND` (and nothing written) when the error is
+ * not tied to one byte.
+ *
+ * # Safety
+ * `error` NULL or live; `offset` NULL or writable.
+ */
+contractpin_status contractpin_lock_error_offset(const struct contractpin_lock_error *error,
+                                                 size_t *offset);
+
+/**
+ * The JSON path of the problem in the lock (for example
+ * `servers.acme.tools.search.digest`; empty for the whole document), as
+ * UTF-8 bytes owned by `error`.
+ *
+ * # Safety
+ * `error` NULL or live; `path`, `path_len` NULL or writable.
+ */
+contractpin_status contractpin_lock_error_path(const struct contractpin_lock_error *error,
+                                               const uint8_t **path,
+                                               size_t *path_len);
+
+/**
+ * What is wrong there, in one line of UTF-8 owned by `error`.
+ *
+ * # Safety
+ * `error` NULL or live; `detail`, `detail_len` NULL or writable.
+ */
+contractpin_status contractpin_lock_error_detail(const struct contractpin_lock_error *error,
+                                                 const uint8_t **detail,
+                                                 size_t *detail_len);
+
+/**
+ * Releases a `contractpin_lock_error`. NULL is a no-op.
+ *
+ * # Safety
+ * `error` NULL or a pointer from `contractpin_lock_parse`, not yet freed.
+ */
+void contractpin_lock_error_free(struct contractpin_lock_error *error);
 
 /**
  * The member name of a contract field (`"inputSchema"` etc.) as a static
@@ -678,18 +816,22 @@ contractpin_status contractpin_server_find_tool(const struct contractpin_server 
 /**
  * Initialises (or resets) a caller-allocated SHA-256 state. Any previous
  * contents are discarded. Returns `CONTRACTPIN_STATUS_NULL_ARGUMENT` for
- * NULL.
+ * NULL and `CONTRACTPIN_STATUS_INVALID_ARGUMENT` for a pointer not aligned
+ * like `uint64_t` (nothing is written).
  *
  * # Safety
  * `state` must be NULL or valid for writing a `contractpin_sha256` (128
- * bytes, 8-byte aligned) and not in use by another thread.
+ * bytes) and not in use by another thread.
  */
 contractpin_status contractpin_sha256_init(struct contractpin_sha256 *state);
 
 /**
  * Absorbs `len` bytes at `data` into an initialised state. NULL `data`
- * with `len` 0 is a no-op. Returns `CONTRACTPIN_STATUS_INVALID_ARGUMENT`
- * if the state was never initialised (nothing is absorbed).
+ * with `len` 0 is a no-op. Returns `CONTRACTPIN_STATUS_INVALID_ARGUMENT`,
+ * absorbing nothing and leaving the state as it was, if the state was never
+ * initialised, was changed other than by these functions, is not aligned
+ * like `uint64_t`, or would exceed 2^61 - 1 bytes (the SHA-256 limit).
+ * `data` may point into the state itself.
  *
  * # Safety
  * `state` must be NULL or valid for reading and writing a
@@ -707,7 +849,10 @@ contractpin_status contractpin_sha256_update(struct contractpin_sha256 *state,
  * final) to `out` (32 raw bytes), then resets the state for a new message.
  * Returns `CONTRACTPIN_STATUS_NULL_ARGUMENT` for NULL arguments and
  * `CONTRACTPIN_STATUS_INVALID_ARGUMENT` for a state that was never
- * initialised; in both cases nothing is written.
+ * initialised, was changed other than by these functions, or is not
+ * aligned like `uint64_t`; in both cases nothing is written. (`out` may
+ * overlap the state: the digest is written last, and the state is then no
+ * longer valid.)
  *
  * # Safety
  * `state` must be NULL or valid for reading and writing a

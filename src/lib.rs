@@ -15,8 +15,9 @@
 //! - [`sha256`]: SHA-256 with a portable path and a SHA-NI path;
 //! - [`contract`]: projection onto the contract, tool/field/server digests.
 //!
-//! With `alloc`: [`canonicalize`], [`tool_digest`], [`digest_tools_list`] and
-//! the reusable [`Context`].
+//! With `alloc`: [`canonicalize`], [`tool_digest`], [`digest_tools_list`],
+//! the reusable [`Context`], and [`escape`], the display escaping of
+//! untrusted text.
 //!
 //! ```
 //! # #[cfg(feature = "alloc")] {
@@ -40,6 +41,8 @@ mod arch;
 pub mod contract;
 mod digest;
 mod error;
+#[cfg(feature = "alloc")]
+pub mod escape;
 #[cfg(feature = "ffi")]
 pub mod ffi;
 #[cfg(feature = "std")]

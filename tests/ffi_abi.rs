@@ -494,6 +494,241 @@ fn sha256_long_message_in_odd_pieces() {
     );
 }
 
+// ------------------------------------------------------------------ sha256 state checks
+
+/// The 128 bytes of a state.
+fn state_bytes(state: &contractpin_sha256) -> [u8; 128] {
+    // SAFETY: a state is 128 bytes; every byte has been written (zeroed by
+    // `default`, or written by the library).
+    unsafe { ptr::read((state as *const contractpin_sha256).cast::<[u8; 128]>()) }
+}
+
+/// A state holding exactly `bytes`.
+fn state_of(bytes: &[u8; 128]) -> contractpin_sha256 {
+    let mut state = contractpin_sha256::default();
+    // SAFETY: both are 128 bytes; the state is a local.
+    unsafe {
+        ptr::copy_nonoverlapping(
+            bytes.as_ptr(),
+            (&mut state as *mut contractpin_sha256).cast(),
+            128,
+        )
+    };
+    state
+}
+
+/// An initialised state that has absorbed `message`.
+fn live_state(message: &[u8]) -> contractpin_sha256 {
+    let mut state = contractpin_sha256::default();
+    // SAFETY: valid state and input.
+    unsafe {
+        assert_eq!(contractpin_sha256_init(&mut state), contractpin_status::Ok);
+        assert_eq!(
+            contractpin_sha256_update(&mut state, message.as_ptr(), message.len()),
+            contractpin_status::Ok
+        );
+    }
+    state
+}
+
+/// Feeds `b"tail"` to the state, then finalises it: the statuses and the
+/// digest (`None` when refused, in which case nothing was changed: the state
+/// keeps its bytes, `out` is not written).
+fn update_then_final(state: &mut contractpin_sha256) -> Option<[u8; 32]> {
+    let before = state_bytes(state);
+    let mut out = [0x11u8; 32];
+    // SAFETY: valid state and buffers.
+    let (updated, finalised) = unsafe {
+        (
+            contractpin_sha256_update(state, b"tail".as_ptr(), 4),
+            contractpin_sha256_final(state, out.as_mut_ptr()),
+        )
+    };
+    match (updated, finalised) {
+        (contractpin_status::Ok, contractpin_status::Ok) => Some(out),
+        (contractpin_status::InvalidArgument, contractpin_status::InvalidArgument) => {
+            assert_eq!(state_bytes(state), before, "a refused state was changed");
+            assert_eq!(out, [0x11; 32], "a refused final wrote its output");
+            None
+        }
+        other => panic!("update/final statuses {other:?}"),
+    }
+}
+
+fn message(n: usize) -> Vec<u8> {
+    (0..n).map(|i| (i as u8).wrapping_mul(37) ^ 0xa5).collect()
+}
+
+fn expected_digest(message: &[u8]) -> [u8; 32] {
+    let mut whole = message.to_vec();
+    whole.extend_from_slice(b"tail");
+    contractpin::sha256::digest(&whole)
+}
+
+/// Any change to one byte of a live state, at any offset and to any value
+/// tried, is refused by update and by final (the check word catches every
+/// change confined to one 8-byte word), and a refused call changes nothing.
+#[test]
+fn sha256_every_overwritten_byte_is_refused() {
+    let lengths: &[usize] = if cfg!(miri) {
+        &[3, 64]
+    } else {
+        &[0, 1, 3, 55, 56, 63, 64, 65, 200]
+    };
+    for &n in lengths {
+        let m = message(n);
+        let live = live_state(&m);
+        assert_eq!(
+            update_then_final(&mut live.clone()),
+            Some(expected_digest(&m))
+        );
+        let bytes = state_bytes(&live);
+        for offset in 0..128 {
+            let was = bytes[offset];
+            let values = [
+                0x00,
+                0xff,
+                was ^ 0x01,
+                was ^ 0x80,
+                was ^ 0x10,
+                was.wrapping_add(1),
+            ];
+            // Miri: every offset still, three values each.
+            for &value in &values[..if cfg!(miri) { 3 } else { values.len() }] {
+                if value == was {
+                    continue;
+                }
+                let mut bad = bytes;
+                bad[offset] = value;
+                assert_eq!(
+                    update_then_final(&mut state_of(&bad)),
+                    None,
+                    "length {n}: byte {offset} {was:#04x} -> {value:#04x} accepted"
+                );
+            }
+        }
+    }
+}
+
+/// Whole words and random runs of bytes overwritten: refused, or (when the
+/// bytes written happen to be the ones already there) the correct digest;
+/// never a wrong digest with `OK`.
+#[test]
+fn sha256_overwritten_words_and_runs_are_refused() {
+    let m = message(70);
+    let live = live_state(&m);
+    let bytes = state_bytes(&live);
+    let good = expected_digest(&m);
+    let check = |bad: [u8; 128], what: &str| {
+        let got = update_then_final(&mut state_of(&bad));
+        assert!(
+            got.is_none() || (bad == bytes && got == Some(good)),
+            "{what}: a changed state gave a digest"
+        );
+    };
+    for fill in [0x00u8, 0xff, 0x5a] {
+        check([fill; 128], &format!("every byte {fill:#04x}"));
+        for word in 0..16 {
+            let mut bad = bytes;
+            bad[word * 8..word * 8 + 8].fill(fill);
+            check(bad, &format!("word {word} = {fill:#04x}"));
+        }
+    }
+    // Runs of random bytes at random offsets (xorshift64*, fixed seed).
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        seed ^= seed >> 12;
+        seed ^= seed << 25;
+        seed ^= seed >> 27;
+        seed.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    };
+    let rounds = if cfg!(miri) { 40 } else { 20_000 };
+    for round in 0..rounds {
+        let mut bad = bytes;
+        let start = (next() % 128) as usize;
+        let len = 1 + (next() % (128 - start as u64)) as usize;
+        for b in &mut bad[start..start + len] {
+            *b = next() as u8;
+        }
+        let got = update_then_final(&mut state_of(&bad));
+        assert!(
+            got.is_none() || (bad == bytes && got == Some(good)),
+            "round {round}: bytes {start}..{} overwritten and accepted",
+            start + len
+        );
+    }
+}
+
+/// `data` may point into the state itself, and `out` may overlap it: no
+/// aliasing problem (Miri checks), the right digest, and a state overwritten
+/// by its own digest is refused afterwards.
+#[test]
+fn sha256_state_overlapping_its_arguments() {
+    let mut state = live_state(b"abc");
+    let own = state_bytes(&state);
+    let p: *mut contractpin_sha256 = &mut state;
+    let mut out = [0u8; 32];
+    // SAFETY: `p` is a valid state; `data` and `out` point into it, which
+    // the functions allow.
+    unsafe {
+        assert_eq!(
+            contractpin_sha256_update(p, p.cast::<u8>().cast_const(), 128),
+            contractpin_status::Ok
+        );
+        assert_eq!(
+            contractpin_sha256_final(p, out.as_mut_ptr()),
+            contractpin_status::Ok
+        );
+        let mut whole = b"abc".to_vec();
+        whole.extend_from_slice(&own);
+        assert_eq!(out, contractpin::sha256::digest(&whole));
+        assert_eq!(
+            contractpin_sha256_final(p, p.cast::<u8>()),
+            contractpin_status::Ok
+        );
+        let mut after = [0u8; 32];
+        assert_eq!(
+            contractpin_sha256_final(p, after.as_mut_ptr()),
+            contractpin_status::InvalidArgument
+        );
+    }
+    assert_eq!(
+        state_bytes(&state)[..32],
+        contractpin::sha256::digest(b"")[..]
+    );
+}
+
+/// A state pointer not aligned like `uint64_t` is refused before anything
+/// is read or written.
+#[test]
+fn sha256_misaligned_state_is_refused() {
+    let mut buf = [0u64; 17];
+    let p = buf
+        .as_mut_ptr()
+        .cast::<u8>()
+        .wrapping_add(4)
+        .cast::<contractpin_sha256>();
+    let mut out = [0u8; 32];
+    // SAFETY: `p` points to 128 writable bytes inside `buf` (misaligned on
+    // purpose: the functions check alignment before any access).
+    unsafe {
+        assert_eq!(
+            contractpin_sha256_init(p),
+            contractpin_status::InvalidArgument
+        );
+        assert_eq!(
+            contractpin_sha256_update(p, b"a".as_ptr(), 1),
+            contractpin_status::InvalidArgument
+        );
+        assert_eq!(
+            contractpin_sha256_final(p, out.as_mut_ptr()),
+            contractpin_status::InvalidArgument
+        );
+    }
+    assert_eq!(buf, [0; 17]);
+    assert_eq!(out, [0; 32]);
+}
+
 #[test]
 fn field_names() {
     let names = [

@@ -23,7 +23,8 @@ pub enum McpErrorKind {
     JsonRpc {
         /// The error code the server sent.
         code: i64,
-        /// The error message the server sent (control characters replaced).
+        /// The error message the server sent, escaped for display and cut
+        /// like every server text (see [`crate::escape`]).
         message: String,
     },
     /// An HTTP request got a status that is not a success.
@@ -92,7 +93,7 @@ impl McpError {
     pub fn new(kind: McpErrorKind, message: impl Into<String>) -> McpError {
         McpError {
             kind,
-            message: one_line(&message.into()),
+            message: crate::escape::escape_hidden_cut(&message.into(), ONE_LINE_CHARS),
             stderr_tail: None,
         }
     }
@@ -161,7 +162,10 @@ impl fmt::Display for McpError {
 impl std::error::Error for McpError {}
 
 /// Marks where server text was cut ([`one_line`], and the start of a stderr tail).
-pub(crate) const CUT: &str = "...";
+pub(crate) use crate::escape::CUT;
+
+/// Server text in a message (and a whole message) is cut after this many characters.
+const ONE_LINE_CHARS: usize = 300;
 
 /// Fragments shorter than this at a cut are left alone (too short to matter,
 /// and masking them would garble ordinary text).
@@ -170,10 +174,17 @@ const MIN_FRAGMENT_CHARS: usize = 3;
 /// Replaces each secret (of at least 4 bytes) in `text` with `***`, and also
 /// the pieces of one that a cut left behind: server text is cut before the
 /// secrets are known, so a token straddling a cut survives as a prefix just
-/// before a [`CUT`] marker or a suffix just after one.
+/// before a [`CUT`] marker or a suffix just after one. Server text is
+/// escaped ([`one_line`]) before the secrets are known too, so each secret
+/// is also masked in its escaped form (a `\` in a token shows as `\\`).
 pub(crate) fn redact(text: &str, secrets: &[String]) -> String {
     let mut out = String::from(text);
-    for s in secrets {
+    let escaped = secrets
+        .iter()
+        .map(|s| crate::escape::escape(s))
+        .filter(|e| !secrets.contains(e));
+    let forms: std::vec::Vec<String> = secrets.iter().cloned().chain(escaped).collect();
+    for s in &forms {
         if s.len() < 4 {
             continue;
         }
@@ -234,33 +245,19 @@ fn mask_cut_fragments(text: &str, secret: &str) -> String {
     }
 }
 
-/// Makes server-controlled text safe to print on one line: control
-/// characters (including newlines and ANSI escapes) become spaces, and the
-/// text is cut at 300 characters.
+/// Makes server-controlled text safe to print on one line
+/// ([`crate::escape::escape_cut`]: hidden characters, newlines and ANSI
+/// escapes included, are shown as `\u{..}`, a backslash as `\\`), cut at
+/// 300 characters.
 pub(crate) fn one_line(text: &str) -> String {
-    let mut out = String::with_capacity(text.len().min(1200));
-    for (n, c) in text.chars().enumerate() {
-        if n == 300 {
-            out.push_str(CUT);
-            break;
-        }
-        out.push(if c.is_control() { ' ' } else { c });
-    }
-    out
+    crate::escape::escape_cut(text, ONE_LINE_CHARS)
 }
 
-/// Makes server-controlled multi-line text safe to print: control characters
-/// other than newline and tab become `?`.
+/// Makes server-controlled multi-line text safe to print: each line (LF or
+/// CRLF ends one) is escaped like [`one_line`], without the cut.
 pub(crate) fn printable_lines(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() && c != '\n' && c != '\t' {
-                '?'
-            } else {
-                c
-            }
-        })
-        .collect()
+    let lines: std::vec::Vec<String> = text.lines().map(crate::escape::escape).collect();
+    lines.join("\n")
 }
 
 #[cfg(test)]
@@ -286,6 +283,23 @@ mod tests {
         assert_eq!(redact("and so on... then", &secrets), "and so on... then");
         // Two-character fragments are too short to mask.
         assert_eq!(redact("to...", &secrets), "to...");
+    }
+
+    #[test]
+    fn redacts_the_escaped_form_of_a_secret() {
+        let secrets = vec!["tok\\7c1f9e2a\u{7}44b05d38".to_string()];
+        let shown = one_line(&std::format!("bad token {}", secrets[0]));
+        assert_eq!(shown, "bad token tok\\\\7c1f9e2a\\u{7}44b05d38");
+        assert_eq!(redact(&shown, &secrets), "bad token ***");
+    }
+
+    #[test]
+    fn one_line_escapes_instead_of_dropping() {
+        assert_eq!(
+            one_line("a\u{1b}[31mb\r\n::error::x\u{202e}\\"),
+            "a\\u{1b}[31mb\\u{d}\\u{a}::error::x\\u{202e}\\\\"
+        );
+        assert_eq!(printable_lines("a\tb\r\nc\u{7}\n"), "a\\u{9}b\nc\\u{7}");
     }
 
     #[test]

@@ -99,13 +99,26 @@ pub(crate) fn fetch(
     })
 }
 
+/// An unusable URL as an error shows it: user information can hide before
+/// any `@` of a malformed URL (`user:pass@host`, `http:/user:pass@host`), so
+/// everything up to the last `@` is masked.
+fn shown_invalid_url(url: &str) -> String {
+    match url.rsplit_once('@') {
+        Some((_, after)) => std::format!("***@{}", one_line(after)),
+        None => one_line(url),
+    }
+}
+
 /// Checks the scheme (and that the URL parses).
 pub(crate) fn check_url(url: &str) -> Result<(), McpError> {
     let scheme_ok = url.starts_with("http://") || url.starts_with("https://");
     if !scheme_ok || url.parse::<ureq::http::Uri>().is_err() {
         return Err(McpError::new(
             McpErrorKind::Spec,
-            std::format!("`{}` is not an http:// or https:// URL", one_line(url)),
+            std::format!(
+                "`{}` is not an http:// or https:// URL",
+                shown_invalid_url(url)
+            ),
         ));
     }
     if url.starts_with("https://") && !cfg!(feature = "https") {

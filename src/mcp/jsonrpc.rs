@@ -268,7 +268,7 @@ mod tests {
             e.kind(),
             &McpErrorKind::JsonRpc {
                 code: -32601,
-                message: "Method not found".into()
+                message: "Method\\u{a}not found".into()
             }
         );
         let s = classify(

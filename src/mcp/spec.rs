@@ -62,6 +62,25 @@ pub(crate) fn has_reference(text: &str) -> bool {
 
 type Lookup = Option<Result<String, std::ffi::OsString>>;
 
+/// An invalid `${...}` as an error shows it: whole when the text between
+/// the braces has the shape of another tool's variable (`input:id`,
+/// `config:a.b`, as VS Code writes them); else without that text, which is
+/// part of a value, perhaps of a secret.
+fn shown_reference(inner: &str) -> String {
+    let shaped = inner.split_once(':').is_some_and(|(scope, id)| {
+        valid_name(scope)
+            && !id.is_empty()
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b))
+    });
+    if shaped {
+        std::format!("`${{{}}}`", super::error::one_line(inner))
+    } else {
+        String::from("a `${...}` in the value (its text is not shown)")
+    }
+}
+
 fn expand_with(text: &str, mut lookup: impl FnMut(&str) -> Lookup) -> Result<String, McpError> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -80,8 +99,8 @@ fn expand_with(text: &str, mut lookup: impl FnMut(&str) -> Lookup) -> Result<Str
             return Err(McpError::new(
                 McpErrorKind::EnvVar,
                 std::format!(
-                    "`${{{}}}` is not a valid environment variable reference (names are [A-Za-z_][A-Za-z0-9_]*)",
-                    super::error::one_line(inner)
+                    "{} is not a valid environment variable reference (names are [A-Za-z_][A-Za-z0-9_]*)",
+                    shown_reference(inner)
                 ),
             ));
         }
@@ -159,5 +178,11 @@ mod tests {
         // A reference after a bad one is never looked up, and no value leaks.
         let e = expand_with("${TOKEN}${NOPE}", env).unwrap_err();
         assert!(!std::format!("{e}").contains("s3cr3t"));
+        // The text of an invalid reference is part of the value: not shown,
+        // unless it has the shape of another tool's variable.
+        let e = expand_with("pa${ss-w0rd}x", env).unwrap_err();
+        assert!(!e.message().contains("w0rd"), "{e}");
+        let e = expand_with("${input:api-key}", env).unwrap_err();
+        assert!(e.message().contains("`${input:api-key}`"), "{e}");
     }
 }

@@ -106,7 +106,7 @@ mod tests {
 
     #[test]
     fn escapes_control_characters() {
-        assert_eq!(tail_of(b"a\x1b[31mred\r\nb\n"), "a?[31mred?\nb");
+        assert_eq!(tail_of(b"a\x1b[31mred\r\nb\n"), "a\\u{1b}[31mred\nb");
         assert_eq!(tail_of(b""), "");
     }
 }

@@ -262,6 +262,46 @@ impl Sha256 {
     }
 }
 
+/// The fields of a [`Sha256`], for the C ABI, which keeps a hasher in caller
+/// memory in its own checked encoding (`src/ffi/sha256.rs`).
+#[cfg(feature = "ffi")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Parts {
+    /// The chaining value.
+    pub(crate) state: [u32; 8],
+    /// The partial block; only its first `len % 64` bytes are meaningful.
+    pub(crate) block: [u8; BLOCK_LEN],
+    /// Total bytes absorbed.
+    pub(crate) len: u64,
+    /// The back end asked for.
+    pub(crate) backend: Backend,
+}
+
+#[cfg(feature = "ffi")]
+impl Sha256 {
+    /// The hasher's fields.
+    pub(crate) fn to_parts(&self) -> Parts {
+        Parts {
+            state: self.state,
+            block: self.block,
+            len: self.len,
+            backend: self.backend,
+        }
+    }
+
+    /// A hasher with these fields; the back end is checked against the CPU
+    /// again ([`Backend::ShaNi`] becomes [`Backend::Portable`] where it
+    /// cannot run), so any `Parts` value is safe to hash with.
+    pub(crate) fn from_parts(parts: Parts) -> Sha256 {
+        Sha256 {
+            state: parts.state,
+            block: parts.block,
+            len: parts.len,
+            backend: resolve(parts.backend),
+        }
+    }
+}
+
 impl Default for Sha256 {
     /// Same as [`Sha256::new`].
     fn default() -> Self {

@@ -227,6 +227,40 @@ static void test_sha256(void) {
     CHECK(strcmp(backend, "sha-ni") == 0 || strcmp(backend, "portable") == 0);
 }
 
+/* A state whose bytes were overwritten is refused: every byte of a live
+ * state, flipped three ways, makes update and final return
+ * INVALID_ARGUMENT, leave the state as it was and write no digest. */
+static void test_sha256_overwritten_state(void) {
+    static const unsigned char flips[] = {0x01, 0x80, 0xff};
+    contractpin_sha256 live, bad, before;
+    unsigned char *bytes = (unsigned char *)&bad;
+    uint8_t out[32];
+    char hex[65];
+    CHECK_STATUS(contractpin_sha256_init(&live), CONTRACTPIN_STATUS_OK);
+    CHECK_STATUS(contractpin_sha256_update(&live, U8("ab"), 2), CONTRACTPIN_STATUS_OK);
+    for (size_t i = 0; i < sizeof bad; i++) {
+        for (size_t f = 0; f < sizeof flips; f++) {
+            memcpy(&bad, &live, sizeof bad);
+            bytes[i] ^= flips[f];
+            memcpy(&before, &bad, sizeof bad);
+            memset(out, 0x11, sizeof out);
+            CHECK_STATUS(contractpin_sha256_update(&bad, U8("c"), 1),
+                         CONTRACTPIN_STATUS_INVALID_ARGUMENT);
+            CHECK_STATUS(contractpin_sha256_final(&bad, out), CONTRACTPIN_STATUS_INVALID_ARGUMENT);
+            CHECK(memcmp(&bad, &before, sizeof bad) == 0);
+            CHECK(all_bytes(out, sizeof out, 0x11));
+        }
+    }
+    /* A state the caller zeroed or filled is refused too. */
+    memset(&bad, 0xff, sizeof bad);
+    CHECK_STATUS(contractpin_sha256_final(&bad, out), CONTRACTPIN_STATUS_INVALID_ARGUMENT);
+    /* The live state was never touched. */
+    CHECK_STATUS(contractpin_sha256_update(&live, U8("c"), 1), CONTRACTPIN_STATUS_OK);
+    CHECK_STATUS(contractpin_sha256_final(&live, out), CONTRACTPIN_STATUS_OK);
+    hex_encode(out, 32, hex);
+    CHECK(strcmp(hex, SHA_ABC) == 0);
+}
+
 static void test_limits(void) {
     contractpin_limits limits = contractpin_limits_default();
     CHECK(limits.max_depth == 256 && limits.max_tools == 100000);
@@ -435,6 +469,7 @@ long run_abi_tests(const char *testdata_dir) {
     test_null_and_zero_length(), n++;
     test_tool_digest(), n++;
     test_sha256(), n++;
+    test_sha256_overwritten_state(), n++;
     test_limits(), n++;
     test_server_and_verify(testdata_dir), n++;
     return n;

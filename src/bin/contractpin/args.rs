@@ -147,13 +147,17 @@ pub struct InitArgs {
     /// HTTP header 'Name: value' (repeatable). A value of ${VAR} references (optionally after a
     /// scheme word: 'Authorization: Bearer ${TOKEN}') is stored in the lock; a literal value is
     /// used for this fetch only and never stored. With --from, needs --name
-    #[arg(long = "header", value_name = "'NAME: VALUE'")]
+    #[arg(
+        long = "header",
+        value_name = "'NAME: VALUE'",
+        allow_hyphen_values = true
+    )]
     pub headers: Vec<String>,
     /// Allow a --file path or --cwd outside the lock's directory
     #[arg(long)]
     pub allow_outside_paths: bool,
     /// Environment variable K=V for a stdio server (repeatable; write ${VAR} to store a reference)
-    #[arg(long = "env", value_name = "K=V")]
+    #[arg(long = "env", value_name = "K=V", allow_hyphen_values = true)]
     pub env: Vec<String>,
     /// Working directory of a stdio server
     #[arg(long, value_name = "DIR")]
@@ -214,7 +218,11 @@ pub struct VerifyArgs {
     pub format: Format,
     /// HTTP header 'Name: value' for the one server named with --server (repeatable; ${VAR} is
     /// expanded; never printed). Headers stored in the lock are sent to their own server only
-    #[arg(long = "header", value_name = "'NAME: VALUE'")]
+    #[arg(
+        long = "header",
+        value_name = "'NAME: VALUE'",
+        allow_hyphen_values = true
+    )]
     pub headers: Vec<String>,
     /// Take every server's source (transport, command, env, cwd, url, headers, path) from this
     /// lock, e.g. the base branch's; a server whose source differs, or which it lacks, is not run

@@ -36,6 +36,32 @@ impl Failure {
     }
 }
 
+impl Failure {
+    /// The failure to print instead of clap's own message when that message
+    /// would echo an argument that may be a secret: a stray value (not
+    /// starting with `-`), as `--header Authorization: $TOKEN` without
+    /// quotes leaves the token. `None` when clap's message is safe (it names
+    /// an unknown flag only by the part before any `=`).
+    pub fn from_clap(err: &clap::Error) -> Option<Failure> {
+        use clap::error::{ContextKind, ContextValue, ErrorKind};
+        if err.kind() != ErrorKind::UnknownArgument {
+            return None;
+        }
+        let flag_like = matches!(
+            err.get(ContextKind::InvalidArg),
+            Some(ContextValue::String(arg)) if arg.starts_with('-')
+        );
+        if flag_like {
+            return None;
+        }
+        Some(Failure::usage(
+            "unexpected argument (not shown: it may be a secret left outside its quotes); \
+             quote each --header 'Name: value' and --env 'K=V', and put a stdio server's \
+             command after `--`. For more information, try '--help'.",
+        ))
+    }
+}
+
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)

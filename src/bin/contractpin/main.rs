@@ -34,6 +34,10 @@ fn main() -> ExitCode {
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
+            if let Some(failure) = fail::Failure::from_clap(&err) {
+                output::error_line(&failure.message);
+                return ExitCode::from(failure.code);
+            }
             let code = match err.kind() {
                 ClapKind::DisplayHelp | ClapKind::DisplayVersion => EXIT_OK,
                 ClapKind::DisplayHelpOnMissingArgumentOrSubcommand => EXIT_USAGE,

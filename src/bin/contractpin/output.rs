@@ -1,19 +1,44 @@
 //! Printing: stdout/stderr helpers, colour, GitHub Actions annotations.
+//!
+//! Server-controlled text never reaches a terminal or an annotation raw
+//! (the rule is [`contractpin::escape`]): every untrusted value is escaped
+//! with [`printable`] where it is put into a line, and every sink
+//! ([`error_line`], [`warning_line`], the report's error text, each
+//! annotation) passes its whole text through [`safe_lines`] as a safety net.
+//! JSON output is written by the JSON writer, exact and unescaped.
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
-use contractpin::verify::{ServerReport, ServerStatus, ToolStatus};
+use contractpin::escape::escape_hidden;
+use contractpin::verify::{ServerReport, ServerStatus, ToolStatus, ToolVerdict};
 
 use crate::fail::Failure;
 
+/// Makes one untrusted value (a tool name, a server name) safe for one
+/// terminal line: hidden characters (controls, newlines, ANSI escapes, bidi
+/// controls, tags) are shown as `\u{..}`, a backslash as `\\`.
+pub use contractpin::escape::escape as printable;
+
+/// Composed text (our words and escaped values, possibly several lines)
+/// with any hidden character left in a line shown as `\u{..}`. Existing
+/// escapes and the line breaks between lines are kept.
+pub fn safe_lines(text: &str) -> String {
+    text.split('\n')
+        .map(escape_hidden)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Prints `error: <message>` on stderr.
 pub fn error_line(message: &str) {
+    let message = safe_lines(message);
     let _ = writeln!(std::io::stderr().lock(), "error: {message}");
 }
 
 /// Prints `warning: <message>` on stderr.
 pub fn warning_line(message: &str) {
+    let message = safe_lines(message);
     let _ = writeln!(std::io::stderr().lock(), "warning: {message}");
 }
 
@@ -76,20 +101,6 @@ impl Style {
     pub fn dim(self, text: &str) -> String {
         self.paint("2", text)
     }
-}
-
-/// Makes server-controlled text safe for one terminal line: control
-/// characters (newlines, ANSI escapes) are shown as `\u{..}`.
-pub fn printable(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control() {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// The human-readable verify report.
@@ -225,16 +236,17 @@ pub fn text_report(reports: &[ServerReport], lock: &Path, style: Style) -> Strin
     out
 }
 
+/// An error message (escaped where it was composed; possibly several
+/// lines) for the report, its lines indented under the first.
 fn printable_multiline(text: &str) -> String {
-    text.lines()
-        .map(printable)
-        .collect::<Vec<_>>()
-        .join("\n    ")
+    safe_lines(text.trim_end_matches('\n')).replace('\n', "\n    ")
 }
 
-/// Escapes a workflow command message (GitHub Actions).
+/// Escapes a workflow command message (GitHub Actions): hidden characters
+/// first ([`safe_lines`]), then the runner's own `%`, CR and LF escapes.
 fn escape_data(text: &str) -> String {
-    text.replace('%', "%25")
+    safe_lines(text)
+        .replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
@@ -253,80 +265,100 @@ fn find_key_line(text: &str, key: &str, from: usize) -> Option<(usize, usize)> {
     Some((text[..at].matches('\n').count() + 1, at))
 }
 
+/// One workflow command line.
+fn command(level: &str, file: &str, line: Option<usize>, title: &str, message: &str) -> String {
+    let line = line.map(|l| format!(",line={l}")).unwrap_or_default();
+    format!(
+        "::{level} file={file}{line},title={}::{}\n",
+        escape_property(title),
+        escape_data(message)
+    )
+}
+
+/// Level, title and message of the annotation for one tool (`None` when
+/// unchanged); `server` and the names are shown with [`printable`].
+fn tool_annotation(
+    server: &str,
+    allow_new: bool,
+    t: &ToolVerdict,
+) -> Option<(&'static str, String, String)> {
+    let tool = printable(&t.name);
+    let fix = "Review the change, then re-pin with `contractpin init --force`.";
+    Some(match &t.status {
+        ToolStatus::Unchanged => return None,
+        ToolStatus::Drifted { changed_fields } => (
+            "error",
+            format!("contractpin: {server}/{tool} drifted"),
+            format!(
+                "Tool {tool} of server {server} no longer matches its pinned contract (changed: {}). {fix}",
+                if changed_fields.is_empty() { "unknown".to_string() } else { changed_fields.join(", ") }
+            ),
+        ),
+        ToolStatus::Added { renamed_from } => (
+            if allow_new { "warning" } else { "error" },
+            format!("contractpin: {server}/{tool} added"),
+            match renamed_from {
+                Some(from) => format!(
+                    "Server {server} has a new tool {tool} (likely renamed from {}).",
+                    printable(from)
+                ),
+                None => format!("Server {server} has a new tool {tool} that is not pinned."),
+            },
+        ),
+        ToolStatus::Removed { renamed_to } => (
+            "error",
+            format!("contractpin: {server}/{tool} removed"),
+            match renamed_to {
+                Some(to) => format!(
+                    "Pinned tool {tool} is gone from server {server} (likely renamed to {}).",
+                    printable(to)
+                ),
+                None => format!("Pinned tool {tool} is gone from server {server}."),
+            },
+        ),
+    })
+}
+
+/// The annotations of one server: one for an unreachable server, else one
+/// per drifted, added or removed tool, on the tool's line of the lock (an
+/// added tool, or a tool not found, on the server's line).
+fn server_annotations(r: &ServerReport, file: &str, lock_text: &str, out: &mut String) {
+    let servers_at = find_key_line(lock_text, "servers", 0).map_or(0, |(_, at)| at);
+    let server_pos = find_key_line(lock_text, &r.name, servers_at);
+    let server_line = server_pos.map(|(l, _)| l);
+    let server = printable(&r.name);
+    if r.status() == ServerStatus::Unreachable {
+        let title = format!("contractpin: server {server} could not be checked");
+        let message = r.error.as_deref().unwrap_or("unknown error");
+        out.push_str(&command("error", file, server_line, &title, message));
+        return;
+    }
+    let tools_at = server_pos
+        .and_then(|(_, at)| find_key_line(lock_text, "tools", at))
+        .map(|(_, at)| at);
+    for t in &r.tools {
+        let Some((level, title, message)) = tool_annotation(&server, r.allow_new, t) else {
+            continue;
+        };
+        let tool_line = tools_at
+            .and_then(|at| find_key_line(lock_text, &t.name, at))
+            .map(|(l, _)| l);
+        let line = match t.status {
+            ToolStatus::Added { .. } => server_line,
+            _ => tool_line.or(server_line),
+        };
+        out.push_str(&command(level, file, line, &title, &message));
+    }
+}
+
 /// Prints GitHub Actions annotations (`::error file=<lock>,line=N,title=...::...`)
 /// for every drifted, added or removed tool and every unreachable server.
 /// On stdout, or on stderr when stdout carries JSON (the runner reads both).
 pub fn annotate(reports: &[ServerReport], lock: &Path, lock_text: &str, to_stderr: bool) {
     let file = escape_property(&lock.display().to_string());
-    let servers_at = find_key_line(lock_text, "servers", 0).map_or(0, |(_, at)| at);
     let mut out = String::new();
     for r in reports {
-        let server_pos = find_key_line(lock_text, &r.name, servers_at);
-        let server_line = server_pos.map(|(l, _)| l);
-        let tools_at = server_pos
-            .and_then(|(_, at)| find_key_line(lock_text, "tools", at))
-            .map_or(0, |(_, at)| at);
-        let line_prop =
-            |line: Option<usize>| line.map(|l| format!(",line={l}")).unwrap_or_default();
-        if r.status() == ServerStatus::Unreachable {
-            out.push_str(&format!(
-                "::error file={file}{},title={}::{}\n",
-                line_prop(server_line),
-                escape_property(&format!(
-                    "contractpin: server {} could not be checked",
-                    r.name
-                )),
-                escape_data(r.error.as_deref().unwrap_or("unknown error"))
-            ));
-            continue;
-        }
-        for t in &r.tools {
-            let tool_line = if tools_at > 0 {
-                find_key_line(lock_text, &t.name, tools_at).map(|(l, _)| l)
-            } else {
-                None
-            };
-            let (level, title, message) = match &t.status {
-                ToolStatus::Unchanged => continue,
-                ToolStatus::Drifted { changed_fields } => (
-                    "error",
-                    format!("contractpin: {}/{} drifted", r.name, t.name),
-                    format!(
-                        "Tool {} of server {} no longer matches its pinned contract (changed: {}). Review the change, then re-pin with `contractpin init --force`.",
-                        t.name,
-                        r.name,
-                        if changed_fields.is_empty() { "unknown".to_string() } else { changed_fields.join(", ") }
-                    ),
-                ),
-                ToolStatus::Added { renamed_from } => (
-                    if r.allow_new { "warning" } else { "error" },
-                    format!("contractpin: {}/{} added", r.name, t.name),
-                    match renamed_from {
-                        Some(from) => format!("Server {} has a new tool {} (likely renamed from {}).", r.name, t.name, from),
-                        None => format!("Server {} has a new tool {} that is not pinned.", r.name, t.name),
-                    },
-                ),
-                ToolStatus::Removed { renamed_to } => (
-                    "error",
-                    format!("contractpin: {}/{} removed", r.name, t.name),
-                    match renamed_to {
-                        Some(to) => format!("Pinned tool {} is gone from server {} (likely renamed to {}).", t.name, r.name, to),
-                        None => format!("Pinned tool {} is gone from server {}.", t.name, r.name),
-                    },
-                ),
-            };
-            let line = if matches!(t.status, ToolStatus::Added { .. }) {
-                server_line
-            } else {
-                tool_line.or(server_line)
-            };
-            out.push_str(&format!(
-                "::{level} file={file}{},title={}::{}\n",
-                line_prop(line),
-                escape_property(&title),
-                escape_data(&message)
-            ));
-        }
+        server_annotations(r, &file, lock_text, &mut out);
     }
     if to_stderr {
         let _ = std::io::stderr().lock().write_all(out.as_bytes());

@@ -45,38 +45,57 @@ impl CliSource {
     }
 }
 
-/// Parses one `--header 'Name: value'` argument. The value is never echoed.
+/// Parses one `--header 'Name: value'` argument.
+///
+/// An error never shows the argument: a header's value is a secret, and
+/// without a valid name before a `:` nothing can be told apart from it.
+/// (A valid name is shown by later errors, such as an unset `${VAR}`.)
 pub fn parse_header(text: &str) -> Result<(String, String), String> {
+    const FORM: &str = "expected 'Name: value'; the argument is not shown";
     let Some((name, value)) = text.split_once(':') else {
-        return Err(format!(
-            "invalid --header (expected 'Name: value'; header name: {:?})",
-            shorten(text.split_whitespace().next().unwrap_or(""))
-        ));
+        return Err(format!("invalid --header: no ':' ({FORM})"));
     };
     let name = name.trim();
-    let valid = !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
-    if !valid {
-        return Err(format!("invalid --header name {:?}", shorten(name)));
+    if !is_header_name(name) {
+        return Err(format!(
+            "invalid --header: the part before ':' is not a header name \
+             (letters, digits and !#$%&'*+-.^_`|~) ({FORM})"
+        ));
     }
     Ok((name.to_string(), value.trim().to_string()))
 }
 
-/// Parses one `--env K=V` argument.
-pub fn parse_env(text: &str) -> Result<(String, String), String> {
-    let Some((key, value)) = text.split_once('=') else {
-        return Err(format!("invalid --env {:?} (expected K=V)", shorten(text)));
-    };
-    if key.is_empty() || key.contains('\0') || value.contains('\0') {
-        return Err(format!("invalid --env name {:?}", shorten(key)));
-    }
-    Ok((key.to_string(), value.to_string()))
+/// An HTTP header name (an RFC 9110 token).
+fn is_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
-fn shorten(text: &str) -> String {
-    text.chars().take(40).collect()
+/// Parses one `--env K=V` argument.
+///
+/// An error never shows the value, nor the argument when no name can be
+/// separated from it (no `=`, or nothing before it).
+pub fn parse_env(text: &str) -> Result<(String, String), String> {
+    let Some((key, value)) = text.split_once('=') else {
+        return Err("invalid --env: no '=' (expected K=V; the argument is not shown)".to_string());
+    };
+    if key.is_empty() {
+        return Err(
+            "invalid --env: no name before '=' (expected K=V; the value is not shown)".to_string(),
+        );
+    }
+    if key.contains('\0') {
+        return Err("invalid --env: the name holds a NUL (the argument is not shown)".to_string());
+    }
+    if value.contains('\0') {
+        return Err(format!(
+            "invalid --env {}: the value holds a NUL (not shown)",
+            crate::output::printable(key)
+        ));
+    }
+    Ok((key.to_string(), value.to_string()))
 }
 
 #[cfg(test)]
@@ -92,8 +111,16 @@ mod tests {
         assert!(parse_header("no colon").is_err());
         assert!(parse_header(": v").is_err());
         assert!(parse_header("Bad Name: v").is_err());
-        let err = parse_header("Bad Name: secret-value").unwrap_err();
-        assert!(!err.contains("secret-value"));
+        for bad in [
+            "Bad Name: secret-value",
+            "X-Api-Key=secret-value",
+            "secret-value",
+            "Bearer secret-value",
+            ": secret-value",
+        ] {
+            let err = parse_header(bad).unwrap_err();
+            assert!(!err.contains("secret"), "{err}");
+        }
     }
 
     #[test]
@@ -102,5 +129,15 @@ mod tests {
         assert_eq!(parse_env("A=").unwrap(), ("A".into(), "".into()));
         assert!(parse_env("A").is_err());
         assert!(parse_env("=x").is_err());
+        for bad in [
+            "secret-value",
+            "=secret-value",
+            "K\0=secret-value",
+            "K=secret\0value",
+        ] {
+            let err = parse_env(bad).unwrap_err();
+            assert!(!err.contains("secret"), "{err}");
+        }
+        assert!(parse_env("K=a\0").unwrap_err().contains("--env K:"));
     }
 }

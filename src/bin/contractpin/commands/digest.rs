@@ -6,7 +6,7 @@ use contractpin::{Context, Limits, ListOptions, ServerDigest, MAX_INPUT};
 use crate::args::{DigestArgs, DocLimitArgs};
 use crate::fail::{CliResult, Failure, EXIT_OK};
 use crate::input::read_document;
-use crate::output::write_stdout;
+use crate::output::{printable, write_stdout};
 
 /// Document limits from the flags, defaults elsewhere.
 pub fn doc_limits(args: &DocLimitArgs, max_tools: Option<usize>) -> Limits {
@@ -59,24 +59,10 @@ pub fn text_listing(server: &ServerDigest) -> String {
     for tool in &server.tools {
         text.push_str(&tool.digest.to_string());
         text.push_str("  ");
-        text.push_str(&printable_name(&tool.name));
+        text.push_str(&printable(&tool.name));
         text.push('\n');
     }
     text
-}
-
-/// A tool name safe to print on one terminal line: control characters are
-/// shown as `\u{..}` escapes so a hostile name cannot forge output lines.
-pub fn printable_name(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    for c in name.chars() {
-        if c.is_control() {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// The pins the lock would hold for this list (`digest`, `tool_count`,
