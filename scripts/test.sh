@@ -27,20 +27,41 @@ suite() {
 }
 
 core_has_no_dependencies() {
-  local tree
-  tree="$(cargo tree -e normal --no-default-features --prefix none 2>&1)" || { echo "$tree"; return 1; }
-  echo "$tree"
-  [ "$(printf '%s\n' "$tree" | grep -c .)" -eq 1 ] && printf '%s\n' "$tree" | grep -q '^contractpin v'
+  # The library with its default features, and with none: only itself.
+  local tree flags
+  for flags in "" "--no-default-features"; do
+    # shellcheck disable=SC2086
+    tree="$(cargo tree -p contractpin -e normal $flags --prefix none 2>&1)" || { echo "$tree"; return 1; }
+    echo "cargo tree -p contractpin -e normal $flags: $tree"
+    [ "$(printf '%s\n' "$tree" | grep -c .)" -eq 1 ] && printf '%s\n' "$tree" | grep -q '^contractpin v' || return 1
+  done
+}
+
+# Every feature of the library builds on its own (a build, not a test: the
+# tests' dev-dependency on the crate itself turns on std, ffi and https).
+feature_matrix() {
+  local f
+  for f in "" alloc std ffi mcp-http https; do
+    echo "cargo build -p contractpin --lib --no-default-features --features '$f'"
+    cargo build -q -p contractpin --lib --no-default-features --features "$f" || return 1
+  done
+}
+
+# The portable SHA-256 back end forced on (RustCrypto-style --cfg), in a
+# target directory of its own so the main one keeps its build.
+sha256_portable() {
+  RUSTFLAGS="--cfg contractpin_portable_sha256" CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/portable-sha256" \
+    cargo test -p contractpin --lib --test conformance
 }
 
 suite fmt cargo fmt --all --check
 suite clippy cargo clippy --all-targets --all-features -- -D warnings
 suite core-deps core_has_no_dependencies
 suite docs env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --all-features
-suite core-no-std-tests cargo test --no-default-features --features alloc --lib
+suite feature-matrix feature_matrix
 suite no-std-bare-metal bash smoke/no_std/run.sh
 suite cargo-test cargo test
-suite sha256-portable cargo test --features force-portable-sha256 --lib --test conformance
+suite sha256-portable sha256_portable
 suite vectors-fresh python3 vectors/make_vectors.py --check
 suite number-tables-fresh python3 scripts/gen_number_tables.py --check
 suite vectors-oracles python3 vectors/oracles/check_vectors.py

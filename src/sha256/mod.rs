@@ -4,8 +4,11 @@
 //!
 //! - [`Backend::Portable`]: plain Rust, fully unrolled rounds, available everywhere.
 //! - [`Backend::ShaNi`]: the x86 SHA extensions, chosen at run time by CPUID (read without
-//!   `std`, cached in an atomic). It is never used under Miri, nor when the cargo feature
-//!   `force-portable-sha256` is enabled, nor on targets other than `x86_64`.
+//!   `std`, cached in an atomic). It is never used under Miri, nor on targets other than
+//!   `x86_64`, nor when the crate is built with `--cfg contractpin_portable_sha256` (a
+//!   backend override, as RustCrypto does it: `RUSTFLAGS="--cfg contractpin_portable_sha256"`).
+//!   It is a `--cfg` and not a Cargo feature because it removes speed: features must be
+//!   additive, and `--all-features` must not make the library slower.
 //!
 //! ```
 //! # use contractpin::sha256::{digest, Sha256};
@@ -18,11 +21,7 @@
 use core::fmt;
 
 mod portable;
-#[cfg(all(
-    target_arch = "x86_64",
-    not(miri),
-    not(feature = "force-portable-sha256")
-))]
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256)))]
 mod shani;
 #[cfg(test)]
 mod tests;
@@ -62,19 +61,11 @@ pub enum Backend {
 /// Whether the SHA-NI back end may be used in this build on this CPU.
 #[inline]
 fn shani_available() -> bool {
-    #[cfg(all(
-        target_arch = "x86_64",
-        not(miri),
-        not(feature = "force-portable-sha256")
-    ))]
+    #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256)))]
     {
         shani::available()
     }
-    #[cfg(not(all(
-        target_arch = "x86_64",
-        not(miri),
-        not(feature = "force-portable-sha256")
-    )))]
+    #[cfg(not(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256))))]
     {
         false
     }
@@ -84,7 +75,7 @@ fn shani_available() -> bool {
 ///
 /// This is [`Backend::ShaNi`] when the CPU supports SHA, SSSE3 and SSE4.1 (detected once
 /// by CPUID and cached), and [`Backend::Portable`] otherwise, under Miri, with the
-/// `force-portable-sha256` feature, and on targets other than `x86_64`.
+/// `--cfg contractpin_portable_sha256`, and on targets other than `x86_64`.
 pub fn detected_backend() -> Backend {
     if shani_available() {
         Backend::ShaNi
@@ -106,11 +97,7 @@ fn resolve(backend: Backend) -> Backend {
 #[inline]
 fn compress_resolved(backend: Backend, state: &mut [u32; 8], blocks: &[u8]) {
     match backend {
-        #[cfg(all(
-            target_arch = "x86_64",
-            not(miri),
-            not(feature = "force-portable-sha256")
-        ))]
+        #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256)))]
         Backend::ShaNi => {
             // SAFETY: `backend` came from `resolve`, which yields `ShaNi` only after CPUID
             // reported SHA, SSSE3 and SSE4.1 (SSE2 is part of the x86_64 baseline).

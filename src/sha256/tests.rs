@@ -130,7 +130,7 @@ fn shani_or_skip(test: &str) -> bool {
     let _ = writeln!(
         std::io::stderr(),
         "NOTICE: {test}: SKIPPED, SHA-NI unavailable (CPU lacks it, Miri, non-x86_64, \
-         or feature force-portable-sha256)"
+         or --cfg contractpin_portable_sha256)"
     );
     false
 }
@@ -406,7 +406,7 @@ fn default_new_digest_use_detected_backend() {
 fn shani_is_never_used_when_forced_portable_or_under_miri() {
     if cfg!(any(
         miri,
-        feature = "force-portable-sha256",
+        contractpin_portable_sha256,
         not(target_arch = "x86_64")
     )) {
         assert_eq!(detected_backend(), Backend::Portable);

@@ -16,7 +16,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # The one independent reference implementation (standard library only).
-sys.path.insert(0, os.path.join(HERE, "..", "..", "vectors"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "vectors"))
 import reference  # noqa: E402
 
 
@@ -33,7 +33,7 @@ def main():
     if as_json:
         args = args[1:]
     if args[0] == "--fake":
-        sys.path.insert(0, os.path.join(HERE, "..", "mcp"))
+        sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tests", "mcp"))
         import fake_server as fs  # noqa: E402
 
         class A:

@@ -1,7 +1,7 @@
 //! Shared helpers for the `tests/cli_*.rs` suites: run the built
 //! `contractpin` binary with a deadline, temporary directories, the fake MCP
 //! server (tests/mcp/fake_server.py) and the independent Python reference
-//! digests (tests/cli_support/reference_digest.py).
+//! digests (cli/tests/cli_support/reference_digest.py).
 #![allow(dead_code)]
 
 use std::io::{Read, Write};
@@ -17,7 +17,10 @@ pub fn bin() -> &'static str {
 
 /// The repository root.
 pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    // This package is cli/ in the repository.
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .canonicalize()
+        .expect("the repository root")
 }
 
 /// The fake MCP server script.
@@ -231,7 +234,7 @@ pub fn fake_cmd(scenario: &str, extra: &[&str]) -> Vec<String> {
 /// Runs the independent Python reference (`reference_digest.py ARGS...`).
 pub fn reference_raw(args: &[&str]) -> String {
     let out = Command::new("python3")
-        .arg(root().join("tests/cli_support/reference_digest.py"))
+        .arg(root().join("cli/tests/cli_support/reference_digest.py"))
         .args(args)
         .output()
         .expect("run reference_digest.py");

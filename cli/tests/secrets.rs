@@ -17,7 +17,7 @@
 //! characters, or at the start of the 2 KiB stderr tail) would leave the
 //! uncut part of a token behind. The tests for exactly that are
 //! regression tests for a fixed bug (pieces of a token left at a cut).
-#![cfg(all(feature = "cli", feature = "mcp-http", unix))]
+#![cfg(unix)]
 
 #[path = "support/run.rs"]
 mod run;
@@ -243,7 +243,7 @@ fn echoed_tokens_are_redacted_in_verify_reports() {
     let dir = Scratch::new();
     let lock = dir.path("contractpin.lock");
     let l = lock.display().to_string();
-    let fake = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/fake_server.py");
+    let fake = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/mcp/fake_server.py");
     let env = [("CONTRACTPIN_TEST_SECRET", TOKEN)];
     let r = cli_env(
         &[

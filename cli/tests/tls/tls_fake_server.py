@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/mcp/fake_server.py behind TLS, for tests/tls.rs.  Standard library only.
+"""tests/mcp/fake_server.py behind TLS, for cli/tests/tls.rs.  Standard library only.
 
     tls_fake_server.py CERT.pem KEY.pem [fake_server.py options...]
 
@@ -14,7 +14,7 @@ import os
 import ssl
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mcp"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tests", "mcp"))
 import fake_server  # noqa: E402  (after the path tweak)
 
 

@@ -21,7 +21,7 @@
 //! Servers are tests/mcp/fake_server.py scenarios (tests/mcp/SCENARIOS.md):
 //! `huge-line --huge-bytes N`, `many-pages --pages N`, `many-tools --count N`,
 //! `slow --delay S`.
-#![cfg(all(feature = "cli", feature = "mcp-http", unix))]
+#![cfg(unix)]
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -36,7 +36,7 @@ mod run;
 
 use run::{cli, HttpServer, Run, Scratch};
 
-const FAKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/fake_server.py");
+const FAKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/mcp/fake_server.py");
 
 // ------------------------------------------------------------------ helpers
 

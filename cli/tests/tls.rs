@@ -18,7 +18,7 @@
 //! (`NET_VARS`), so the machine's own settings change nothing. The tests need
 //! `openssl` and `python3`: without them each test says loudly that it is
 //! skipped, and fails instead when `CI` is set.
-#![cfg(all(feature = "cli", unix))]
+#![cfg(unix)]
 
 mod cli_support;
 #[path = "tls/pki.rs"]
@@ -93,7 +93,7 @@ impl TlsServer {
         let (port_file, record, log) = (dir.path("port"), dir.path("record"), dir.path("log"));
         let (cert, key) = pki.server(name);
         let mut child = Command::new("python3")
-            .arg(root().join("tests/tls/tls_fake_server.py"))
+            .arg(root().join("cli/tests/tls/tls_fake_server.py"))
             .args([&cert, &key])
             .args(["--transport", transport, "--port", "0", "--port-file"])
             .args([&port_file, Path::new("--record"), &record])
