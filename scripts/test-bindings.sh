@@ -7,8 +7,8 @@
 #           with a contractpin.pc for the library under test
 #   Python  bindings/python: the package installed with the library under test
 #           bundled (CONTRACTPIN_PREBUILT_LIB), then pytest (every vector, README
-#           example, where the library is loaded from), plus a Python 3.9 smoke
-#           test when python3.9 is installed
+#           example, where the library is loaded from), mypy --strict, plus a
+#           Python 3.9 smoke test when python3.9 is installed
 #   Miri    tests/ffi_abi.rs and tests/ffi_verify.rs under `cargo +nightly miri`
 #           (the unsafe code of src/ffi), when the nightly toolchain has Miri;
 #           about 2 minutes cold. CONTRACTPIN_SKIP_MIRI=1 skips it.
@@ -118,6 +118,8 @@ assert contractpin.library_path == str(package / "libcontractpin.so"), contractp
 print(f"python: the installed package loads {contractpin.library_path}")
 PY
   (cd bindings/python && env -u CONTRACTPIN_LIB "$py" -m pytest -q -p no:cacheprovider tests) || return 1
+  # The package's type hints hold (py.typed): mypy --strict, pinned in requirements-lint.txt.
+  "$py" -m mypy --strict --no-incremental bindings/python/src/contractpin || return 1
   # The oldest supported Python, when this machine has it (plain or via pyenv).
   local py39=""
   for cand in python3.9 "$(pyenv root 2>/dev/null)"/versions/3.9*/bin/python3.9; do
