@@ -314,16 +314,12 @@ go_suite() {
   local mod="$tmp/go-consumer"
   mkdir -p "$mod" || return 1
   cp "$root"/bindings/go/testdata/consumer/*.go "$mod/"
-  cat > "$mod/go.mod" <<EOF
-module example.com/consumer
-
-go 1.21
-
-require contractpin.dev/go/contractpin v0.0.0
-
-// No module proxy serves contractpin.dev/go/contractpin: use the binding's directory.
-replace contractpin.dev/go/contractpin => $root/bindings/go
-EOF
+  # As the README says: no module proxy serves the binding, so require + replace.
+  (
+    cd "$mod" && GOFLAGS= GOPROXY=off go mod init example.com/consumer 2> /dev/null &&
+      go mod edit -require=contractpin.dev/go/contractpin@v0.0.0 \
+        -replace=contractpin.dev/go/contractpin="$root/bindings/go"
+  ) || return 1
   (
     cd "$mod" &&
       export CGO_ENABLED=1 GOPROXY=off GOFLAGS=-mod=mod PKG_CONFIG_PATH="$prefix/lib/pkgconfig" &&
