@@ -119,7 +119,7 @@ print(f"python: the installed package loads {contractpin.library_path}")
 PY
   (cd bindings/python && env -u CONTRACTPIN_LIB "$py" -m pytest -q -p no:cacheprovider tests) || return 1
   # The package's type hints hold (py.typed): mypy --strict, pinned in requirements-lint.txt.
-  "$py" -m mypy --strict --no-incremental bindings/python/src/contractpin || return 1
+  "$py" -m mypy --strict --cache-dir=/dev/null bindings/python/src/contractpin || return 1
   # The oldest supported Python, when this machine has it (plain or via pyenv).
   local py39=""
   for cand in python3.9 "$(pyenv root 2>/dev/null)"/versions/3.9*/bin/python3.9; do

@@ -90,13 +90,12 @@ vectors="$root/vectors/vectors.json"
 py_build="$root/.venv-bindings/bin/python"
 # The environment of a user who set nothing for contractpin.
 clean_env=(env -u CONTRACTPIN_LIB -u CONTRACTPIN_LIB_DIR -u CONTRACTPIN_PREBUILT_LIB -u LD_LIBRARY_PATH
-  -u PYTHONPATH -u PKG_CONFIG_PATH -u CGO_LDFLAGS -u CGO_CFLAGS -u CARGO_TARGET_DIR)
+  -u PYTHONPATH -u PKG_CONFIG_PATH -u CGO_LDFLAGS -u CGO_CFLAGS)
 
 # ---------------------------------------------------------------- install
 install_suite() {
   "${clean_env[@]}" make -s -C "$root" install PREFIX="$prefix" || return 1
-  local out="$root/target/lib/release"
-  [ -n "${CARGO_TARGET_DIR:-}" ] && out="$CARGO_TARGET_DIR/lib/release"
+  local out="${CARGO_TARGET_DIR:-$root/target}/lib/release"
   # shellcheck disable=SC1091
   . "$out/contractpin-build.env" || return 1
   local lib="$prefix/lib"
@@ -229,7 +228,7 @@ python_check() {
   "$venv/bin/python" -m pip install -q -r "$root/bindings/python/requirements-test.txt" || return 1
   local t0=$SECONDS
   # An sdist compiles the library: no network for cargo, no target dir of the checkout.
-  if ! "${clean_env[@]}" CARGO_NET_OFFLINE=true "$venv/bin/python" -m pip install -v --no-deps "$pkg" > "$log" 2>&1; then
+  if ! "${clean_env[@]}" -u CARGO_TARGET_DIR CARGO_NET_OFFLINE=true "$venv/bin/python" -m pip install -v --no-deps "$pkg" > "$log" 2>&1; then
     tail -40 "$log"
     return 1
   fi
