@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# Installs what the C ABI and binding suites need, at pinned versions.
+# Installs what the C ABI, binding and package suites need, at pinned versions.
 # Idempotent: a second run only checks.
 #   - cbindgen at the version pinned in scripts/gen-header.sh (header freshness);
-#   - .venv-bindings: a Python venv with the contractpin package installed the
-#     way users install it (`pip install ./bindings/python`) and pytest.
-# gcc, make, pkg-config and Go come with the machine; nothing is fetched for Go.
+#   - .venv-bindings: a Python venv with the pinned build tools
+#     (bindings/python/requirements-build.txt: build, setuptools), test
+#     tools (requirements-test.txt: pytest) and type checker
+#     (requirements-lint.txt: mypy). The contractpin
+#     package itself is installed by scripts/test-bindings.sh (with the library
+#     under test bundled) and, as wheel and sdist, by scripts/test-packages.sh.
+# gcc, make, pkg-config, binutils and Go come with the machine; nothing is
+# fetched for Go.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
 CBINDGEN_VERSION="$(sed -n 's/^CBINDGEN_VERSION=//p' scripts/gen-header.sh)"
-PYTEST_VERSION=9.2.0
-SETUPTOOLS_VERSION=80.9.0
 
 if command -v cbindgen >/dev/null 2>&1 && [ "$(cbindgen --version | awk '{print $2}')" = "$CBINDGEN_VERSION" ]; then
   echo "cbindgen $CBINDGEN_VERSION present"
@@ -19,21 +22,21 @@ else
   cargo install cbindgen --version "$CBINDGEN_VERSION" --locked --force
 fi
 
-for tool in cc make pkg-config go python3; do
+for tool in cc make pkg-config go python3 readelf strip; do
   command -v "$tool" >/dev/null 2>&1 || { echo "install-bindings: $tool is required" >&2; exit 1; }
 done
+
+# The build-system pin of pyproject.toml and requirements-build.txt agree.
+pinned="$(sed -n 's/^setuptools==//p' bindings/python/requirements-build.txt)"
+grep -q "^requires = \[\"setuptools==$pinned\"\]" bindings/python/pyproject.toml ||
+  { echo "install-bindings: bindings/python/pyproject.toml does not pin setuptools==$pinned" >&2; exit 1; }
 
 venv="$root/.venv-bindings"
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
 py="$venv/bin/python"
+"$py" -m pip install -q -r bindings/python/requirements-build.txt -r bindings/python/requirements-test.txt \
+  -r bindings/python/requirements-lint.txt
 have() { "$py" -m pip show "$1" 2>/dev/null | sed -n 's/^Version: //p'; }
-if [ "$(have pytest)" != "$PYTEST_VERSION" ] || [ "$(have setuptools)" != "$SETUPTOOLS_VERSION" ]; then
-  "$py" -m pip install -q "pytest==$PYTEST_VERSION" "setuptools==$SETUPTOOLS_VERSION"
-fi
-# The package itself, as a user installs it (a real install, not editable).
-# scripts/test-bindings.sh reinstalls it from the working tree before testing.
-"$py" -m pip install -q --no-deps --force-reinstall ./bindings/python
-rm -rf bindings/python/build bindings/python/src/*.egg-info
-echo "python: $("$py" -c 'import sys; print(sys.version.split()[0])') with contractpin $(have contractpin), pytest $(have pytest)"
+echo "python: $("$py" -c 'import sys; print(sys.version.split()[0])') with build $(have build), setuptools $(have setuptools), pytest $(have pytest), mypy $(have mypy)"

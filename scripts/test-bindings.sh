@@ -2,20 +2,26 @@
 # Builds libcontractpin and runs the C ABI binding suites:
 #   header  include/contractpin.h is fresh (pinned cbindgen) -- scripts/gen-header.sh --check
 #   C       bindings/c: static and dynamic links, ASan+UBSan, example, pkg-config, symbols
-#   Go      bindings/go: go vet, go test -race (every vector, examples)
-#   Python  bindings/python: pytest (every vector, README example), plus a
+#   Go      bindings/go: go vet (default and contractpin_inrepo tags), go test -race
+#           (every vector, examples), linked through `#cgo pkg-config: contractpin`
+#           with a contractpin.pc for the library under test
+#   Python  bindings/python: the package installed with the library under test
+#           bundled (CONTRACTPIN_PREBUILT_LIB), then pytest (every vector, README
+#           example, where the library is loaded from), mypy --strict, plus a
 #           Python 3.9 smoke test when python3.9 is installed
 #   Miri    tests/ffi_abi.rs and tests/ffi_verify.rs under `cargo +nightly miri`
 #           (the unsafe code of src/ffi), when the nightly toolchain has Miri;
 #           about 2 minutes cold. CONTRACTPIN_SKIP_MIRI=1 skips it.
 #
-#   scripts/test-bindings.sh            # dev profile: `cargo build --lib` (target/debug)
-#   scripts/test-bindings.sh --release  # `cargo build --release --lib` (target/release)
+#   scripts/test-bindings.sh            # dev profile: scripts/build-lib.sh --debug (target/lib/debug)
+#   scripts/test-bindings.sh --release  # scripts/build-lib.sh --release (target/lib/release)
 #
-# The library is built with the default features into the cargo target
-# directory (CARGO_TARGET_DIR, default ./target). Set CONTRACTPIN_LIB_DIR to
-# test an already built library instead (no build). Run .ci/install-bindings.sh
-# first (cbindgen, .venv-bindings). Every suite runs; exits non-zero if any failed.
+# The library is built by scripts/build-lib.sh (the library crate with the C
+# ABI only, as `make install` and the wheel build it). Set CONTRACTPIN_LIB_DIR
+# to test an already built library instead (no build). Run
+# .ci/install-bindings.sh first (cbindgen, .venv-bindings). Every suite runs;
+# exits non-zero if any failed. The installed packages (make install, wheel,
+# sdist, a Go module outside the repository) are tested by scripts/test-packages.sh.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -42,15 +48,13 @@ run() {
 }
 
 if [ -z "${CONTRACTPIN_LIB_DIR:-}" ]; then
-  target="${CARGO_TARGET_DIR:-$root/target}"
-  case "$target" in /*) ;; *) target="$root/$target" ;; esac
-  flags=()
-  [ "$profile" = release ] && flags=(--release)
-  echo "building libcontractpin ($profile)"
-  cargo build --lib "${flags[@]}" || { echo "bindings: cargo build failed" >&2; exit 1; }
-  export CONTRACTPIN_LIB_DIR="$target/$profile"
+  echo "building libcontractpin ($profile): scripts/build-lib.sh --$profile"
+  out="$(bash scripts/build-lib.sh "--$profile" | tail -1)" && [ -n "$out" ] ||
+    { echo "bindings: scripts/build-lib.sh failed" >&2; exit 1; }
+  export CONTRACTPIN_LIB_DIR="$out"
 fi
-lib_dir="$CONTRACTPIN_LIB_DIR"
+lib_dir="$(cd "$CONTRACTPIN_LIB_DIR" && pwd)" || { echo "bindings: $CONTRACTPIN_LIB_DIR is not a directory" >&2; exit 1; }
+export CONTRACTPIN_LIB_DIR="$lib_dir"
 for f in libcontractpin.a libcontractpin.so; do
   [ -f "$lib_dir/$f" ] || { echo "bindings: $lib_dir/$f missing" >&2; exit 1; }
 done
@@ -61,13 +65,22 @@ run header bash scripts/gen-header.sh --check
 run c make -s -C bindings/c test CONTRACTPIN_LIB_DIR="$lib_dir"
 
 go_suite() {
+  # The default build links through pkg-config (as against an installed
+  # library): a contractpin.pc naming the library under test, and an rpath.
+  local pc
+  pc="$(mktemp -d)"
+  sh bindings/c/gen-pc.sh --prefix "$root" --libdir "$lib_dir" --includedir "$root/include" \
+    --native-static-libs "$(. "$lib_dir/contractpin-build.env" 2>/dev/null && echo "$NATIVE_STATIC_LIBS")" \
+    > "$pc/contractpin.pc" || return 1
   (
     cd bindings/go &&
-      export CGO_ENABLED=1 CGO_LDFLAGS="-L$lib_dir -Wl,-rpath,$lib_dir" &&
+      export CGO_ENABLED=1 PKG_CONFIG_PATH="$pc" CGO_LDFLAGS="-Wl,-rpath,$lib_dir" &&
       go vet ./... &&
+      go vet -tags contractpin_inrepo ./... &&
       go test -race -count=1 -v ./... > "$root/bindings/go/test.log" 2>&1
   )
   local rc=$?
+  rm -rf "$pc"
   if [ -f bindings/go/test.log ]; then
     grep -E '^(--- FAIL|FAIL|ok|panic)' bindings/go/test.log || true
     [ $rc -ne 0 ] && tail -40 bindings/go/test.log
@@ -84,10 +97,29 @@ python_suite() {
     echo "bindings: .venv-bindings missing; run .ci/install-bindings.sh" >&2
     return 1
   fi
-  # Test the package as installed (not the source tree), freshly from the working tree.
-  "$py" -m pip install -q --no-deps --no-build-isolation --force-reinstall ./bindings/python || return 1
+  # Test the package as installed (not the source tree), freshly from the
+  # working tree, with the library under test bundled as the wheel bundles it
+  # (no cargo run: CONTRACTPIN_PREBUILT_LIB), and loaded from there: no
+  # CONTRACTPIN_LIB.
+  CONTRACTPIN_PREBUILT_LIB="$lib_dir/libcontractpin.so" \
+    "$py" -m pip install -q --no-deps --no-build-isolation --force-reinstall ./bindings/python || return 1
   rm -rf bindings/python/build bindings/python/src/*.egg-info
-  (cd bindings/python && CONTRACTPIN_LIB="$lib_dir/libcontractpin.so" "$py" -m pytest -q -p no:cacheprovider tests) || return 1
+  # The import finds the installed package, which loads its bundled copy.
+  (cd bindings/python && env -u CONTRACTPIN_LIB "$py" - <<'PY') || return 1
+import sysconfig
+from pathlib import Path
+
+import contractpin
+
+package = Path(contractpin.__file__).resolve().parent
+site = Path(sysconfig.get_paths()["platlib"]).resolve()
+assert package == site / "contractpin", f"imported {package}, not the installed package in {site}"
+assert contractpin.library_path == str(package / "libcontractpin.so"), contractpin.library_path
+print(f"python: the installed package loads {contractpin.library_path}")
+PY
+  (cd bindings/python && env -u CONTRACTPIN_LIB "$py" -m pytest -q -p no:cacheprovider tests) || return 1
+  # The package's type hints hold (py.typed): mypy --strict, pinned in requirements-lint.txt.
+  "$py" -m mypy --strict --cache-dir=/dev/null bindings/python/src/contractpin || return 1
   # The oldest supported Python, when this machine has it (plain or via pyenv).
   local py39=""
   for cand in python3.9 "$(pyenv root 2>/dev/null)"/versions/3.9*/bin/python3.9; do

@@ -2,13 +2,18 @@
 // tool contracts as SHA-256 digests over RFC 8785 canonical JSON, and verify
 // a live tools/list against a contractpin.lock at run time.
 //
-// The package links libcontractpin (a Rust cdylib). By default cgo looks in
-// the repository's target/release and then target/debug directories (build
-// the library with `cargo build --release` first); point it elsewhere with
+// The package links the installed libcontractpin through pkg-config
+// (`#cgo pkg-config: contractpin`): install the C library first with
+// `make install PREFIX=...` at the repository root, and put
+// PREFIX/lib/pkgconfig on PKG_CONFIG_PATH when PREFIX is not a system
+// prefix (then the program also needs PREFIX/lib at run time: LD_LIBRARY_PATH,
+// or CGO_LDFLAGS="-Wl,-rpath,PREFIX/lib" at build time).
 //
-//	CGO_LDFLAGS="-L/path/to/lib -Wl,-rpath,/path/to/lib"
+// Inside the contractpin repository, the build tag contractpin_inrepo links
+// the checkout's own build instead (scripts/build-lib.sh puts it in
+// target/lib/release or target/lib/debug):
 //
-// (scripts/test-bindings.sh derives that from CONTRACTPIN_LIB_DIR).
+//	go test -tags contractpin_inrepo ./...
 //
 // Every function is safe for concurrent use. Errors are *Error values that
 // carry a Status (usable with errors.Is against the Err* sentinels) and the
@@ -16,8 +21,6 @@
 package contractpin
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../include
-#cgo LDFLAGS: -L${SRCDIR}/../../target/release -L${SRCDIR}/../../target/debug -Wl,-rpath,${SRCDIR}/../../target/release -Wl,-rpath,${SRCDIR}/../../target/debug -lcontractpin
 #include "contractpin.h"
 */
 import "C"

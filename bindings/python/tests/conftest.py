@@ -1,10 +1,18 @@
-"""Shared paths for the tests."""
+"""Shared paths for the tests.
 
+The data (vectors/, bindings/c/testdata/, the README) come from the contractpin
+repository: the one holding these tests, or CONTRACTPIN_REPO when the tests
+run from a copy outside it (scripts/test-packages.sh does, against an
+installed wheel). The package under test is whatever `import contractpin`
+finds; nothing here puts the source tree on sys.path.
+"""
+
+import os
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(os.environ.get("CONTRACTPIN_REPO") or Path(__file__).resolve().parents[3])
 TESTDATA = ROOT / "bindings" / "c" / "testdata"
 
 

@@ -1,11 +1,12 @@
 """contractpin: pin MCP tool contracts as SHA-256 digests over RFC 8785
 canonical JSON, and verify a live tools/list against a ``contractpin.lock``.
 
-A ctypes binding of libcontractpin (nothing is compiled at install time).
-The library is found through ``CONTRACTPIN_LIB`` (path of the shared
-library), ``CONTRACTPIN_LIB_DIR``, or the ``target/release`` / ``target/debug``
-directory of the contractpin checkout this package (or the working directory)
-lives in.
+A ctypes binding of libcontractpin. The wheel bundles the library
+(``contractpin/libcontractpin.so``); ``CONTRACTPIN_LIB`` (an absolute path)
+overrides it, and without a bundled copy the system loader is asked for
+``libcontractpin.so.0`` (``make install``). Nothing is ever loaded from the
+working directory or a checkout around it; ``library_path`` says what was
+loaded.
 
 >>> tool_digest(b'{"name":"echo"}')[:7]
 'sha256:'

@@ -5,7 +5,7 @@ import ctypes.util
 import os
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import Optional
 
 __all__ = ["lib", "library_path", "LibraryNotFound"]
 
@@ -22,52 +22,65 @@ def _file_name() -> str:
     return "libcontractpin.so"
 
 
-def _repo_candidates() -> List[Path]:
-    """target/{release,debug} of a contractpin checkout above this file or the cwd."""
-    found: List[Path] = []
-    starts = [Path(__file__).resolve().parent, Path.cwd().resolve()]
-    for start in starts:
-        for base in [start, *start.parents]:
-            if (base / "Cargo.toml").is_file() and (base / "include" / "contractpin.h").is_file():
-                for profile in ("release", "debug"):
-                    found.append(base / "target" / profile / _file_name())
-                break
-    return found
+# What the system loader is asked for: the SONAME scripts/build-lib.sh sets
+# (`make install` puts it in PREFIX/lib).
+_SONAME = "libcontractpin.so.0"
 
 
-def _candidates() -> List[Path]:
-    env_lib = os.environ.get("CONTRACTPIN_LIB")
-    if env_lib:
-        # An explicit choice: nothing else is tried.
-        return [Path(env_lib)]
-    found: List[Path] = []
-    env_dir = os.environ.get("CONTRACTPIN_LIB_DIR")
-    if env_dir:
-        found.append(Path(env_dir) / _file_name())
-    found.extend(_repo_candidates())
-    return found
+def _open(path: str) -> "tuple[ctypes.CDLL, str]":
+    try:
+        return ctypes.CDLL(path), path
+    except OSError as e:
+        raise LibraryNotFound(f"contractpin: cannot load {path}: {e}") from e
 
 
 def _load() -> "tuple[ctypes.CDLL, str]":
-    tried = _candidates()
-    for path in tried:
-        if path.is_file():
-            try:
-                return ctypes.CDLL(str(path)), str(path)
-            except OSError as e:
-                raise LibraryNotFound(f"contractpin: cannot load {path}: {e}") from e
-    if not os.environ.get("CONTRACTPIN_LIB"):
-        system = ctypes.util.find_library("contractpin")
-        if system:
-            try:
-                return ctypes.CDLL(system), system
-            except OSError:
-                pass
-    listed = "\n  ".join(str(p) for p in tried) or "(no candidates)"
+    """Loads libcontractpin from exactly one of three places, in this order:
+
+    1. ``CONTRACTPIN_LIB``, the path of a shared library: an explicit choice,
+       nothing else is tried;
+    2. the copy inside this package (the wheel bundles it);
+    3. the system loader: ``ctypes.util.find_library("contractpin")``, then the
+       SONAME ``libcontractpin.so.0`` (``make install``, with ``LD_LIBRARY_PATH``
+       for a prefix the loader does not search).
+
+    Never the working directory, and never a checkout found by walking up
+    from it or from this file: importing contractpin inside an untrusted
+    directory must not run a library planted there.
+    """
+    env_lib = os.environ.get("CONTRACTPIN_LIB")
+    if env_lib:
+        if not os.path.isabs(env_lib):
+            raise LibraryNotFound(f"contractpin: CONTRACTPIN_LIB must be an absolute path, not {env_lib!r}")
+        if not os.path.isfile(env_lib):
+            raise LibraryNotFound(f"contractpin: CONTRACTPIN_LIB={env_lib} is not a file")
+        return _open(env_lib)
+    bundled = Path(__file__).resolve().parent / _file_name()
+    if bundled.is_file():
+        return _open(str(bundled))
+    tried = [str(bundled)]
+    names = []
+    found = ctypes.util.find_library("contractpin")
+    if found:
+        names.append(found)
+    if sys.platform.startswith("linux"):
+        names.append(_SONAME)
+    for name in names:
+        # A bare name (no slash): dlopen searches LD_LIBRARY_PATH, the
+        # ld.so cache and the system directories, not the working directory.
+        if os.sep in name:
+            tried.append(f"{name} (skipped: find_library returned a path)")
+            continue
+        try:
+            return ctypes.CDLL(name), name
+        except OSError as e:
+            tried.append(f"{name} (system loader: {e})")
+    listed = "\n  ".join(tried)
     raise LibraryNotFound(
-        "contractpin: libcontractpin not found. Build it with `cargo build --release` in the "
-        "contractpin repository, or set CONTRACTPIN_LIB to the shared library's path "
-        f"(or CONTRACTPIN_LIB_DIR to its directory). Tried:\n  {listed}"
+        "contractpin: libcontractpin not found. Install the contractpin wheel (it bundles the "
+        "library), install the C library system-wide (`make install` in the contractpin "
+        "repository), or set CONTRACTPIN_LIB to the shared library's absolute path. Tried:\n  "
+        f"{listed}"
     )
 
 
