@@ -47,6 +47,8 @@ pub mod escape;
 pub mod ffi;
 #[cfg(feature = "std")]
 pub mod fs;
+#[cfg(feature = "alloc")]
+pub mod guard;
 pub mod jcs;
 pub mod json;
 mod limits;
