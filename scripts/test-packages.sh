@@ -123,7 +123,7 @@ install_suite() {
 
   # The C library is the library crate alone: no CLI, HTTP or TLS crate.
   local tree
-  tree="$(cargo tree --locked -e normal --no-default-features --features "$FEATURES" --prefix none 2>&1)" || { echo "$tree"; return 1; }
+  tree="$(cargo tree --locked -p contractpin -e normal --no-default-features --features "$FEATURES" --prefix none 2>&1)" || { echo "$tree"; return 1; }
   if printf '%s\n' "$tree" | grep -qE '^(clap|ureq|rustls|ring|webpki)'; then
     fail "the library's dependency tree (features $FEATURES) has CLI/HTTP crates: $tree" || return 1
   fi

@@ -27,13 +27,14 @@
 //!
 //! The ABI code, including verification ([`contractpin_verify`], built on
 //! the lock reader and the verify classifier), needs only `alloc`. The
-//! shipped `cdylib`/`staticlib` are built with the default features, which
-//! include `std`: a `no_std` build must bring its own panic handler and
-//! global allocator, and then panics abort instead of being caught.
+//! shipped `cdylib`/`staticlib` (`scripts/build-lib.sh`) are built with the
+//! features `ffi,std`: `std` gives the panic boundary, the panic handler and
+//! the allocator (a `no_std` build must bring its own, and then panics abort
+//! instead of being caught). No CLI, HTTP or TLS crate is linked in.
 //!
-//! Rust callers (the `contractpin` CLI) call these functions directly; the
-//! opaque results also offer safe Rust views ([`contractpin_server::as_server_digest`],
-//! [`contractpin_status::name`]) so no C string handling is needed there.
+//! The `contractpin` CLI does not call these functions: it uses the safe
+//! Rust API. The ABI is covered by its own suites (C, Go, Python, Miri and
+//! the `ffi` fuzz target).
 //!
 //! See `docs/C_ABI.md` for the full reference.
 #![allow(non_camel_case_types)]

@@ -29,7 +29,9 @@ const RESERVED: &[&str] = &[
 ];
 
 /// An HTTP source with every reference expanded, and what to redact.
+/// (Without `mcp-http` only the checks are used, never the values.)
 #[derive(Debug)]
+#[cfg_attr(not(feature = "mcp-http"), allow(dead_code))]
 pub(crate) struct HttpCredentials {
     /// The URL to connect to.
     pub url: String,
