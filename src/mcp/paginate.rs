@@ -7,6 +7,11 @@
 //! warning says so. Any other cursor seen twice is a stuck cursor; more than
 //! `max_pages` pages is an error; a tool name on two pages is the server's
 //! fault.
+//!
+//! Memory: the assembled document (`[page,page,...]`) is checked against
+//! the input size limit (`max_input_bytes`) as each page is added, so a
+//! server sending many large pages is refused after the page that crosses
+//! the limit, not after the last one.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::string::{String, ToString};
@@ -139,6 +144,7 @@ pub(crate) fn list_tools(
         }
         write_page(&mut json, &result, root, s)?;
         count += 1;
+        check_size(&json, page, s.opts.max_input_bytes)?;
         let next = match root.get("nextCursor") {
             None => None,
             Some(v) if v.is_null() => None,
@@ -168,6 +174,21 @@ pub(crate) fn list_tools(
         count,
         names: seen.len(),
     })
+}
+
+/// Fails when the document so far, with its closing `]`, is over the input
+/// size limit (never more than [`MAX_INPUT`](crate::MAX_INPUT)).
+fn check_size(json: &[u8], page: usize, max_input: usize) -> Result<(), McpError> {
+    let limit = max_input.min(crate::MAX_INPUT);
+    if json.len() + 1 <= limit {
+        return Ok(());
+    }
+    Err(McpError::new(
+        McpErrorKind::SizeLimit,
+        std::format!(
+            "size-limit: the tools/list pages add up to more than {limit} bytes (the input size limit) with page {page}; stopped there"
+        ),
+    ))
 }
 
 fn is_method_not_found(e: &McpError) -> bool {
