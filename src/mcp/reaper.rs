@@ -165,7 +165,8 @@ pub(crate) fn group_has_live_members(pgid: u32) -> Option<bool> {
 
 /// Kills and reaps every child of this process that is not a stdio server
 /// this module is still running, and whatever those children leave behind;
-/// returns how many processes it reaped.
+/// returns how many of them were still running (exited ones, zombies, are
+/// only reaped).
 ///
 /// This is for a process that made itself a child subreaper
 /// (`prctl(PR_SET_CHILD_SUBREAPER, 1)`, Linux) so that the descendants of
@@ -198,7 +199,7 @@ fn reap_orphans_linux(budget: Duration) -> usize {
     // SAFETY: getpid(2) has no preconditions and cannot fail.
     let me = unsafe { libc::getpid() };
     let Ok(me) = u32::try_from(me) else { return 0 };
-    let mut reaped = 0;
+    let mut killed = BTreeSet::new();
     loop {
         let mut orphans: Vec<Proc> = Vec::new();
         if for_each_process(|p| {
@@ -208,12 +209,15 @@ fn reap_orphans_linux(budget: Duration) -> usize {
         })
         .is_err()
         {
-            return reaped;
+            return killed.len();
         }
         if orphans.is_empty() {
-            return reaped;
+            return killed.len();
         }
         for p in &orphans {
+            if !p.dead() {
+                killed.insert(p.pid);
+            }
             if p.pgrp == p.pid {
                 // It leads its own group (it called setsid or setpgid).
                 signal_pid(-(p.pid as i64), libc::SIGKILL);
@@ -221,12 +225,10 @@ fn reap_orphans_linux(budget: Duration) -> usize {
             signal_pid(i64::from(p.pid), libc::SIGKILL);
         }
         for p in &orphans {
-            if reap_by_pid(p.pid, deadline) {
-                reaped += 1;
-            }
+            reap_by_pid(p.pid, deadline);
         }
         if Instant::now() >= deadline {
-            return reaped;
+            return killed.len();
         }
     }
 }

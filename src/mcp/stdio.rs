@@ -5,7 +5,10 @@
 //!   `env`, unless [`ClientOptions::inherit_env`] asks for all of ours;
 //! - stdout is read on its own thread and split into lines (a line longer
 //!   than the limit is an error); lines that are not JSON-RPC messages are
-//!   skipped and counted. The lines travel to us through a queue bounded in
+//!   skipped and counted. A server that exits is noticed while we wait for
+//!   an answer even when a child it left behind holds stdout open (no end
+//!   of file): once it exited and stdout has been quiet for 250 ms, no
+//!   answer can come. The lines travel to us through a queue bounded in
 //!   bytes ([`byte_queue`](super::byte_queue), `max(max_line_bytes, 64 KiB)`):
 //!   a server that writes faster than we parse is back-pressured through
 //!   its pipe instead of filling our memory;
@@ -46,6 +49,12 @@ use super::transport::{Deadline, Transport};
 const WRITE_BUDGET: usize = 1 << 20;
 /// The line queue holds at least this much, however small the line limit.
 const MIN_LINE_BUDGET: usize = 64 * 1024;
+/// How often a wait for an answer checks whether the server has exited.
+const EXIT_POLL: Duration = Duration::from_millis(50);
+/// After the server exited, how long its stdout must stay quiet before we
+/// stop waiting for an answer (a child it left behind may hold the pipe
+/// open, so there may never be an end of file).
+const QUIET_AFTER_EXIT: Duration = Duration::from_millis(250);
 
 /// What the stdout thread reports.
 enum Event {
@@ -82,6 +91,8 @@ pub(crate) struct StdioTransport {
     exited: bool,
     /// Whether the child has been reaped: from then on its pid means nothing.
     reaped: bool,
+    /// Since when stdout has been quiet, once the server is known to have exited.
+    quiet_since: Option<Instant>,
     ended: Option<Ended>,
 }
 
@@ -166,6 +177,7 @@ impl StdioTransport {
             status: None,
             exited: false,
             reaped: false,
+            quiet_since: None,
             ended: None,
         };
         // From here on, returning early drops `t`, which shuts the child down.
@@ -403,8 +415,9 @@ impl Transport for StdioTransport {
             if left.is_zero() {
                 return Err(self.timeout(deadline, method));
             }
-            match self.lines.recv_timeout(left) {
+            match self.lines.recv_timeout(left.min(EXIT_POLL)) {
                 Ok(Event::Line(line)) => {
+                    self.quiet_since = self.quiet_since.map(|_| Instant::now());
                     if let Some(answer) = self.on_line(&line, id, method, deadline)? {
                         return answer;
                     }
@@ -426,7 +439,11 @@ impl Transport for StdioTransport {
                 Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
                     return Err(self.exited_error(&std::format!("no answer to {method}")))
                 }
-                Err(RecvTimeoutError::Timeout) => return Err(self.timeout(deadline, method)),
+                Err(RecvTimeoutError::Timeout) => {
+                    if self.exited_and_quiet() {
+                        return Err(self.exited_error(&std::format!("no answer to {method}")));
+                    }
+                }
             }
         }
     }
@@ -466,6 +483,16 @@ impl StdioTransport {
             self.send(&reply, deadline, method)?;
         }
         Ok(scan.ours)
+    }
+
+    /// Whether the server has exited and its stdout has been quiet since
+    /// (then no answer can come, even if a leftover child keeps the pipe open).
+    fn exited_and_quiet(&mut self) -> bool {
+        if self.quiet_since.is_none() && self.wait_exit(Duration::ZERO) {
+            self.quiet_since = Some(Instant::now());
+        }
+        self.quiet_since
+            .is_some_and(|t| t.elapsed() >= QUIET_AFTER_EXIT)
     }
 
     fn timeout(&self, deadline: &Deadline, method: &str) -> McpError {
