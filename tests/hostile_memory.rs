@@ -120,12 +120,24 @@ fn many_large_pages_stop_at_the_input_size_limit() {
     let r = init_stdio(
         &py,
         &[
-            "--scenario", "many-pages", "--pages", "200", "--page-bytes", NEAR_LIMIT,
-            "--record", &record,
+            "--scenario",
+            "many-pages",
+            "--pages",
+            "200",
+            "--page-bytes",
+            NEAR_LIMIT,
+            "--record",
+            &record,
         ],
     );
     assert_bounded("200 pages of 1 MB", &r, "size-limit");
-    assert!(r.0.run.stderr.contains("1048576 bytes (the input size limit)"), "{}", r.0.run.stderr);
+    assert!(
+        r.0.run
+            .stderr
+            .contains("1048576 bytes (the input size limit)"),
+        "{}",
+        r.0.run.stderr
+    );
     // It stopped asking at the page that crossed the limit (the second).
     let asked = std::fs::read_to_string(&record)
         .unwrap_or_default()
@@ -143,11 +155,19 @@ fn a_stdio_flood_of_large_notifications_is_back_pressured() {
     let r = init_stdio(
         &py,
         &[
-            "--scenario", "notification-flood", "--flood-count", "200",
-            "--flood-message-bytes", NEAR_LIMIT,
+            "--scenario",
+            "notification-flood",
+            "--flood-count",
+            "200",
+            "--flood-message-bytes",
+            NEAR_LIMIT,
         ],
     );
-    assert_bounded("stdio: 200 notifications of 1 MB", &r, "exited (exit status: 4)");
+    assert_bounded(
+        "stdio: 200 notifications of 1 MB",
+        &r,
+        "exited (exit status: 4)",
+    );
 }
 
 #[test]
@@ -159,13 +179,21 @@ fn a_legacy_sse_flood_of_large_events_is_back_pressured() {
         &py,
         "sse",
         &[
-            "--scenario", "notification-flood", "--flood-count", "200",
-            "--flood-message-bytes", NEAR_LIMIT,
+            "--scenario",
+            "notification-flood",
+            "--flood-count",
+            "200",
+            "--flood-message-bytes",
+            NEAR_LIMIT,
         ],
     );
     let url = server.url.replace("/mcp", "/sse");
     let r = init_http(&url);
-    assert_bounded("legacy SSE: 200 events of 1 MB", &r, "ended (closed by the server)");
+    assert_bounded(
+        "legacy SSE: 200 events of 1 MB",
+        &r,
+        "ended (closed by the server)",
+    );
 }
 
 #[test]
@@ -179,12 +207,22 @@ fn a_streamable_http_sse_flood_stays_within_the_response_limit() {
         &py,
         "http",
         &[
-            "--http-answer", "sse", "--scenario", "notification-flood", "--flood-count", "200",
-            "--flood-message-bytes", NEAR_LIMIT,
+            "--http-answer",
+            "sse",
+            "--scenario",
+            "notification-flood",
+            "--flood-count",
+            "200",
+            "--flood-message-bytes",
+            NEAR_LIMIT,
         ],
     );
     let r = init_http(&server.url);
-    assert_bounded("Streamable HTTP SSE: 200 events of 1 MB", &r, "the response size limit");
+    assert_bounded(
+        "Streamable HTTP SSE: 200 events of 1 MB",
+        &r,
+        "the response size limit",
+    );
 }
 
 #[test]
@@ -195,8 +233,22 @@ fn a_server_that_stops_reading_its_stdin_is_a_timeout_not_a_hang() {
     let dir = Scratch::new();
     let lock = dir.path("contractpin.lock").display().to_string();
     let args = [
-        "init", "--lock", &lock, "--name", "pings", "--timeout", "3", "--total-timeout", "10",
-        "--", &py, FAKE, "--scenario", "ping-flood", "--ping-count", "50000",
+        "init",
+        "--lock",
+        &lock,
+        "--name",
+        "pings",
+        "--timeout",
+        "3",
+        "--total-timeout",
+        "10",
+        "--",
+        &py,
+        FAKE,
+        "--scenario",
+        "ping-flood",
+        "--ping-count",
+        "50000",
     ];
     // The server gives up by itself after 60 s; contractpin must be done long before.
     let m = cli_measured(&args, &[], Duration::from_secs(30));

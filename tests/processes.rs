@@ -83,7 +83,8 @@ fn assert_gone(what: &str, pid_files: &[&Path], run: &Run) {
 
 #[test]
 fn a_background_child_in_the_group_does_not_survive_init_or_verify() {
-    let Some(py) = python3("a_background_child_in_the_group_does_not_survive_init_or_verify") else {
+    let Some(py) = python3("a_background_child_in_the_group_does_not_survive_init_or_verify")
+    else {
         return;
     };
     let dir = Scratch::new();
@@ -150,9 +151,9 @@ fn a_group_member_that_ignores_sigterm_is_killed_after_the_grace() {
 
 #[test]
 fn the_library_alone_clears_the_process_group_of_a_server_that_exited_by_itself() {
-    let Some(py) = python3(
-        "the_library_alone_clears_the_process_group_of_a_server_that_exited_by_itself",
-    ) else {
+    let Some(py) =
+        python3("the_library_alone_clears_the_process_group_of_a_server_that_exited_by_itself")
+    else {
         return;
     };
     let dir = Scratch::new();
@@ -174,6 +175,10 @@ fn the_library_alone_clears_the_process_group_of_a_server_that_exited_by_itself(
     let pid = read_pid(&bg);
     let stopped = eventually(GONE_WITHIN, || !running(pid));
     kill_leftover(pid);
-    assert!(stopped, "sleep {pid} still running: state {:?}", common::proc_state(pid));
+    assert!(
+        stopped,
+        "sleep {pid} still running: state {:?}",
+        common::proc_state(pid)
+    );
     assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
 }

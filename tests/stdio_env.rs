@@ -40,7 +40,8 @@ fn outer_env<'a>(home: &'a str, path: &'a str) -> Vec<(&'a str, &'a str)> {
 fn read_env(file: &Path) -> BTreeMap<String, String> {
     let text = std::fs::read_to_string(file)
         .unwrap_or_else(|e| panic!("the server wrote no {}: {e}", file.display()));
-    let mut nodes = vec![contractpin::json::Node::EMPTY; contractpin::json::scratch_needed(text.as_bytes())];
+    let mut nodes =
+        vec![contractpin::json::Node::EMPTY; contractpin::json::scratch_needed(text.as_bytes())];
     let tape = contractpin::json::parse(text.as_bytes(), &mut nodes, &contractpin::Limits::DEFAULT)
         .expect("the env dump is JSON");
     let mut out = BTreeMap::new();
@@ -63,44 +64,69 @@ fn decode(v: contractpin::json::Value<'_>) -> String {
 #[track_caller]
 fn assert_ok(run: &Run) {
     assert_eq!(run.code, 0, "{run:#?}");
-    assert!(!run.stdout.contains(SECRET) && !run.stderr.contains(SECRET), "{run:#?}");
+    assert!(
+        !run.stdout.contains(SECRET) && !run.stderr.contains(SECRET),
+        "{run:#?}"
+    );
 }
 
 /// The variables a server may see without `--inherit-env`: the SDK list,
 /// the two declared ones, and LC_CTYPE, which Python itself sets in a C
 /// locale (PEP 538 locale coercion).
-const ALLOWED: [&str; 8] = ["HOME", "LOGNAME", "PATH", "TERM", "USER", "DECLARED", "FROM_REF", "LC_CTYPE"];
+const ALLOWED: [&str; 8] = [
+    "HOME", "LOGNAME", "PATH", "TERM", "USER", "DECLARED", "FROM_REF", "LC_CTYPE",
+];
+
+/// The names only: a failing run must not print the values of a CI
+/// environment that leaked.
+fn names(env: &BTreeMap<String, String>) -> Vec<&str> {
+    env.keys().map(String::as_str).collect()
+}
 
 #[track_caller]
 fn assert_minimal(env: &BTreeMap<String, String>, home: &str, path: &str) {
-    assert!(!env.contains_key("CONTRACTPIN_TEST_SECRET"), "the secret leaked: {env:?}");
+    let keys = names(env);
+    assert!(
+        !env.contains_key("CONTRACTPIN_TEST_SECRET"),
+        "the secret leaked: {keys:?}"
+    );
     assert!(
         !env.values().any(|v| v.contains(SECRET)),
-        "the secret leaked: {env:?}"
+        "the secret leaked: {keys:?}"
     );
-    assert_eq!(env.get("PATH").map(String::as_str), Some(path), "{env:?}");
-    assert_eq!(env.get("HOME").map(String::as_str), Some(home), "{env:?}");
+    assert_eq!(env.get("PATH").map(String::as_str), Some(path), "{keys:?}");
+    assert_eq!(env.get("HOME").map(String::as_str), Some(home), "{keys:?}");
     assert_eq!(env.get("TERM").map(String::as_str), Some("xterm-test"));
     assert_eq!(env.get("USER").map(String::as_str), Some("ci-user"));
     assert_eq!(env.get("LOGNAME").map(String::as_str), Some("ci-logname"));
-    assert!(!env.contains_key("SHELL"), "a `()` value is left out: {env:?}");
+    assert!(
+        !env.contains_key("SHELL"),
+        "a `()` value is left out: {keys:?}"
+    );
     assert_eq!(
         env.get("DECLARED").map(String::as_str),
         Some("declared-literal-value"),
-        "the lock's env is passed: {env:?}"
+        "the lock's env is passed: {keys:?}"
     );
     assert_eq!(
         env.get("FROM_REF").map(String::as_str),
         Some("value-of-the-reference"),
-        "a ${{VAR}} reference is expanded from contractpin's environment: {env:?}"
+        "a ${{VAR}} reference is expanded from contractpin's environment: {keys:?}"
     );
-    let extra: Vec<&String> = env.keys().filter(|k| !ALLOWED.contains(&k.as_str())).collect();
-    assert!(extra.is_empty(), "variables beyond the SDK list and the lock's env: {extra:?}");
+    let extra: Vec<&String> = env
+        .keys()
+        .filter(|k| !ALLOWED.contains(&k.as_str()))
+        .collect();
+    assert!(
+        extra.is_empty(),
+        "variables beyond the SDK list and the lock's env: {extra:?}"
+    );
 }
 
 #[test]
 fn a_stdio_server_gets_only_the_sdk_variables_and_its_env_unless_inherit_env() {
-    let Some(py) = python3("a_stdio_server_gets_only_the_sdk_variables_and_its_env_unless_inherit_env")
+    let Some(py) =
+        python3("a_stdio_server_gets_only_the_sdk_variables_and_its_env_unless_inherit_env")
     else {
         return;
     };
@@ -114,9 +140,16 @@ fn a_stdio_server_gets_only_the_sdk_variables_and_its_env_unless_inherit_env() {
     let init = |extra: &[&str]| {
         let _ = std::fs::remove_file(&dump);
         let mut args = vec![
-            "init", "--lock", &lock, "--name", "env", "--force",
-            "--env", "DECLARED=declared-literal-value",
-            "--env", "FROM_REF=${CONTRACTPIN_TEST_REF}",
+            "init",
+            "--lock",
+            &lock,
+            "--name",
+            "env",
+            "--force",
+            "--env",
+            "DECLARED=declared-literal-value",
+            "--env",
+            "FROM_REF=${CONTRACTPIN_TEST_REF}",
         ];
         args.extend_from_slice(extra);
         args.extend_from_slice(&["--", &py, FAKE, "--scenario", "ok", "--env-file", &dump_s]);
@@ -134,13 +167,14 @@ fn a_stdio_server_gets_only_the_sdk_variables_and_its_env_unless_inherit_env() {
     assert_minimal(&read_env(&dump), &home, &path);
 
     // --inherit-env, on init and on verify: everything, the secret included.
-    for run in [
-        init(&["--inherit-env"]),
-        {
-            let _ = std::fs::remove_file(&dump);
-            cli_env(&["verify", "--lock", &lock, "--inherit-env"], &env, DEADLINE)
-        },
-    ] {
+    for run in [init(&["--inherit-env"]), {
+        let _ = std::fs::remove_file(&dump);
+        cli_env(
+            &["verify", "--lock", &lock, "--inherit-env"],
+            &env,
+            DEADLINE,
+        )
+    }] {
         assert_ok(&run);
         let seen = read_env(&dump);
         assert_eq!(
@@ -148,8 +182,14 @@ fn a_stdio_server_gets_only_the_sdk_variables_and_its_env_unless_inherit_env() {
             Some(SECRET),
             "--inherit-env passes everything on: {run:#?}"
         );
-        assert_eq!(seen.get("SHELL").map(String::as_str), Some("() {  echo exported function; }"));
-        assert_eq!(seen.get("DECLARED").map(String::as_str), Some("declared-literal-value"));
+        assert_eq!(
+            seen.get("SHELL").map(String::as_str),
+            Some("() {  echo exported function; }")
+        );
+        assert_eq!(
+            seen.get("DECLARED").map(String::as_str),
+            Some("declared-literal-value")
+        );
         assert_eq!(seen.get("PATH").map(String::as_str), Some(path.as_str()));
     }
 }
@@ -168,17 +208,35 @@ fn the_lock_env_overrides_an_inherited_variable() {
     let env = outer_env(&home, &path);
     let run = cli_env(
         &[
-            "init", "--lock", &lock, "--name", "env",
-            "--env", "TERM=${CONTRACTPIN_TEST_REF}",
-            "--", &py, FAKE, "--scenario", "ok", "--env-file", &dump_s,
+            "init",
+            "--lock",
+            &lock,
+            "--name",
+            "env",
+            "--env",
+            "TERM=${CONTRACTPIN_TEST_REF}",
+            "--",
+            &py,
+            FAKE,
+            "--scenario",
+            "ok",
+            "--env-file",
+            &dump_s,
         ],
         &env,
         DEADLINE,
     );
     assert_ok(&run);
     let seen = read_env(&dump);
-    assert_eq!(seen.get("TERM").map(String::as_str), Some("value-of-the-reference"));
-    assert!(!seen.contains_key("CONTRACTPIN_TEST_SECRET"), "{seen:?}");
+    assert_eq!(
+        seen.get("TERM").map(String::as_str),
+        Some("value-of-the-reference")
+    );
+    assert!(
+        !seen.contains_key("CONTRACTPIN_TEST_SECRET"),
+        "{:?}",
+        names(&seen)
+    );
 }
 
 #[test]
@@ -186,9 +244,14 @@ fn the_flag_is_documented_in_the_help_of_init_and_verify() {
     for cmd in ["init", "verify"] {
         let run = common::run::cli(&[cmd, "--help"], DEADLINE);
         assert_eq!(run.code, 0, "{run:#?}");
-        assert!(run.stdout.contains("--inherit-env"), "{cmd}: {}", run.stdout);
         assert!(
-            run.stdout.contains("HOME, LOGNAME, PATH, SHELL, TERM and USER"),
+            run.stdout.contains("--inherit-env"),
+            "{cmd}: {}",
+            run.stdout
+        );
+        assert!(
+            run.stdout
+                .contains("HOME, LOGNAME, PATH, SHELL, TERM and USER"),
             "{cmd}: {}",
             run.stdout
         );

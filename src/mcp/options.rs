@@ -23,7 +23,8 @@ pub fn is_supported_protocol_version(v: &str) -> bool {
 /// shell function), is left out. [`ClientOptions::inherit_env`] passes on
 /// everything instead.
 #[cfg(not(windows))]
-pub const DEFAULT_INHERITED_ENV_VARS: &[&str] = &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
+pub const DEFAULT_INHERITED_ENV_VARS: &[&str] =
+    &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
 
 /// The variables of our environment a stdio server gets by default (plus
 /// its spec's `env`): on Windows, the list of the official Python MCP SDK's

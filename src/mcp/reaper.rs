@@ -295,7 +295,11 @@ impl Proc {
     fn parse(stat: &[u8]) -> Option<Proc> {
         let open = stat.iter().position(|&b| b == b'(')?;
         let close = stat.iter().rposition(|&b| b == b')')?;
-        let pid = core::str::from_utf8(&stat[..open]).ok()?.trim().parse().ok()?;
+        let pid = core::str::from_utf8(&stat[..open])
+            .ok()?
+            .trim()
+            .parse()
+            .ok()?;
         let rest = core::str::from_utf8(stat.get(close + 1..)?).ok()?;
         let mut f = rest.split_ascii_whitespace();
         let state = *f.next()?.as_bytes().first()?;

@@ -448,7 +448,12 @@ impl Transport for StdioTransport {
         }
     }
 
-    fn notify(&mut self, method: &str, message: &[u8], deadline: &Deadline) -> Result<(), McpError> {
+    fn notify(
+        &mut self,
+        method: &str,
+        message: &[u8],
+        deadline: &Deadline,
+    ) -> Result<(), McpError> {
         self.send(message, deadline, method)
     }
 
@@ -554,11 +559,7 @@ fn read_lines(stdout: impl Read, max: usize, tx: Sender<Event>) {
 }
 
 /// The stdin thread: writes each queued message; dropping the queue closes stdin.
-fn write_messages(
-    mut stdin: impl Write,
-    rx: Receiver<Vec<u8>>,
-    error: Arc<Mutex<Option<String>>>,
-) {
+fn write_messages(mut stdin: impl Write, rx: Receiver<Vec<u8>>, error: Arc<Mutex<Option<String>>>) {
     while let Ok(msg) = rx.recv() {
         if let Err(e) = stdin.write_all(&msg).and_then(|_| stdin.flush()) {
             *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.to_string());

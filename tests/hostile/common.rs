@@ -31,7 +31,9 @@ pub fn python3(test: &str) -> Option<String> {
             if !exe.is_empty() && Path::new(&exe).is_file() {
                 return Some(exe);
             }
-            eprintln!("\n*** SKIPPED {test}: python3 reports no usable sys.executable ({exe:?}) ***\n");
+            eprintln!(
+                "\n*** SKIPPED {test}: python3 reports no usable sys.executable ({exe:?}) ***\n"
+            );
             None
         }
         other => {
