@@ -572,6 +572,53 @@ fn write_messages(mut stdin: impl Write, rx: Receiver<Vec<u8>>, error: Arc<Mutex
 mod tests {
     use super::*;
 
+    /// The environment `env(1)` sees when started as a server would be.
+    #[cfg(unix)]
+    fn child_env(env: &BTreeMap<String, String>, inherit: bool) -> Vec<(String, String)> {
+        let mut cmd = Command::new("env");
+        set_environment(&mut cmd, env, inherit);
+        let out = cmd.output().expect("env(1) runs");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_server_gets_the_default_variables_and_its_env_only() {
+        // Some variable of ours outside the list (cargo sets several).
+        let (ours, _) = std::env::vars()
+            .find(|(k, _)| !DEFAULT_INHERITED_ENV_VARS.contains(&k.as_str()))
+            .expect("the test runs with some variable outside the list");
+        let mut env = BTreeMap::new();
+        env.insert(String::from("DECLARED_FOR_THE_SERVER"), String::from("v"));
+        let minimal = child_env(&env, false);
+        let names: Vec<&str> = minimal.iter().map(|(k, _)| k.as_str()).collect();
+        assert!(!names.contains(&ours.as_str()), "{names:?}");
+        for (k, v) in &minimal {
+            if k == "DECLARED_FOR_THE_SERVER" {
+                assert_eq!(v, "v");
+            } else {
+                assert!(DEFAULT_INHERITED_ENV_VARS.contains(&k.as_str()), "{k}");
+                assert_eq!(std::env::var(k).ok().as_deref(), Some(v.as_str()), "{k}");
+            }
+        }
+        assert!(names.contains(&"DECLARED_FOR_THE_SERVER"));
+        if std::env::var_os("PATH").is_some() {
+            assert!(names.contains(&"PATH"), "{names:?}");
+        }
+        let all = child_env(&env, true);
+        assert!(
+            all.iter().any(|(k, _)| *k == ours),
+            "inherit_env passes {ours} on"
+        );
+        assert!(all
+            .iter()
+            .any(|(k, v)| k == "DECLARED_FOR_THE_SERVER" && v == "v"));
+    }
+
     #[test]
     fn the_default_environment_is_the_sdk_list_minus_functions() {
         let env = default_environment();

@@ -246,7 +246,9 @@ class Recorder:
 
     def __init__(self, path):
         self.path = path
-        self.lock = threading.Lock()
+        # Reentrant: the SIGTERM handler records too, and may interrupt the
+        # main thread while it holds the lock.
+        self.lock = threading.RLock()
 
     def __call__(self, **event):
         if not self.path:
