@@ -60,6 +60,9 @@ pub(crate) enum Exit {
     Running,
     /// Exited; the status when it could be read.
     Exited(Option<ExitStatus>),
+    /// No longer waitable: someone else reaped it, so its pid may already
+    /// name another process and must not be signalled.
+    Gone,
 }
 
 /// Whether `child` has exited, leaving it unreaped (a zombie) on Unix so
@@ -68,7 +71,7 @@ pub(crate) enum Exit {
 pub(crate) fn peek_exit(child: &mut Child) -> Exit {
     use std::os::unix::process::ExitStatusExt;
     let Some(pid) = libc::id_t::try_from(child.id()).ok() else {
-        return Exit::Exited(None);
+        return Exit::Gone;
     };
     loop {
         // SAFETY: siginfo_t is a plain C struct for which all-zero bytes are
@@ -90,8 +93,9 @@ pub(crate) fn peek_exit(child: &mut Child) -> Exit {
             if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
                 continue;
             }
-            // ECHILD: not waitable any more. Nothing left to signal.
-            return Exit::Exited(None);
+            // ECHILD: reaped behind our back (a SIGCHLD handler of the
+            // embedding program, say).
+            return Exit::Gone;
         }
         // SAFETY: waitid succeeded with WEXITED, so `info` is either still
         // zeroed or describes a child's exit (SIGCHLD): the union member
@@ -117,7 +121,7 @@ pub(crate) fn peek_exit(child: &mut Child) -> Exit {
     match child.try_wait() {
         Ok(Some(st)) => Exit::Exited(Some(st)),
         Ok(None) => Exit::Running,
-        Err(_) => Exit::Exited(None),
+        Err(_) => Exit::Gone,
     }
 }
 

@@ -329,12 +329,11 @@ impl StdioTransport {
 
     /// Reaps the server if it has exited (so it leaves no zombie).
     fn reap(&mut self) {
-        if self.reaped {
-            return;
-        }
-        if let Ok(Some(st)) = self.child.try_wait() {
-            self.status.get_or_insert(st);
-            self.reaped = true;
+        if !self.reaped {
+            if let Ok(Some(st)) = self.child.try_wait() {
+                self.status.get_or_insert(st);
+                self.reaped = true;
+            }
         }
         reaper::unmanage(self.child.id());
     }
@@ -346,10 +345,18 @@ impl StdioTransport {
             if self.exited {
                 return true;
             }
-            if let Exit::Exited(st) = reaper::peek_exit(&mut self.child) {
-                self.exited = true;
-                self.status = self.status.or(st);
-                return true;
+            match reaper::peek_exit(&mut self.child) {
+                Exit::Running => {}
+                Exit::Exited(st) => {
+                    self.exited = true;
+                    self.status = self.status.or(st);
+                    return true;
+                }
+                Exit::Gone => {
+                    self.exited = true;
+                    self.reaped = true; // never signal that pid again
+                    return true;
+                }
             }
             if Instant::now() >= until {
                 return false;
