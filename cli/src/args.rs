@@ -97,7 +97,7 @@ pub struct DocLimitArgs {
 /// Limits on fetching a tools/list from a server, and what a stdio server inherits.
 #[derive(Debug, Args, Clone, Default)]
 pub struct FetchLimitArgs {
-    /// Largest accepted JSON document in bytes [default: 67108864]
+    /// Largest accepted tools list in bytes, all pages together (checked as each page arrives) [default: 67108864]
     #[arg(long, value_name = "BYTES")]
     pub max_input_bytes: Option<usize>,
     /// Deepest accepted nesting of arrays and objects [default: 256]
