@@ -47,9 +47,20 @@ fn sh_with_background_sleep(py: &str, bg: &Path, ignore_term: bool, server: &str
 /// `init` then `verify` of `command`; after each, every pid in `pid_files`
 /// must be gone (reaped) within 2 s. Returns the `init` run.
 fn init_and_verify_leave_nothing(command: &[String], pid_files: &[&Path], init_code: i32) -> Run {
+    init_and_verify_leave_nothing_with(&[], command, pid_files, init_code)
+}
+
+fn init_and_verify_leave_nothing_with(
+    flags: &[&str],
+    command: &[String],
+    pid_files: &[&Path],
+    init_code: i32,
+) -> Run {
     let dir = Scratch::new();
     let lock = dir.path("contractpin.lock").display().to_string();
-    let mut args: Vec<&str> = vec!["init", "--lock", &lock, "--name", "srv", "--"];
+    let mut args: Vec<&str> = vec!["init", "--lock", &lock, "--name", "srv"];
+    args.extend_from_slice(flags);
+    args.push("--");
     args.extend(command.iter().map(String::as_str));
     let run = cli(&args, DEADLINE);
     assert_eq!(run.code, init_code, "init: {run:#?}");
@@ -112,6 +123,34 @@ fn a_setsid_grandchild_does_not_survive_init_or_verify() {
 }
 
 #[test]
+fn the_exit_of_a_server_whose_setsid_child_holds_its_stdout_is_noticed() {
+    let Some(py) = python3("the_exit_of_a_server_whose_setsid_child_holds_its_stdout_is_noticed")
+    else {
+        return;
+    };
+    let dir = Scratch::new();
+    let orphan = dir.path("orphan.pid");
+    let cmd: Vec<String> = vec![
+        py,
+        FAKE.into(),
+        "--scenario".into(),
+        "exits-after-initialize".into(),
+        "--orphan-pid-file".into(),
+        orphan.display().to_string(),
+    ];
+    let run = init_and_verify_leave_nothing(&cmd, &[&orphan], 1);
+    // The orphan keeps the server's stdout open (no end of file), but the
+    // server and its whole group are gone: an exit error at once, not a
+    // timeout 30 s later.
+    assert!(
+        run.stderr.contains("the server exited (exit status: 3)"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.took < Duration::from_secs(10), "{:?}", run.took);
+}
+
+#[test]
 fn both_kinds_of_leftovers_of_a_failing_server_are_gone_too() {
     let Some(py) = python3("both_kinds_of_leftovers_of_a_failing_server_are_gone_too") else {
         return;
@@ -124,15 +163,14 @@ fn both_kinds_of_leftovers_of_a_failing_server_are_gone_too() {
         orphan.display()
     );
     let cmd = sh_with_background_sleep(&py, &bg, false, &server);
-    let run = init_and_verify_leave_nothing(&cmd, &[&bg, &orphan], 1);
-    // Its exit is noticed although the leftovers hold its stdout open (no
-    // end of file): an exit error at once, not a timeout 30 s later.
+    // The sleep left in the group holds stdout and could be the server
+    // (`sh -c 'server &'`): waited for until the request timeout.
+    let run = init_and_verify_leave_nothing_with(&["--timeout", "3"], &cmd, &[&bg, &orphan], 1);
     assert!(
-        run.stderr.contains("the server exited (exit status: 3)"),
+        run.stderr.contains("request timeout of 3 s"),
         "{}",
         run.stderr
     );
-    assert!(run.took < Duration::from_secs(10), "{:?}", run.took);
 }
 
 #[test]
@@ -181,4 +219,26 @@ fn the_library_alone_clears_the_process_group_of_a_server_that_exited_by_itself(
         common::proc_state(pid)
     );
     assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+}
+
+#[test]
+fn a_wrapper_that_exits_while_its_child_serves_is_still_served() {
+    // A guard for the exit detection above: `sh -c 'server <&3 &'` exits at
+    // once while the server, in its process group, answers on the same
+    // pipes (fd 3 because sh gives `&` jobs /dev/null as stdin). It must
+    // still be pinned (and then stopped with the group).
+    let Some(py) = python3("a_wrapper_that_exits_while_its_child_serves_is_still_served") else {
+        return;
+    };
+    let dir = Scratch::new();
+    let pid_file = dir.path("server.pid");
+    let cmd: Vec<String> = vec![
+        "sh".into(),
+        "-c".into(),
+        format!(
+            "exec 3<&0; '{py}' '{FAKE}' --scenario ok --delay 0.5 --delay-methods initialize,server/discover --pid-file '{}' <&3 3<&- &",
+            pid_file.display()
+        ),
+    ];
+    init_and_verify_leave_nothing(&cmd, &[&pid_file], 0);
 }

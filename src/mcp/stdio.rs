@@ -6,9 +6,10 @@
 //! - stdout is read on its own thread and split into lines (a line longer
 //!   than the limit is an error); lines that are not JSON-RPC messages are
 //!   skipped and counted. A server that exits is noticed while we wait for
-//!   an answer even when a child it left behind holds stdout open (no end
-//!   of file): once it exited and stdout has been quiet for 250 ms, no
-//!   answer can come. The lines travel to us through a queue bounded in
+//!   an answer even when a process that escaped its group holds stdout open
+//!   (no end of file): once it and its whole group are gone (Linux) and
+//!   stdout has been quiet for 250 ms, no answer can come. The lines travel
+//!   to us through a queue bounded in
 //!   bytes ([`byte_queue`](super::byte_queue), `max(max_line_bytes, 64 KiB)`):
 //!   a server that writes faster than we parse is back-pressured through
 //!   its pipe instead of filling our memory;
@@ -497,10 +498,17 @@ impl StdioTransport {
         Ok(scan.ours)
     }
 
-    /// Whether the server has exited and its stdout has been quiet since
-    /// (then no answer can come, even if a leftover child keeps the pipe open).
+    /// Whether the server has exited, nothing is left alive in its process
+    /// group, and its stdout has been quiet since: then no answer can come,
+    /// even if a process that escaped the group keeps the pipe open. (A
+    /// wrapper that exits while a child in its group goes on serving, as
+    /// `sh -c 'server &'`, is still waited for; where the group cannot be
+    /// listed, only the end of stdout or the deadline ends the wait.)
     fn exited_and_quiet(&mut self) -> bool {
-        if self.quiet_since.is_none() && self.wait_exit(Duration::ZERO) {
+        if self.quiet_since.is_none()
+            && self.wait_exit(Duration::ZERO)
+            && (self.reaped || reaper::group_has_live_members(self.child.id()) == Some(false))
+        {
             self.quiet_since = Some(Instant::now());
         }
         self.quiet_since
