@@ -10,7 +10,7 @@
 //!   (no end of file): once it and its whole group are gone (Linux) and
 //!   stdout has been quiet for 250 ms, no answer can come. The lines travel
 //!   to us through a queue bounded in
-//!   bytes ([`byte_queue`](super::byte_queue), `max(max_line_bytes, 64 KiB)`):
+//!   bytes (`byte_queue`, `max(max_line_bytes, 64 KiB)`):
 //!   a server that writes faster than we parse is back-pressured through
 //!   its pipe instead of filling our memory;
 //! - stdin is written on its own thread, so a server that stops reading can
@@ -22,7 +22,7 @@
 //!   stdin, wait, SIGTERM to the server's process group, wait, SIGKILL; then,
 //!   however the server ended, the rest of its process group gets SIGTERM
 //!   and, after the grace, SIGKILL; the server is reaped last (see
-//!   [`reaper`](super::reaper)).
+//!   `reaper`).
 //!
 //! [`DEFAULT_INHERITED_ENV_VARS`]: super::DEFAULT_INHERITED_ENV_VARS
 //! [`ClientOptions::inherit_env`]: super::ClientOptions::inherit_env
