@@ -24,27 +24,14 @@ use clap::Parser;
 use fail::{EXIT_OK, EXIT_USAGE};
 
 fn main() -> ExitCode {
-    become_child_subreaper();
+    // On Linux, descendants of stdio servers that escape their process group
+    // (`setsid`) are re-parented to us instead of init when their parent
+    // dies; best effort (a no-op elsewhere).
+    contractpin::mcp::become_child_subreaper();
     let code = run();
-    // Descendants of stdio servers that escaped their process group and
-    // outlived them were re-parented to us: none may outlive contractpin.
+    // None of them may outlive contractpin.
     contractpin::mcp::reap_orphans();
     code
-}
-
-/// On Linux, makes orphaned descendants of this process (a stdio server's
-/// `setsid` grandchild whose parent exited) our children instead of init's,
-/// so that `reap_orphans` can find and kill them. Best effort elsewhere: a
-/// no-op.
-fn become_child_subreaper() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: prctl(2) with PR_SET_CHILD_SUBREAPER reads only its integer
-    // arguments (no pointers) and changes a flag of this process; it cannot
-    // violate memory safety. A failure (an old kernel) only means orphans
-    // go to init, as without this call; it is ignored.
-    unsafe {
-        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-    }
 }
 
 fn run() -> ExitCode {

@@ -16,7 +16,7 @@
 //! 3. **Orphans** ([`reap_orphans`], Linux only). A descendant that called
 //!    `setsid` or `setpgid` has left the group and no group signal reaches
 //!    it. A process that made itself a *child subreaper*
-//!    (`prctl(PR_SET_CHILD_SUBREAPER)`, as the `contractpin` CLI does at
+//!    ([`become_child_subreaper`], as the `contractpin` CLI does at
 //!    start-up) inherits such descendants when their parent dies;
 //!    `reap_orphans` then kills and reaps every child of this process that
 //!    is not a server this module is still running.
@@ -164,6 +164,27 @@ pub(crate) fn group_has_live_members(pgid: u32) -> Option<bool> {
     {
         let _ = pgid;
         None
+    }
+}
+
+/// Makes this process a *child subreaper* on Linux
+/// (`prctl(PR_SET_CHILD_SUBREAPER, 1)`): from then on a descendant whose
+/// parent dies (a stdio server's `setsid` grandchild, say) is re-parented to
+/// this process instead of to init, where [`reap_orphans`] can find it.
+/// Returns whether that worked; `false` elsewhere (a no-op) and on kernels
+/// older than 3.4. The flag is not inherited by children. For a process
+/// that calls [`reap_orphans`]: the `contractpin` CLI calls both.
+pub fn become_child_subreaper() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: prctl(2) with PR_SET_CHILD_SUBREAPER reads only its integer
+        // arguments (no pointers) and sets a flag of this process; it cannot
+        // violate memory safety. It fails only on kernels that lack it.
+        unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
     }
 }
 

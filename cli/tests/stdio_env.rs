@@ -6,7 +6,7 @@
 //! The server is tests/mcp/fake_server.py with `--env-file F` (it writes its
 //! `os.environ` as JSON to F at start-up), run by the real interpreter
 //! (`sys.executable`), not through a pyenv shim that would add variables.
-#![cfg(all(feature = "cli", unix))]
+#![cfg(unix)]
 
 use std::collections::BTreeMap;
 use std::path::Path;

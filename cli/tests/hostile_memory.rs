@@ -15,7 +15,7 @@
 //!
 //! Before the fix (main at a746d76) the first three peaked at 150–200 MiB
 //! and ping-flood hung until killed; the numbers are printed (`--nocapture`).
-#![cfg(all(feature = "cli", feature = "mcp-http", target_os = "linux"))]
+#![cfg(target_os = "linux")]
 
 use std::process::Command;
 use std::time::Duration;

@@ -1,5 +1,5 @@
-//! Helpers shared by `tests/stdio_env.rs`, `tests/hostile_memory.rs` and
-//! `tests/processes.rs` (issue 9 items 4, 5 and 7): the real Python
+//! Helpers shared by `cli/tests/stdio_env.rs`, `cli/tests/hostile_memory.rs` and
+//! `cli/tests/processes.rs` (issue 9 items 4, 5 and 7): the real Python
 //! interpreter, running the `contractpin` binary while sampling its peak
 //! RSS, and checking whether a process is still there.
 #![allow(dead_code)]
@@ -15,7 +15,7 @@ pub mod run;
 pub use run::{Run, Scratch, BIN};
 
 /// The misbehaving MCP server (tests/mcp/SCENARIOS.md).
-pub const FAKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/fake_server.py");
+pub const FAKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/mcp/fake_server.py");
 
 /// The real Python interpreter (`sys.executable`, not a pyenv or asdf shim,
 /// which would add variables of its own to a server's environment), or
@@ -125,10 +125,10 @@ pub fn proc_state(pid: i32) -> Option<char> {
     after.split_whitespace().next()?.chars().next()
 }
 
-/// Whether `pid` names a process that exists (a zombie counts).
+/// Whether `pid` names a process that exists (a zombie counts): whether
+/// it has a `/proc` entry (Linux).
 pub fn exists(pid: i32) -> bool {
-    // SAFETY: kill with signal 0 sends nothing; it only checks existence.
-    unsafe { libc::kill(pid, 0) == 0 }
+    Path::new(&format!("/proc/{pid}")).exists()
 }
 
 /// Whether `pid` is running (exists and is not a zombie).
@@ -162,11 +162,12 @@ pub fn read_pid(path: &Path) -> i32 {
     pid.unwrap_or_else(|| panic!("no pid in {}", path.display()))
 }
 
-/// SIGKILL to a leftover test process, so that a failing test leaves nothing behind.
+/// SIGKILL to a leftover test process (written by the test's own server a
+/// moment ago), so that a failing test leaves nothing behind.
 pub fn kill_leftover(pid: i32) {
     if running(pid) {
-        // SAFETY: kill(2) has no memory-safety preconditions; `pid` was
-        // written by the test's own server a moment ago and is still running.
-        unsafe { libc::kill(pid, libc::SIGKILL) };
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
     }
 }

@@ -12,7 +12,7 @@
 //! (contractpin, their subreaper, must leave no zombie either; in some
 //! containers init never reaps); for the library alone, at least not
 //! running (the leftovers are init's children then).
-#![cfg(all(feature = "cli", target_os = "linux"))]
+#![cfg(target_os = "linux")]
 
 use std::collections::BTreeMap;
 use std::path::Path;
