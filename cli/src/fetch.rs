@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use contractpin::mcp::{check_spec, fetch_tools_list, ClientOptions, ServerSpec};
+use contractpin::mcp::{check_spec, fetch_tools_list, reap_orphans, ClientOptions, ServerSpec};
 
 use crate::args::FetchLimitArgs;
 use crate::fail::Failure;
@@ -40,6 +40,10 @@ pub struct FetchOptions {
     pub max_line_bytes: Option<usize>,
     /// HTTP body cap.
     pub max_response_bytes: Option<usize>,
+    /// Cap on the tools/list assembled from all pages (`--max-input-bytes`).
+    pub max_input_bytes: Option<usize>,
+    /// Whether stdio servers inherit our whole environment.
+    pub inherit_env: bool,
 }
 
 fn seconds(flag: &str, v: Option<f64>) -> Result<Option<Duration>, Failure> {
@@ -73,6 +77,8 @@ impl FetchOptions {
             max_pages: a.max_pages,
             max_line_bytes: a.max_line_bytes,
             max_response_bytes: a.max_response_bytes,
+            max_input_bytes: a.max_input_bytes,
+            inherit_env: a.inherit_env,
         })
     }
 }
@@ -96,6 +102,10 @@ impl FetchOptions {
         if let Some(n) = self.max_response_bytes {
             o.max_response_bytes = n;
         }
+        if let Some(n) = self.max_input_bytes {
+            o.max_input_bytes = n;
+        }
+        o.inherit_env = self.inherit_env;
         o
     }
 }
@@ -131,10 +141,22 @@ pub fn check(source: &CliSource) -> Result<(), FetchError> {
 /// Fetches the tools/list of `source`. Relative paths are already resolved.
 pub fn fetch(source: &CliSource, opts: &FetchOptions) -> Result<Fetched, FetchError> {
     let spec = spec_of(source);
-    match fetch_tools_list(&spec, &opts.client()) {
+    let fetched = fetch_tools_list(&spec, &opts.client());
+    // Whatever the stdio server left behind outside its process group was
+    // re-parented to us (main.rs makes this process a child subreaper).
+    let orphans = match source {
+        CliSource::Stdio { .. } => reap_orphans(),
+        _ => 0,
+    };
+    match fetched {
         Ok(f) => {
             // The library has redacted its errors and warnings already.
             let mut warnings = f.warnings;
+            if orphans > 0 {
+                warnings.push(format!(
+                    "killed {orphans} process(es) the server left running outside its process group"
+                ));
+            }
             if f.skipped_stdout_lines > 0 {
                 warnings.push(format!(
                     "skipped {} non-JSON line{} on the server's stdout",

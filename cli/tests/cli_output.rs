@@ -439,7 +439,8 @@ fn hostile_server_text_is_escaped_in_errors_reports_and_annotations() {
     for evil in ["rpc", "crash"] {
         // The text report, with and without annotations.
         for gha in ["false", "true"] {
-            let o = cp(&["verify", "--lock", &lock_arg])
+            // --inherit-env: the server reads CP_EVIL from our environment.
+            let o = cp(&["verify", "--lock", &lock_arg, "--inherit-env"])
                 .env("CP_EVIL", evil)
                 .env("GITHUB_ACTIONS", gha)
                 .run();
@@ -452,9 +453,16 @@ fn hostile_server_text_is_escaped_in_errors_reports_and_annotations() {
             assert_eq!(forged, usize::from(gha == "true"), "{what}:\n{}", o.out());
         }
         // JSON: valid, and the error is the same escaped text.
-        let o = cp(&["verify", "--lock", &lock_arg, "--format", "json"])
-            .env("CP_EVIL", evil)
-            .run();
+        let o = cp(&[
+            "verify",
+            "--lock",
+            &lock_arg,
+            "--format",
+            "json",
+            "--inherit-env",
+        ])
+        .env("CP_EVIL", evil)
+        .run();
         o.code(1);
         py_check_json(
             &o.out(),
@@ -462,7 +470,16 @@ fn hostile_server_text_is_escaped_in_errors_reports_and_annotations() {
              assert '\\\\u{1b}[31mred' in e and '\\x1b' not in e, e",
         );
         // init prints the failure on stderr.
-        let mut again = vec!["init", "--lock", &lock_arg, "--name", "h", "--force", "--"];
+        let mut again = vec![
+            "init",
+            "--lock",
+            &lock_arg,
+            "--name",
+            "h",
+            "--force",
+            "--inherit-env",
+            "--",
+        ];
         again.extend(server);
         let o = cp(&again).env("CP_EVIL", evil).run();
         o.code(1);

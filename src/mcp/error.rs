@@ -43,6 +43,9 @@ pub enum McpErrorKind {
     LineTooLong,
     /// An HTTP response (or a file) was larger than allowed.
     ResponseTooLarge,
+    /// The `tools/list` pages together were larger than the input size
+    /// limit ([`ClientOptions::max_input_bytes`](super::ClientOptions::max_input_bytes)).
+    SizeLimit,
     /// The same tool name appeared twice in the listing (the server's fault).
     DuplicateTool,
     /// A `${VAR}` reference names an unset (or non-UTF-8) environment
@@ -68,6 +71,7 @@ impl McpErrorKind {
             McpErrorKind::PageLimit => "page-limit",
             McpErrorKind::LineTooLong => "line-too-long",
             McpErrorKind::ResponseTooLarge => "response-too-large",
+            McpErrorKind::SizeLimit => "size-limit",
             McpErrorKind::DuplicateTool => "duplicate-tool",
             McpErrorKind::EnvVar => "env-var",
             McpErrorKind::Spec => "spec",

@@ -14,8 +14,11 @@ pub enum ServerSpec {
     Stdio {
         /// Program and arguments (taken literally, never expanded).
         command: Vec<String>,
-        /// Extra environment variables, added to the inherited environment.
-        /// Values may contain `${VAR}` references, expanded at connection time.
+        /// Environment variables of the server, added to the few it inherits
+        /// ([`DEFAULT_INHERITED_ENV_VARS`](super::DEFAULT_INHERITED_ENV_VARS),
+        /// or everything with [`ClientOptions::inherit_env`](super::ClientOptions::inherit_env)).
+        /// Values may contain `${VAR}` references, expanded at connection
+        /// time from our environment.
         env: BTreeMap<String, String>,
         /// Working directory (default: ours).
         cwd: Option<PathBuf>,
