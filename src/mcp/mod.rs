@@ -44,6 +44,7 @@ mod credentials;
 mod error;
 mod handshake;
 mod jsonrpc;
+mod listing;
 mod options;
 mod paginate;
 mod reaper;
@@ -175,7 +176,7 @@ fn fetch_stdio(
     let mut s = Session::new(opts);
     let cwd = cwd.map(Path::to_path_buf);
     let mut t = stdio::StdioTransport::spawn(command, env, cwd.as_ref(), opts)?;
-    let listing = session::run(&mut t, &mut s);
+    let listing = listing::run(&mut t, &mut s);
     let ended = t.shutdown();
     if ended == stdio::Ended::Killed {
         s.warnings.push(String::from(
