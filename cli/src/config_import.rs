@@ -20,15 +20,15 @@ use contractpin::Limits;
 
 use crate::fail::Failure;
 use crate::input::read_file;
-use crate::source::CliSource;
+use contractpin::lock::Source;
 
 /// One imported server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Imported {
     /// The server's name in the configuration.
     pub name: String,
-    /// How to reach it.
-    pub source: CliSource,
+    /// How to reach it; paths as written in the configuration (relative to the working directory).
+    pub source: Source,
 }
 
 /// The result of reading a configuration.
@@ -92,7 +92,7 @@ pub fn import(path: &Path, only: Option<&str>) -> Result<ImportResult, Failure> 
     Ok(result)
 }
 
-fn entry_source(entry: Value<'_>) -> Result<CliSource, String> {
+fn entry_source(entry: Value<'_>) -> Result<Source, String> {
     let kind = match entry.get("type") {
         None => None,
         Some(v) => Some(string(v).ok_or("\"type\" is not a string")?),
@@ -113,10 +113,8 @@ fn entry_source(entry: Value<'_>) -> Result<CliSource, String> {
     };
     if is_http {
         let url = url.ok_or("an HTTP server needs \"url\"")?;
-        let headers = string_map(entry.get("headers"), "headers")?
-            .into_iter()
-            .collect();
-        return Ok(CliSource::Http { url, headers });
+        let headers = string_map(entry.get("headers"), "headers")?;
+        return Ok(Source::Http { url, headers });
     }
     let program = command.ok_or("needs \"command\" (stdio) or \"url\" (HTTP)")?;
     let mut argv = vec![program];
@@ -134,7 +132,7 @@ fn entry_source(entry: Value<'_>) -> Result<CliSource, String> {
         Some(v) if v.is_null() => None,
         Some(v) => Some(string(v).ok_or("\"cwd\" is not a string")?),
     };
-    Ok(CliSource::Stdio {
+    Ok(Source::Stdio {
         command: argv,
         env,
         cwd,
