@@ -1364,3 +1364,30 @@ fn invalid_answers() {
         assert!(e.message().contains(text), "{answer}: {e}");
     }
 }
+
+#[test]
+fn io_errors_chain_to_their_cause() {
+    use std::error::Error as _;
+    let missing = ServerSpec::File {
+        path: std::path::PathBuf::from("/nonexistent/contractpin/tools.json"),
+    };
+    let e = fetch_tools_list(&missing, &ClientOptions::default()).unwrap_err();
+    let io = e.source().and_then(|s| s.downcast_ref::<std::io::Error>());
+    assert_eq!(
+        io.map(|e| e.kind()),
+        Some(std::io::ErrorKind::NotFound),
+        "{e}"
+    );
+    let spawn = ServerSpec::Stdio {
+        command: vec!["/nonexistent/contractpin-server".into()],
+        env: Default::default(),
+        cwd: None,
+    };
+    let e = fetch_tools_list(&spawn, &ClientOptions::default()).unwrap_err();
+    assert!(
+        e.source()
+            .and_then(|s| s.downcast_ref::<std::io::Error>())
+            .is_some(),
+        "{e}"
+    );
+}

@@ -206,6 +206,7 @@ fn read_file(path: &Path, max: usize) -> Result<Fetched, McpError> {
             McpErrorKind::Io,
             std::format!("cannot read {}: {e}", path.display()),
         )
+        .caused_by(e)
     };
     let pages = match crate::fs::read_regular_file(path, max as u64) {
         Ok(p) => p,
