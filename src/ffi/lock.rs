@@ -9,7 +9,7 @@ use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::boundary::{finish, guarded, input, non_null, status_of, write_opt, Failure};
+use super::boundary::{borrow, finish, guarded, input, non_null, status_of, write_opt};
 use super::limits::{contractpin_limits, resolve};
 use super::status::contractpin_status;
 use super::verify::{lock_failure, verify_parsed};
@@ -40,16 +40,6 @@ impl contractpin_lock_error {
             detail: String::from(e.detail()),
         }
     }
-}
-
-/// Borrows a live object from a possibly NULL pointer.
-///
-/// # Safety
-/// `p` is NULL or a live pointer returned by this module and not freed.
-unsafe fn borrow<'a, T>(p: *const T) -> Result<&'a T, Failure> {
-    non_null(p)?;
-    // SAFETY: non-null, and live and immutable by the caller's contract.
-    Ok(unsafe { &*p })
 }
 
 /// Parses and validates the bytes of a `contractpin.lock`.
