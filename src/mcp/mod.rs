@@ -100,6 +100,8 @@ pub struct Fetched {
 /// others mean "the server could not be checked". A stdio server is always
 /// shut down before this returns.
 pub fn fetch_tools_list(spec: &ServerSpec, opts: &ClientOptions) -> Result<Fetched, McpError> {
+    crate::lock::normalize_capabilities(&opts.client_capabilities)
+        .map_err(|e| McpError::new(McpErrorKind::Spec, e))?;
     match spec {
         ServerSpec::File { path } => read_file(path, opts.max_response_bytes),
         ServerSpec::Stdio { command, env, cwd } => {

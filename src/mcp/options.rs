@@ -1,6 +1,7 @@
 //! Client options: timeouts, limits, identity.
 
 use std::string::String;
+use std::vec::Vec;
 use std::time::Duration;
 
 /// The protocol version of the `server/discover` generation.
@@ -41,6 +42,13 @@ pub struct ClientOptions {
     /// How long a stdio server gets after stdin is closed, and again after
     /// SIGTERM, before it is killed. Default 1 s.
     pub shutdown_grace: Duration,
+    /// The client capabilities declared in the handshake (`initialize`
+    /// `capabilities`, and the `_meta` key
+    /// `io.modelcontextprotocol/clientCapabilities` of the 2026-07-28
+    /// generation), by name ([`crate::lock::CLIENT_CAPABILITIES`],
+    /// `experimental.NAME`). An unknown name is a usage error
+    /// ([`McpErrorKind::Spec`](super::McpErrorKind::Spec)). Default: none (`{}`).
+    pub client_capabilities: Vec<String>,
 }
 
 impl Default for ClientOptions {
@@ -55,6 +63,7 @@ impl Default for ClientOptions {
             client_name: String::from("contractpin"),
             client_version: String::from(crate::VERSION),
             shutdown_grace: Duration::from_secs(1),
+            client_capabilities: Vec::new(),
         }
     }
 }
