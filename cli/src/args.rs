@@ -44,19 +44,25 @@ pub enum Command {
         value or URL user information is used for this fetch only, a literal env value is \
         stored as a reference to the variable of the same name, and a URL carrying a credential \
         in its query or path (?token=..., ?api_key=...) is refused unless that part is a \
-        ${VAR} reference. Credentials are never sent over plain http:// to another machine.",
+        ${VAR} reference. Credentials are never sent over plain http:// to another machine.\n\n\
+        Some servers list more tools to a client that declares roots, sampling or elicitation: \
+        --client-capabilities declares them in the handshake and records them in the lock \
+        entry (client_capabilities), and verify declares them again.",
         after_help = "Examples:\n  \
         contractpin init --name everything -- npx -y @modelcontextprotocol/server-everything\n  \
         contractpin init --name api --http https://mcp.example.com/mcp --header 'Authorization: Bearer ${TOKEN}'\n  \
         contractpin init --name dump --file tools-list.json\n  \
-        contractpin init --from ~/.cursor/mcp.json"
+        contractpin init --from ~/.cursor/mcp.json\n  \
+        contractpin init --from claude_desktop_config.json --client-capabilities roots,sampling,elicitation"
     )]
     Init(InitArgs),
     /// Re-fetch pinned servers and compare them with the lock (exit 0 / 1 / 2)
     #[command(
         long_about = "Re-fetch every pinned server (or those named with --server) using \
         the lock's command/env/cwd, url or path, and classify each tool as unchanged, drifted \
-        (naming the changed fields), added or removed.\n\n\
+        (naming the changed fields), added or removed. Each server's handshake declares the \
+        client capabilities its lock entry records (client_capabilities), unless \
+        --client-capabilities overrides them.\n\n\
         Exit codes: 0 = every selected server matches; 1 = drift, an added tool (unless \
         --allow-new), or a server that could not be reached or returned an invalid tools list; \
         2 = bad arguments, missing or corrupt lock, unknown lock version."
@@ -162,6 +168,12 @@ pub struct InitArgs {
     /// Working directory of a stdio server
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
+    /// Client capabilities to declare in the handshake, comma-separated: roots, sampling,
+    /// sampling.context, sampling.tools, elicitation, elicitation.form, elicitation.url, tasks,
+    /// tasks.list, tasks.cancel, tasks.requests.sampling.createMessage,
+    /// tasks.requests.elicitation.create, experimental.NAME; or none [default: none]. Recorded in the lock entry (verify declares them again)
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub client_capabilities: Option<String>,
     /// Fetch limits and timeouts
     #[command(flatten)]
     pub limits: FetchLimitArgs,
@@ -234,6 +246,12 @@ pub struct VerifyArgs {
     /// Allow a file `path` or stdio `cwd` outside the lock's directory
     #[arg(long)]
     pub allow_outside_paths: bool,
+    /// Client capabilities to declare in the handshake, comma-separated: roots, sampling,
+    /// sampling.context, sampling.tools, elicitation, elicitation.form, elicitation.url, tasks,
+    /// tasks.list, tasks.cancel, tasks.requests.sampling.createMessage,
+    /// tasks.requests.elicitation.create, experimental.NAME; or none [default: each lock entry's client_capabilities]. Overrides the lock for every selected server
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub client_capabilities: Option<String>,
     /// Fetch limits and timeouts
     #[command(flatten)]
     pub limits: FetchLimitArgs,

@@ -40,6 +40,8 @@ pub struct FetchOptions {
     pub max_line_bytes: Option<usize>,
     /// HTTP body cap.
     pub max_response_bytes: Option<usize>,
+    /// Client capabilities declared in the handshake (normal form).
+    pub client_capabilities: Vec<String>,
 }
 
 fn seconds(flag: &str, v: Option<f64>) -> Result<Option<Duration>, Failure> {
@@ -73,6 +75,7 @@ impl FetchOptions {
             max_pages: a.max_pages,
             max_line_bytes: a.max_line_bytes,
             max_response_bytes: a.max_response_bytes,
+            client_capabilities: Vec::new(),
         })
     }
 }
@@ -96,6 +99,7 @@ impl FetchOptions {
         if let Some(n) = self.max_response_bytes {
             o.max_response_bytes = n;
         }
+        o.client_capabilities = self.client_capabilities.clone();
         o
     }
 }
@@ -116,6 +120,15 @@ fn spec_of(source: &CliSource) -> ServerSpec {
             path: PathBuf::from(path),
         },
     }
+}
+
+/// Parses `--client-capabilities LIST` (exit 2 on an unknown name).
+pub fn client_capabilities(list: Option<&str>) -> Result<Option<Vec<String>>, Failure> {
+    list.map(|l| {
+        contractpin::lock::parse_client_capabilities(l)
+            .map_err(|e| Failure::usage(format!("--client-capabilities: {e}")))
+    })
+    .transpose()
 }
 
 /// Checks a source before anything is fetched (every `${VAR}` set, header

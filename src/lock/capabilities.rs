@@ -96,9 +96,9 @@ where
     out.dedup();
     let implied = |n: &String, all: &[String]| {
         !n.starts_with(EXPERIMENTAL)
-            && all
-                .iter()
-                .any(|m| m.len() > n.len() && m.starts_with(n.as_str()) && m[n.len()..].starts_with('.'))
+            && all.iter().any(|m| {
+                m.len() > n.len() && m.starts_with(n.as_str()) && m[n.len()..].starts_with('.')
+            })
     };
     let keep: Vec<bool> = out.iter().map(|n| !implied(n, &out)).collect();
     let mut keep = keep.into_iter();
@@ -230,15 +230,30 @@ mod tests {
         assert!(!is_client_capability("Roots"));
         assert!(!is_client_capability("roots.listChanged"));
         assert_eq!(
-            normalize_capabilities(["sampling", "roots", "elicitation", "elicitation.url", "roots"])
-                .unwrap(),
+            normalize_capabilities([
+                "sampling",
+                "roots",
+                "elicitation",
+                "elicitation.url",
+                "roots"
+            ])
+            .unwrap(),
             strs(&["elicitation.url", "roots", "sampling"])
         );
         // "tasks" is implied by a deeper name, "experimental.a" by nothing.
         assert_eq!(
-            normalize_capabilities(["tasks", "tasks.requests.sampling.createMessage", "experimental.a", "experimental.a.b"])
-                .unwrap(),
-            strs(&["experimental.a", "experimental.a.b", "tasks.requests.sampling.createMessage"])
+            normalize_capabilities([
+                "tasks",
+                "tasks.requests.sampling.createMessage",
+                "experimental.a",
+                "experimental.a.b"
+            ])
+            .unwrap(),
+            strs(&[
+                "experimental.a",
+                "experimental.a.b",
+                "tasks.requests.sampling.createMessage"
+            ])
         );
         let e = normalize_capabilities(["bogus"]).unwrap_err();
         assert!(e.contains("\"bogus\"") && e.contains("roots"), "{e}");
@@ -246,7 +261,10 @@ mod tests {
 
     #[test]
     fn command_line_lists() {
-        assert_eq!(parse_client_capabilities("none").unwrap(), Vec::<String>::new());
+        assert_eq!(
+            parse_client_capabilities("none").unwrap(),
+            Vec::<String>::new()
+        );
         assert_eq!(parse_client_capabilities("").unwrap(), Vec::<String>::new());
         assert_eq!(
             parse_client_capabilities(" sampling , roots").unwrap(),
@@ -260,7 +278,12 @@ mod tests {
     fn json_object() {
         assert_eq!(capabilities_json::<&str>(&[]), b"{}");
         assert_eq!(
-            capabilities_json(&["roots", "elicitation.url", "elicitation.form", "experimental.x"]),
+            capabilities_json(&[
+                "roots",
+                "elicitation.url",
+                "elicitation.form",
+                "experimental.x"
+            ]),
             br#"{"elicitation":{"form":{},"url":{}},"experimental":{"x":{}},"roots":{}}"#
         );
         assert_eq!(
@@ -276,13 +299,26 @@ mod tests {
             "experimental":{"io.x/y":{}},"other":{}}}"#;
         assert_eq!(
             capabilities_of_initialize(p).unwrap(),
-            strs(&["elicitation.form", "elicitation.url", "experimental.io.x/y", "roots", "sampling"])
+            strs(&[
+                "elicitation.form",
+                "elicitation.url",
+                "experimental.io.x/y",
+                "roots",
+                "sampling"
+            ])
         );
         let modern = br#"{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"roots":{}}}}"#;
-        assert_eq!(capabilities_of_initialize(modern).unwrap(), strs(&["roots"]));
-        assert_eq!(capabilities_of_initialize(b"{}").unwrap(), Vec::<String>::new());
         assert_eq!(
-            capabilities_of_initialize(br#"{"capabilities":{"roots":null,"sampling":true}}"#).unwrap(),
+            capabilities_of_initialize(modern).unwrap(),
+            strs(&["roots"])
+        );
+        assert_eq!(
+            capabilities_of_initialize(b"{}").unwrap(),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            capabilities_of_initialize(br#"{"capabilities":{"roots":null,"sampling":true}}"#)
+                .unwrap(),
             Vec::<String>::new()
         );
         assert!(capabilities_of_initialize(b"[1]").is_none());
@@ -297,7 +333,8 @@ mod tests {
 
     #[test]
     fn differences() {
-        let (a, b) = capability_difference(&strs(&["roots", "sampling"]), &strs(&["roots", "tasks"]));
+        let (a, b) =
+            capability_difference(&strs(&["roots", "sampling"]), &strs(&["roots", "tasks"]));
         assert_eq!((a, b), (strs(&["sampling"]), strs(&["tasks"])));
         let (a, b) = capability_difference(&strs(&["roots"]), &strs(&["roots"]));
         assert!(a.is_empty() && b.is_empty());
@@ -332,9 +369,14 @@ mod tests {
         assert_eq!(Lock::parse(text.as_bytes()).unwrap(), lock);
         // Absent: no key at all.
         let none = lock_with(None, stdio());
-        assert!(!String::from_utf8(none.to_pretty()).unwrap().contains("client_capabilities"));
+        assert!(!String::from_utf8(none.to_pretty())
+            .unwrap()
+            .contains("client_capabilities"));
         // Read into normal form.
-        let edited = text.replace("\"roots\",\n        \"sampling\"", "\"sampling\", \"roots\", \"sampling\"");
+        let edited = text.replace(
+            "\"roots\",\n        \"sampling\"",
+            "\"sampling\", \"roots\", \"sampling\"",
+        );
         assert_eq!(Lock::parse(edited.as_bytes()).unwrap(), lock);
         // Refused: unknown names, non-strings, not an array, on a file server.
         for (bad, needle) in [
@@ -346,11 +388,19 @@ mod tests {
             assert!(e.to_string().contains(needle), "{e}");
             assert!(e.to_string().contains("client_capabilities"), "{e}");
         }
-        let t = text.replace("[\n        \"roots\",\n        \"sampling\"\n      ]", "\"roots\"");
-        assert!(Lock::parse(t.as_bytes()).unwrap_err().to_string().contains("array"));
+        let t = text.replace(
+            "[\n        \"roots\",\n        \"sampling\"\n      ]",
+            "\"roots\"",
+        );
+        assert!(Lock::parse(t.as_bytes())
+            .unwrap_err()
+            .to_string()
+            .contains("array"));
         let file = lock_with(
             Some(strs(&["roots"])),
-            crate::lock::Source::File { path: String::from("t.json") },
+            crate::lock::Source::File {
+                path: String::from("t.json"),
+            },
         );
         let e = Lock::parse(&file.to_pretty()).unwrap_err();
         assert!(e.to_string().contains("only to transports"), "{e}");

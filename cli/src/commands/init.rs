@@ -37,7 +37,14 @@ pub fn doc_limits(a: &FetchLimitArgs) -> Limits {
 pub fn run(args: &InitArgs) -> CliResult {
     let targets = targets(args)?;
     let limits = doc_limits(&args.limits);
-    let opts = FetchOptions::from_args(&args.limits)?;
+    let mut opts = FetchOptions::from_args(&args.limits)?;
+    let caps = fetch::client_capabilities(args.client_capabilities.as_deref())?.unwrap_or_default();
+    if !caps.is_empty() && args.file.is_some() {
+        return Err(Failure::usage(
+            "--client-capabilities applies to a live server, not a --file dump",
+        ));
+    }
+    opts.client_capabilities = caps.clone();
     precheck(&args.lock, &targets, args.force)?;
     for (name, source) in &targets {
         let ctx = |m: String| Failure::usage(format!("server {name:?}: {m}"));
@@ -88,10 +95,12 @@ pub fn run(args: &InitArgs) -> CliResult {
     let entries: Vec<(String, LockServer)> = pinned
         .iter()
         .map(|(name, source, digests)| {
-            (
-                name.clone(),
-                LockServer::from_server_digest(lock_source(source, &args.lock), digests),
-            )
+            let mut server =
+                LockServer::from_server_digest(lock_source(source, &args.lock), digests);
+            if !caps.is_empty() && !matches!(source, CliSource::File { .. }) {
+                server.client_capabilities = Some(caps.clone());
+            }
+            (name.clone(), server)
         })
         .collect();
     let force = args.force;
@@ -124,8 +133,13 @@ pub fn run(args: &InitArgs) -> CliResult {
     let mut text = String::new();
     for (name, source, digests) in &pinned {
         let n = digests.tools.len();
+        let declared = if caps.is_empty() || matches!(source, CliSource::File { .. }) {
+            String::new()
+        } else {
+            format!(", client capabilities {}", caps.join(","))
+        };
         text.push_str(&format!(
-            "pinned {} ({}): {}  ({n} tool{})\n",
+            "pinned {} ({}): {}  ({n} tool{}{declared})\n",
             output::printable(name),
             source.transport(),
             digests.digest,
