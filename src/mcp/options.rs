@@ -1,8 +1,8 @@
 //! Client options: timeouts, limits, identity.
 
 use std::string::String;
-use std::vec::Vec;
 use std::time::Duration;
+use std::vec::Vec;
 
 /// The protocol version of the `server/discover` generation.
 pub const MODERN_PROTOCOL_VERSION: &str = "2026-07-28";
