@@ -68,6 +68,40 @@ pub enum Command {
         2 = bad arguments, missing or corrupt lock, unknown lock version."
     )]
     Verify(VerifyArgs),
+    /// Make an MCP client start its pinned servers through `contractpin proxy`
+    #[command(
+        long_about = "Rewrite an MCP client configuration so that each server pinned in the lock \
+        (matched by name) starts through `contractpin proxy`: Claude Desktop, Cursor and Claude \
+        Code (`mcpServers`), VS Code `mcp.json` (`servers`) and `settings.json` (`mcp.servers`).\n\n\
+        A wrapped entry is {\"command\": \"/abs/contractpin\", \"args\": [\"proxy\", \"--lock\", \
+        \"/abs/contractpin.lock\", \"--name\", NAME]} plus the entry's other members (env, cwd, ...) \
+        as written: the proxy takes the server's command or URL from the lock, and an HTTP entry \
+        becomes a stdio entry (the proxy speaks stdio to the client). Servers not in the lock, \
+        disabled ones and wrapped ones are left as they are; a second wrap changes nothing.\n\n\
+        The original file is kept as FILE.contractpin-backup (same permissions; never \
+        overwritten) for `contractpin unwrap`. Only the wrapped entries' bytes change: comments \
+        and formatting elsewhere stay. Each ${VAR} the lock needs must be in the entry's env \
+        block (clients start servers with a minimal environment): a warning names any missing \
+        one.\n\n\
+        Exit codes: 0 = done (or nothing to do); 2 = bad arguments, unreadable or invalid \
+        configuration or lock, a symbolic link, or a backup already there.",
+        after_help = "Examples:\n  \
+        contractpin wrap --config ~/Library/Application\\ Support/Claude/claude_desktop_config.json --dry-run\n  \
+        contractpin wrap --config .vscode/mcp.json --lock contractpin.lock"
+    )]
+    Wrap(WrapArgs),
+    /// Undo `wrap`: put back the original entries from the backup
+    #[command(
+        long_about = "Undo `contractpin wrap`: put back, entry by entry, the original text of every \
+        wrapped entry from FILE.contractpin-backup, then remove the backup. Changes made since \
+        wrap elsewhere in the file (a new server, another setting) are kept; with none, the file \
+        is byte-identical to the one before wrap.\n\n\
+        A wrapped entry edited since wrap is refused (exit 2, nothing written) unless --force, \
+        which restores it from the backup anyway (losing that edit).\n\n\
+        Exit codes: 0 = done (or nothing to do); 2 = no backup, an edited entry without --force, \
+        bad arguments, an unreadable or invalid file, a symbolic link."
+    )]
+    Unwrap(UnwrapArgs),
     /// Print the server digest and every tool digest of a tools/list document
     #[command(
         long_about = "Print the server digest and every tool digest of a tools/list \
@@ -255,6 +289,34 @@ pub struct VerifyArgs {
     /// Fetch limits and timeouts
     #[command(flatten)]
     pub limits: FetchLimitArgs,
+}
+
+/// `contractpin wrap`.
+#[derive(Debug, Args)]
+pub struct WrapArgs {
+    /// The MCP client configuration to rewrite
+    #[arg(long, value_name = "FILE")]
+    pub config: PathBuf,
+    /// The lock the proxy reads (its absolute path goes into each wrapped entry)
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_LOCK)]
+    pub lock: PathBuf,
+    /// Print the change as a unified diff and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// `contractpin unwrap`.
+#[derive(Debug, Args)]
+pub struct UnwrapArgs {
+    /// The wrapped MCP client configuration
+    #[arg(long, value_name = "FILE")]
+    pub config: PathBuf,
+    /// Restore wrapped entries edited since wrap as well (those edits are lost)
+    #[arg(long)]
+    pub force: bool,
+    /// Print the change as a unified diff and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `contractpin digest`.
