@@ -672,3 +672,27 @@ fn the_wrapped_entry_really_serves_the_pinned_tools() {
     drop(stdin);
     let _ = child.wait();
 }
+
+#[test]
+fn crlf_and_one_line_entries_keep_their_layout() {
+    let st = setup("claude_desktop_config.json");
+    st.pin(None);
+    let text = "{\r\n  \"mcpServers\": {\r\n    \"fake-notes\": {\r\n      \"command\": \"python3\",\r\n      \"args\": [\"tests/mcp/fake_server.py\", \"--transport\", \"stdio\", \"--scenario\", \"ok\"],\r\n      \"env\": {\"NOTES_API_TOKEN\": \"t\"}\r\n    },\r\n    \"fake-weather\": {\"command\": \"python3\", \"args\": [\"tests/mcp/fake_server.py\", \"--scenario\", \"one-per-page\"]}\r\n  }\r\n}\r\n";
+    std::fs::write(&st.config, text).unwrap();
+    let o = st.wrap(&[]);
+    o.code(0);
+    // The configuration starts the servers as the lock does: no warning.
+    assert!(!o.err().contains("differs"), "{}", o.err());
+    let now = st.now();
+    let exe = s(&std::fs::canonicalize(bin()).unwrap());
+    let lock = s(&std::fs::canonicalize(&st.lock).unwrap());
+    assert!(now.contains(&format!(
+        "    \"fake-notes\": {{\r\n      \"command\": {exe:?},\r\n      \"args\": [\"proxy\", \"--lock\", {lock:?}, \"--name\", \"fake-notes\"],\r\n      \"env\": {{\"NOTES_API_TOKEN\": \"t\"}}\r\n    }},\r\n"
+    )), "{now}");
+    assert!(now.contains(&format!(
+        "    \"fake-weather\": {{\"command\": {exe:?}, \"args\": [\"proxy\", \"--lock\", {lock:?}, \"--name\", \"fake-weather\"]}}\r\n"
+    )), "{now}");
+    assert!(!now.replace("\r\n", "").contains('\n'));
+    st.unwrap(&[]).code(0);
+    assert_eq!(st.now(), text);
+}
