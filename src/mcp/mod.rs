@@ -19,7 +19,8 @@
 //! - handshake: a `server/discover` probe (protocol 2026-07-28); on a
 //!   JSON-RPC error or an HTTP 4xx, `initialize` offering 2025-11-25 and
 //!   accepting 2024-11-05, 2025-03-26, 2025-06-18 or 2025-11-25, then
-//!   `notifications/initialized`;
+//!   `notifications/initialized`; both declare
+//!   [`ClientOptions::client_capabilities`] (default `{}`);
 //! - pagination: `nextCursor` is followed until absent or null, with the
 //!   rules of DESIGN.md for `""`, repeated cursors and duplicate tools;
 //! - results are parsed with this crate's strict parser and re-serialized
