@@ -150,7 +150,7 @@ run python python_suite
 
 miri_suite() {
   cargo +nightly miri test --no-default-features --features ffi,std \
-    --test ffi_abi --test ffi_verify 2>&1 | grep -E '^(test result|error|failures)|Undefined Behavior' 
+    --test ffi_abi --test ffi_verify --test ffi_lock 2>&1 | grep -E '^(test result|error|failures)|Undefined Behavior' 
   return "${PIPESTATUS[0]}"
 }
 if [ "${CONTRACTPIN_SKIP_MIRI:-0}" = 1 ]; then

@@ -339,7 +339,11 @@ go_suite() {
   (
     cd "$mod" &&
       export CGO_ENABLED=1 GOPROXY=off GOFLAGS=-mod=mod PKG_CONFIG_PATH="$prefix/lib/pkgconfig" &&
-      unset CGO_LDFLAGS CGO_CFLAGS LD_LIBRARY_PATH &&
+      unset CGO_LDFLAGS LD_LIBRARY_PATH &&
+      # Go's build cache does not key a cgo package on what pkg-config printed,
+      # so a package built against an earlier run's (deleted) prefix would be
+      # reused: a per-prefix define in CGO_CFLAGS makes the key differ.
+      export CGO_CFLAGS="-O2 -g -DCONTRACTPIN_TEST_PREFIX=$(printf '%s' "$prefix" | cksum | cut -d' ' -f1)" &&
       go vet ./... &&
       CONTRACTPIN_VECTORS="$vectors" LD_LIBRARY_PATH="$prefix/lib" go test -count=1 -v ./... &&
       go build -o consumer . &&

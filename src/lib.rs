@@ -59,6 +59,8 @@ pub mod mcp;
 pub mod number;
 #[cfg(feature = "alloc")]
 mod owned;
+#[cfg(feature = "std")]
+pub mod proxy;
 mod scratch_api;
 pub mod sha256;
 #[cfg(feature = "alloc")]

@@ -1548,3 +1548,42 @@ REPORT = {'contractpin_report': '1', 'exit_code': 1, 'servers': [
   'summary': {'added': 0, 'drifted': 0, 'removed': 0, 'unchanged': 0}, 'pinned_digest': None, 'live_digest': None, 'tools': []}]}
 open('/tmp/lockgen/report.golden', 'w').write(json.dumps(REPORT, indent=2, sort_keys=True, ensure_ascii=False) + '\n')
 */
+
+#[test]
+fn errors_chain_to_their_cause() {
+    use std::error::Error as _;
+    let e = err_of("{\"contractpin\": ");
+    let source = e
+        .source()
+        .expect("a syntax error has the parser error as its source");
+    let core = source
+        .downcast_ref::<contractpin::Error>()
+        .expect("the core error");
+    assert_eq!(core.kind(), contractpin::ErrorKind::UnexpectedEnd);
+    assert!(err_of("[]").source().is_none());
+    let dir = TempDir::new("chain");
+    let target = dir.path.join("is-a-dir");
+    fs::create_dir(&target).unwrap();
+    fs::write(target.join("x"), b"x").unwrap();
+    let r = lock::update(&target, |_| {
+        Ok::<_, String>(Lock::new("2026-08-14T09:31:07Z"))
+    });
+    let e = r.unwrap_err();
+    assert!(
+        e.source()
+            .and_then(|s| s.downcast_ref::<std::io::Error>())
+            .is_some(),
+        "{e}"
+    );
+    std::fs::write(dir.path.join("bad.lock"), b"{").unwrap();
+    let r = lock::update(&dir.path.join("bad.lock"), |_| {
+        Ok::<_, String>(Lock::new("2026-08-14T09:31:07Z"))
+    });
+    let e = r.unwrap_err();
+    assert!(
+        e.source()
+            .and_then(|s| s.downcast_ref::<lock::LockError>())
+            .is_some(),
+        "{e}"
+    );
+}

@@ -134,10 +134,10 @@ pub struct DocLimitArgs {
     pub max_depth: Option<u32>,
 }
 
-/// Limits on fetching a tools/list from a server.
+/// Limits on fetching a tools/list from a server, and what a stdio server inherits.
 #[derive(Debug, Args, Clone, Default)]
 pub struct FetchLimitArgs {
-    /// Largest accepted JSON document in bytes [default: 67108864]
+    /// Largest accepted tools list in bytes, all pages together (checked as each page arrives) [default: 67108864]
     #[arg(long, value_name = "BYTES")]
     pub max_input_bytes: Option<usize>,
     /// Deepest accepted nesting of arrays and objects [default: 256]
@@ -161,6 +161,16 @@ pub struct FetchLimitArgs {
     /// Time allowed for fetching one server, in seconds (fractions allowed) [default: 120]
     #[arg(long, value_name = "SECONDS")]
     pub total_timeout: Option<f64>,
+    /// Let stdio servers inherit this process's whole environment (CI secrets included)
+    #[arg(
+        long,
+        long_help = "Let stdio servers inherit this process's whole environment, CI secrets \
+        included. Without it a stdio server gets only HOME, LOGNAME, PATH, SHELL, TERM and USER \
+        (as the official MCP SDK clients give it; a value starting with `()` is left out) plus \
+        the env of its lock entry (`init --env`; ${VAR} references are expanded from this \
+        environment either way). Not stored in the lock: give it to verify too."
+    )]
+    pub inherit_env: bool,
 }
 
 /// `contractpin init`.

@@ -20,15 +20,15 @@ use contractpin::Limits;
 
 use crate::fail::Failure;
 use crate::input::read_file;
-use crate::source::CliSource;
+use contractpin::lock::Source;
 
 /// One imported server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Imported {
     /// The server's name in the configuration.
     pub name: String,
-    /// How to reach it.
-    pub source: CliSource,
+    /// How to reach it; paths as written in the configuration (relative to the working directory).
+    pub source: Source,
 }
 
 /// The result of reading a configuration.
@@ -105,7 +105,7 @@ pub fn is_disabled(entry: Value<'_>) -> bool {
 }
 
 /// How one configuration entry reaches its server.
-pub fn entry_source(entry: Value<'_>) -> Result<CliSource, String> {
+pub fn entry_source(entry: Value<'_>) -> Result<Source, String> {
     let kind = match entry.get("type") {
         None => None,
         Some(v) => Some(string(v).ok_or("\"type\" is not a string")?),
@@ -126,10 +126,8 @@ pub fn entry_source(entry: Value<'_>) -> Result<CliSource, String> {
     };
     if is_http {
         let url = url.ok_or("an HTTP server needs \"url\"")?;
-        let headers = string_map(entry.get("headers"), "headers")?
-            .into_iter()
-            .collect();
-        return Ok(CliSource::Http { url, headers });
+        let headers = string_map(entry.get("headers"), "headers")?;
+        return Ok(Source::Http { url, headers });
     }
     let program = command.ok_or("needs \"command\" (stdio) or \"url\" (HTTP)")?;
     let mut argv = vec![program];
@@ -147,7 +145,7 @@ pub fn entry_source(entry: Value<'_>) -> Result<CliSource, String> {
         Some(v) if v.is_null() => None,
         Some(v) => Some(string(v).ok_or("\"cwd\" is not a string")?),
     };
-    Ok(CliSource::Stdio {
+    Ok(Source::Stdio {
         command: argv,
         env,
         cwd,

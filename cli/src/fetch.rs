@@ -1,13 +1,13 @@
 //! Fetching a server's tools/list (through `contractpin::mcp`).
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::time::Duration;
 
-use contractpin::mcp::{check_spec, fetch_tools_list, ClientOptions, ServerSpec};
+use contractpin::lock::Source;
+use contractpin::mcp::{check_spec, fetch_tools_list, reap_orphans, ClientOptions, ServerSpec};
 
 use crate::args::FetchLimitArgs;
 use crate::fail::Failure;
-use crate::source::CliSource;
 
 /// A fetched tools/list, ready for the digest.
 #[derive(Debug)]
@@ -40,6 +40,10 @@ pub struct FetchOptions {
     pub max_line_bytes: Option<usize>,
     /// HTTP body cap.
     pub max_response_bytes: Option<usize>,
+    /// Cap on the tools/list assembled from all pages (`--max-input-bytes`).
+    pub max_input_bytes: Option<usize>,
+    /// Whether stdio servers inherit our whole environment.
+    pub inherit_env: bool,
     /// Client capabilities declared in the handshake (normal form).
     pub client_capabilities: Vec<String>,
 }
@@ -75,6 +79,8 @@ impl FetchOptions {
             max_pages: a.max_pages,
             max_line_bytes: a.max_line_bytes,
             max_response_bytes: a.max_response_bytes,
+            max_input_bytes: a.max_input_bytes,
+            inherit_env: a.inherit_env,
             client_capabilities: Vec::new(),
         })
     }
@@ -99,26 +105,12 @@ impl FetchOptions {
         if let Some(n) = self.max_response_bytes {
             o.max_response_bytes = n;
         }
+        if let Some(n) = self.max_input_bytes {
+            o.max_input_bytes = n;
+        }
+        o.inherit_env = self.inherit_env;
         o.client_capabilities = self.client_capabilities.clone();
         o
-    }
-}
-
-/// The MCP client spec of a source (paths already resolved).
-fn spec_of(source: &CliSource) -> ServerSpec {
-    match source {
-        CliSource::Stdio { command, env, cwd } => ServerSpec::Stdio {
-            command: command.clone(),
-            env: env.clone(),
-            cwd: cwd.as_ref().map(PathBuf::from),
-        },
-        CliSource::Http { url, headers } => ServerSpec::Http {
-            url: url.clone(),
-            headers: headers.clone(),
-        },
-        CliSource::File { path } => ServerSpec::File {
-            path: PathBuf::from(path),
-        },
     }
 }
 
@@ -134,20 +126,37 @@ pub fn client_capabilities(list: Option<&str>) -> Result<Option<Vec<String>>, Fa
 /// Checks a source before anything is fetched (every `${VAR}` set, header
 /// names valid, no credentials over plain http to another machine), so a
 /// usage problem exits 2 before any server is started.
-pub fn check(source: &CliSource) -> Result<(), FetchError> {
-    check_spec(&spec_of(source)).map_err(|e| FetchError {
+pub fn check(spec: &ServerSpec) -> Result<(), FetchError> {
+    check_spec(spec).map_err(|e| FetchError {
         usage: true,
         message: e.to_string(),
     })
 }
 
-/// Fetches the tools/list of `source`. Relative paths are already resolved.
-pub fn fetch(source: &CliSource, opts: &FetchOptions) -> Result<Fetched, FetchError> {
-    let spec = spec_of(source);
-    match fetch_tools_list(&spec, &opts.client()) {
+/// The spec of a lock entry's source (`ServerSpec::from_source`, the one
+/// conversion), with a refused path as a usage error.
+pub fn spec(source: &Source, lock: &Path, allow_outside: bool) -> Result<ServerSpec, String> {
+    ServerSpec::from_source(source, lock, allow_outside).map_err(|e| e.to_string())
+}
+
+/// Fetches the tools/list of `spec`.
+pub fn fetch(spec: &ServerSpec, opts: &FetchOptions) -> Result<Fetched, FetchError> {
+    let fetched = fetch_tools_list(spec, &opts.client());
+    // Whatever the stdio server left behind outside its process group was
+    // re-parented to us (main.rs makes this process a child subreaper).
+    let orphans = match spec {
+        ServerSpec::Stdio { .. } => reap_orphans(),
+        _ => 0,
+    };
+    match fetched {
         Ok(f) => {
             // The library has redacted its errors and warnings already.
             let mut warnings = f.warnings;
+            if orphans > 0 {
+                warnings.push(format!(
+                    "killed {orphans} process(es) the server left running outside its process group"
+                ));
+            }
             if f.skipped_stdout_lines > 0 {
                 warnings.push(format!(
                     "skipped {} non-JSON line{} on the server's stdout",

@@ -24,6 +24,17 @@ use clap::Parser;
 use fail::{EXIT_OK, EXIT_USAGE};
 
 fn main() -> ExitCode {
+    // On Linux, descendants of stdio servers that escape their process group
+    // (`setsid`) are re-parented to us instead of init when their parent
+    // dies; best effort (a no-op elsewhere).
+    contractpin::mcp::become_child_subreaper();
+    let code = run();
+    // None of them may outlive contractpin.
+    contractpin::mcp::reap_orphans();
+    code
+}
+
+fn run() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
         // A panic is a bug; it must still end with a message and exit 2, not a trace.
         let _ = writeln!(

@@ -28,6 +28,9 @@ fn line_of(text: &str, needle: &str) -> usize {
 
 #[test]
 fn github_actions_annotations() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("gha");
     let lock = drifted_lock(&dir);
     let lock_text = read(&lock);
@@ -162,6 +165,9 @@ fn under_tty(args: &str, no_color: Option<&str>) -> Option<String> {
 
 #[test]
 fn colour_only_on_a_tty_and_never_with_no_color() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("colour");
     let lock = drifted_lock(&dir);
     let args = format!("verify --lock {}", s(&lock));
@@ -306,6 +312,9 @@ fn hostile_drift(dir: &TempDir) -> (std::path::PathBuf, Vec<String>) {
 
 #[test]
 fn hostile_tool_names_are_escaped_in_text_and_annotations() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("spoof");
     let (lock, names) = hostile_drift(&dir);
     let lock_arg = s(&lock);
@@ -409,6 +418,9 @@ for line in sys.stdin:
 
 #[test]
 fn hostile_server_text_is_escaped_in_errors_reports_and_annotations() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("spoof-err");
     let lock = dir.path("contractpin.lock");
     let lock_arg = s(&lock);
@@ -439,7 +451,8 @@ fn hostile_server_text_is_escaped_in_errors_reports_and_annotations() {
     for evil in ["rpc", "crash"] {
         // The text report, with and without annotations.
         for gha in ["false", "true"] {
-            let o = cp(&["verify", "--lock", &lock_arg])
+            // --inherit-env: the server reads CP_EVIL from our environment.
+            let o = cp(&["verify", "--lock", &lock_arg, "--inherit-env"])
                 .env("CP_EVIL", evil)
                 .env("GITHUB_ACTIONS", gha)
                 .run();
@@ -452,9 +465,16 @@ fn hostile_server_text_is_escaped_in_errors_reports_and_annotations() {
             assert_eq!(forged, usize::from(gha == "true"), "{what}:\n{}", o.out());
         }
         // JSON: valid, and the error is the same escaped text.
-        let o = cp(&["verify", "--lock", &lock_arg, "--format", "json"])
-            .env("CP_EVIL", evil)
-            .run();
+        let o = cp(&[
+            "verify",
+            "--lock",
+            &lock_arg,
+            "--format",
+            "json",
+            "--inherit-env",
+        ])
+        .env("CP_EVIL", evil)
+        .run();
         o.code(1);
         py_check_json(
             &o.out(),
@@ -462,7 +482,16 @@ fn hostile_server_text_is_escaped_in_errors_reports_and_annotations() {
              assert '\\\\u{1b}[31mred' in e and '\\x1b' not in e, e",
         );
         // init prints the failure on stderr.
-        let mut again = vec!["init", "--lock", &lock_arg, "--name", "h", "--force", "--"];
+        let mut again = vec![
+            "init",
+            "--lock",
+            &lock_arg,
+            "--name",
+            "h",
+            "--force",
+            "--inherit-env",
+            "--",
+        ];
         again.extend(server);
         let o = cp(&again).env("CP_EVIL", evil).run();
         o.code(1);

@@ -144,6 +144,9 @@ fn mode(p: &Path) -> u32 {
 
 #[test]
 fn claude_desktop_wrap_is_idempotent_and_unwrap_restores_every_byte() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let st = setup("claude_desktop_config.json");
     st.pin(None);
     #[cfg(unix)]
@@ -218,6 +221,9 @@ fn claude_desktop_wrap_is_idempotent_and_unwrap_restores_every_byte() {
 
 #[test]
 fn cursor_unpinned_servers_are_left_alone_with_a_warning() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let st = setup("cursor-mcp.json");
     st.pin(Some("fake-local"));
     let o = st.wrap(&[]);
@@ -244,6 +250,9 @@ fn cursor_unpinned_servers_are_left_alone_with_a_warning() {
 
 #[test]
 fn claude_code_http_entry_becomes_a_stdio_entry_and_missing_variables_are_named() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let st = setup("claude-code.mcp.json");
     st.pin(Some("fake-stdio"));
     // Pin the HTTP entry's name against a live fake server, with a stored
@@ -302,6 +311,9 @@ fn claude_code_http_entry_becomes_a_stdio_entry_and_missing_variables_are_named(
 
 #[test]
 fn vscode_mcp_json_keeps_comments_and_disabled_entries() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let st = setup("vscode-mcp.json");
     st.pin(Some("fake-vscode"));
     let o = st.wrap(&[]);
@@ -336,6 +348,9 @@ fn vscode_mcp_json_keeps_comments_and_disabled_entries() {
 
 #[test]
 fn vscode_settings_json_nested_map() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let st = setup("vscode-settings.json");
     st.pin(None);
     st.wrap(&[]).code(0);
@@ -351,6 +366,9 @@ fn vscode_settings_json_nested_map() {
 
 #[test]
 fn comments_inside_a_wrapped_entry_are_named_and_come_back_on_unwrap() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let st = setup("claude_desktop_config.json");
     st.pin(Some("fake-weather"));
     let text = st.original.replace(
@@ -373,6 +391,9 @@ fn comments_inside_a_wrapped_entry_are_named_and_come_back_on_unwrap() {
 
 #[test]
 fn dry_run_shows_the_diff_and_writes_nothing() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let st = setup("claude_desktop_config.json");
     st.pin(None);
     let o = st.wrap(&["--dry-run"]);
@@ -421,6 +442,9 @@ fn dry_run_shows_the_diff_and_writes_nothing() {
 #[cfg(unix)]
 #[test]
 fn a_symlinked_config_is_refused() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let st = setup("claude_desktop_config.json");
     st.pin(None);
     let link = st.dir.path("link.json");
@@ -453,6 +477,9 @@ fn a_symlinked_config_is_refused() {
 
 #[test]
 fn unwrap_keeps_later_changes_and_refuses_edited_entries_without_force() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let st = setup("claude_desktop_config.json");
     st.pin(None);
     st.wrap(&[]).code(0);
@@ -494,6 +521,9 @@ fn unwrap_keeps_later_changes_and_refuses_edited_entries_without_force() {
 
 #[test]
 fn a_second_wrap_with_new_entries_needs_unwrap_first() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let st = setup("claude_desktop_config.json");
     st.pin(Some("fake-notes"));
     st.wrap(&[]).code(0);
@@ -518,6 +548,9 @@ fn a_second_wrap_with_new_entries_needs_unwrap_first() {
 
 #[test]
 fn usage_errors_exit_2_and_write_nothing() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let st = setup("claude_desktop_config.json");
     // No lock yet.
     let o = st.wrap(&[]);
@@ -583,6 +616,9 @@ fn wrapped_command(st: &Setup, name: &str) -> (String, Vec<String>, Vec<(String,
 
 #[test]
 fn the_wrapped_command_line_names_this_binary_and_the_lock() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let st = setup("claude_desktop_config.json");
     st.pin(None);
     st.wrap(&[]).code(0);
@@ -623,6 +659,9 @@ fn the_wrapped_command_line_names_this_binary_and_the_lock() {
 #[test]
 #[ignore = "needs `contractpin proxy` (issue 11, item 1), not merged on this branch"]
 fn the_wrapped_entry_really_serves_the_pinned_tools() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     use std::io::{BufRead, BufReader, Write};
     let st = setup("claude_desktop_config.json");
     // The lock's command must work from the client's directory: absolute script path.
@@ -675,6 +714,9 @@ fn the_wrapped_entry_really_serves_the_pinned_tools() {
 
 #[test]
 fn crlf_and_one_line_entries_keep_their_layout() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let st = setup("claude_desktop_config.json");
     st.pin(None);
     let text = "{\r\n  \"mcpServers\": {\r\n    \"fake-notes\": {\r\n      \"command\": \"python3\",\r\n      \"args\": [\"tests/mcp/fake_server.py\", \"--transport\", \"stdio\", \"--scenario\", \"ok\"],\r\n      \"env\": {\"NOTES_API_TOKEN\": \"t\"}\r\n    },\r\n    \"fake-weather\": {\"command\": \"python3\", \"args\": [\"tests/mcp/fake_server.py\", \"--scenario\", \"one-per-page\"]}\r\n  }\r\n}\r\n";

@@ -144,5 +144,12 @@ impl fmt::Display for LockError {
     }
 }
 
+/// A syntax error's source is the parser's [`Error`] (kind and offset).
 #[cfg(feature = "std")]
-impl std::error::Error for LockError {}
+impl std::error::Error for LockError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.json
+            .as_ref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}

@@ -181,7 +181,17 @@ impl<E: fmt::Display> fmt::Display for UpdateError<E> {
     }
 }
 
-impl<E: fmt::Debug + fmt::Display> std::error::Error for UpdateError<E> {}
+/// The source of an I/O or lock failure is the [`io::Error`] or the
+/// [`LockError`]; an aborted update has none (the closure's value is its own).
+impl<E: fmt::Debug + fmt::Display> std::error::Error for UpdateError<E> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            UpdateError::Io(e) => Some(e),
+            UpdateError::Lock(e) => Some(e),
+            UpdateError::Aborted(_) => None,
+        }
+    }
+}
 
 impl<E> From<io::Error> for UpdateError<E> {
     fn from(e: io::Error) -> Self {

@@ -25,8 +25,9 @@ use std::vec::Vec;
 use super::error::{one_line, McpError, McpErrorKind};
 use super::jsonrpc;
 use super::legacy_sse::LegacySse;
+use super::listing;
 use super::options::ClientOptions;
-use super::session::{self, Session};
+use super::session::Session;
 use super::sse::{SseEvent, SseParser};
 use super::transport::{Deadline, Transport};
 use super::Fetched;
@@ -45,7 +46,7 @@ pub(crate) fn fetch(
     check_url(url)?;
     let mut s = Session::new(opts);
     let mut t = StreamableHttp::new(url, headers, opts)?;
-    let mut listing = session::run(&mut t, &mut s);
+    let mut listing = listing::run(&mut t, &mut s);
     if t.session_lost {
         // The server forgot our session (HTTP 404): the spec says to start a
         // new one. Once; a server that loses it again has failed. Warnings of
@@ -60,7 +61,7 @@ pub(crate) fn fetch(
             "the server lost the session ({first_error}); started a new session once"
         ));
         t = StreamableHttp::new(url, headers, opts)?;
-        listing = session::run(&mut t, &mut s);
+        listing = listing::run(&mut t, &mut s);
     }
     let (listing, transport) = match listing {
         Err(e) if !t.answered && matches!(e.kind(), McpErrorKind::Http { status: 404 | 405 }) => {
@@ -78,7 +79,7 @@ pub(crate) fn fetch(
                     ))
                 }
             };
-            let listing = session::run(&mut legacy, &mut s);
+            let listing = listing::run(&mut legacy, &mut s);
             legacy.close();
             (listing?, "legacy-sse")
         }

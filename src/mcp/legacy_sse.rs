@@ -1,13 +1,17 @@
 //! The legacy HTTP+SSE transport (protocol 2024-11-05, deprecated but
 //! alive): a long-lived GET event stream announces an `endpoint`; requests
 //! are POSTed there and their answers arrive as `message` events on the
-//! stream. The stream is read on its own thread.
+//! stream. The stream is read on its own thread, which hands the events over
+//! through a queue bounded in bytes (`max_response_bytes`, the one-event
+//! limit): a server that floods the stream faster than we parse stops being
+//! read (TCP back-pressure) instead of filling our memory.
 
 use std::io::Read;
 use std::string::{String, ToString};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::mpsc::RecvTimeoutError;
 use std::vec::Vec;
 
+use super::byte_queue::{byte_queue, Receiver, Sender};
 use super::error::{one_line, McpError, McpErrorKind};
 use super::http::{agent, read_body, status_error, transport_error};
 use super::jsonrpc;
@@ -113,8 +117,8 @@ impl LegacySse {
                 ),
             ));
         }
-        let (tx, events) = mpsc::sync_channel(256);
         let max = opts.max_response_bytes;
+        let (tx, events) = byte_queue(max);
         std::thread::Builder::new()
             .name(String::from("mcp-legacy-sse"))
             .spawn(move || pump(body, max, tx))
@@ -254,8 +258,9 @@ impl Transport for LegacySse {
     }
 }
 
-/// The stream thread.
-fn pump(body: ureq::Body, max: usize, tx: SyncSender<StreamEvent>) {
+/// The stream thread. Each event is queued at the cost of the memory it
+/// holds, so this thread stops reading while the queue is full.
+fn pump(body: ureq::Body, max: usize, tx: Sender<StreamEvent>) {
     let mut reader = body.into_with_config().reader();
     let mut parser = SseParser::new(max);
     let mut events = Vec::new();
@@ -263,21 +268,22 @@ fn pump(body: ureq::Body, max: usize, tx: SyncSender<StreamEvent>) {
     loop {
         let n = match reader.read(&mut buf) {
             Ok(0) => {
-                let _ = tx.send(StreamEvent::End(String::from("closed by the server")));
+                let _ = tx.send(StreamEvent::End(String::from("closed by the server")), 0);
                 return;
             }
             Ok(n) => n,
             Err(e) => {
-                let _ = tx.send(StreamEvent::End(e.to_string()));
+                let _ = tx.send(StreamEvent::End(e.to_string()), 0);
                 return;
             }
         };
         if parser.feed(&buf[..n], &mut events).is_err() {
-            let _ = tx.send(StreamEvent::TooLarge);
+            let _ = tx.send(StreamEvent::TooLarge, 0);
             return;
         }
         for ev in events.drain(..) {
-            if tx.send(StreamEvent::Event(ev)).is_err() {
+            let cost = ev.data.capacity() + ev.event.as_ref().map_or(0, String::capacity);
+            if tx.send(StreamEvent::Event(ev), cost).is_err() {
                 return;
             }
         }

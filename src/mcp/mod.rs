@@ -32,14 +32,23 @@
 //! reference value and URL user information (and their JSON-escaped,
 //! percent-encoded and, for user information, base64 forms) is redacted
 //! from errors and warnings. Credentials are never sent over plain
-//! `http://` to a host that is not loopback.
+//! `http://` to a host that is not loopback. A stdio server does not
+//! inherit our environment: it gets [`DEFAULT_INHERITED_ENV_VARS`] and its
+//! `env` (unless [`ClientOptions::inherit_env`]).
+//!
+//! Processes: a stdio server runs in its own process group, which is
+//! signalled at the end however the server ended; [`reap_orphans`] kills
+//! what escaped the group, in a process that is a child subreaper.
 
+mod byte_queue;
 mod credentials;
 mod error;
 mod handshake;
 mod jsonrpc;
+mod listing;
 mod options;
 mod paginate;
+mod reaper;
 mod session;
 mod spec;
 mod stderr_ring;
@@ -60,8 +69,10 @@ use std::vec::Vec;
 
 pub use error::{McpError, McpErrorKind};
 pub use options::{
-    is_supported_protocol_version, ClientOptions, LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION,
+    is_supported_protocol_version, ClientOptions, DEFAULT_INHERITED_ENV_VARS,
+    LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION,
 };
+pub use reaper::{become_child_subreaper, reap_orphans};
 pub use spec::{expand_env, ServerSpec};
 
 use error::redact;
@@ -167,14 +178,8 @@ fn fetch_stdio(
 ) -> Result<Fetched, McpError> {
     let mut s = Session::new(opts);
     let cwd = cwd.map(Path::to_path_buf);
-    let mut t = stdio::StdioTransport::spawn(
-        command,
-        env,
-        cwd.as_ref(),
-        opts.max_line_bytes,
-        opts.shutdown_grace,
-    )?;
-    let listing = session::run(&mut t, &mut s);
+    let mut t = stdio::StdioTransport::spawn(command, env, cwd.as_ref(), opts)?;
+    let listing = listing::run(&mut t, &mut s);
     let ended = t.shutdown();
     if ended == stdio::Ended::Killed {
         s.warnings.push(String::from(
@@ -204,6 +209,7 @@ fn read_file(path: &Path, max: usize) -> Result<Fetched, McpError> {
             McpErrorKind::Io,
             std::format!("cannot read {}: {e}", path.display()),
         )
+        .caused_by(e)
     };
     let pages = match crate::fs::read_regular_file(path, max as u64) {
         Ok(p) => p,

@@ -1,4 +1,4 @@
-//! Client options: timeouts, limits, identity.
+//! Client options: timeouts, limits, identity, and what a stdio server inherits.
 
 use std::string::String;
 use std::time::Duration;
@@ -16,6 +16,37 @@ pub fn is_supported_protocol_version(v: &str) -> bool {
     v == MODERN_PROTOCOL_VERSION || LEGACY_PROTOCOL_VERSIONS.contains(&v)
 }
 
+/// The variables of our environment a stdio server gets by default (plus
+/// its spec's `env`): exactly those the official MCP SDK clients pass on,
+/// TypeScript's `getDefaultEnvironment()` and Python's
+/// `get_default_environment()` (SDK 1.32.2 / mcp 1.30.0 and 2.3.0). As there,
+/// a variable that is unset, or whose value starts with `()` (an exported
+/// shell function), is left out. [`ClientOptions::inherit_env`] passes on
+/// everything instead.
+#[cfg(not(windows))]
+pub const DEFAULT_INHERITED_ENV_VARS: &[&str] =
+    &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
+
+/// The variables of our environment a stdio server gets by default (plus
+/// its spec's `env`): on Windows, the list of the official Python MCP SDK's
+/// `get_default_environment()` (the TypeScript SDK's lacks `PATHEXT`).
+/// [`ClientOptions::inherit_env`] passes on everything instead.
+#[cfg(windows)]
+pub const DEFAULT_INHERITED_ENV_VARS: &[&str] = &[
+    "APPDATA",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "LOCALAPPDATA",
+    "PATH",
+    "PATHEXT",
+    "PROCESSOR_ARCHITECTURE",
+    "SYSTEMDRIVE",
+    "SYSTEMROOT",
+    "TEMP",
+    "USERNAME",
+    "USERPROFILE",
+];
+
 /// How [`fetch_tools_list`](super::fetch_tools_list) talks to a server.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClientOptions {
@@ -27,6 +58,16 @@ pub struct ClientOptions {
     pub total_timeout: Duration,
     /// Most `tools/list` pages followed before giving up. Default 1000.
     pub max_pages: usize,
+    /// Largest `tools/list` document assembled from all pages (the JSON
+    /// array of the page results that [`Fetched::pages`] holds), checked as
+    /// each page arrives, so that a server cannot make the client hold more
+    /// before it gives up ([`McpErrorKind::SizeLimit`]). The same limit as
+    /// [`Limits::max_input`](crate::Limits::max_input) and the same default,
+    /// 64 MiB; at most [`MAX_INPUT`](crate::MAX_INPUT) whatever the setting.
+    ///
+    /// [`Fetched::pages`]: super::Fetched::pages
+    /// [`McpErrorKind::SizeLimit`]: super::McpErrorKind::SizeLimit
+    pub max_input_bytes: usize,
     /// Longest line accepted on a stdio server's stdout. Default 16 MiB.
     pub max_line_bytes: usize,
     /// Largest HTTP response body (or SSE event, or file) accepted. Default 64 MiB.
@@ -42,6 +83,11 @@ pub struct ClientOptions {
     /// How long a stdio server gets after stdin is closed, and again after
     /// SIGTERM, before it is killed. Default 1 s.
     pub shutdown_grace: Duration,
+    /// Whether a stdio server inherits our whole environment (CI secrets
+    /// included) instead of only [`DEFAULT_INHERITED_ENV_VARS`]; its spec's
+    /// `env` is added either way. Default `false`, as the official SDK
+    /// clients do.
+    pub inherit_env: bool,
     /// The client capabilities declared in the handshake (`initialize`
     /// `capabilities`, and the `_meta` key
     /// `io.modelcontextprotocol/clientCapabilities` of the 2026-07-28
@@ -57,12 +103,14 @@ impl Default for ClientOptions {
             request_timeout: Duration::from_secs(30),
             total_timeout: Duration::from_secs(120),
             max_pages: 1000,
+            max_input_bytes: crate::Limits::DEFAULT.max_input,
             max_line_bytes: 16 << 20,
             max_response_bytes: 64 << 20,
             protocol_version: None,
             client_name: String::from("contractpin"),
             client_version: String::from(crate::VERSION),
             shutdown_grace: Duration::from_secs(1),
+            inherit_env: false,
             client_capabilities: Vec::new(),
         }
     }

@@ -7,6 +7,11 @@
 //! warning says so. Any other cursor seen twice is a stuck cursor; more than
 //! `max_pages` pages is an error; a tool name on two pages is the server's
 //! fault.
+//!
+//! Memory: the assembled document (`[page,page,...]`) is checked against
+//! the input size limit (`max_input_bytes`) as each page is added, so a
+//! server sending many large pages is refused after the page that crosses
+//! the limit, not after the last one.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::string::{String, ToString};
@@ -139,6 +144,7 @@ pub(crate) fn list_tools(
         }
         write_page(&mut json, &result, root, s)?;
         count += 1;
+        check_size(json.len(), page, s.opts.max_input_bytes)?;
         let next = match root.get("nextCursor") {
             None => None,
             Some(v) if v.is_null() => None,
@@ -168,6 +174,21 @@ pub(crate) fn list_tools(
         count,
         names: seen.len(),
     })
+}
+
+/// Fails when the document so far (`so_far` bytes), with its closing `]`,
+/// is over the input size limit (never more than [`MAX_INPUT`](crate::MAX_INPUT)).
+fn check_size(so_far: usize, page: usize, max_input: usize) -> Result<(), McpError> {
+    let limit = max_input.min(crate::MAX_INPUT);
+    if so_far.saturating_add(1) <= limit {
+        return Ok(());
+    }
+    Err(McpError::new(
+        McpErrorKind::SizeLimit,
+        std::format!(
+            "size-limit: the tools/list pages add up to more than {limit} bytes (the input size limit) with page {page}; stopped there"
+        ),
+    ))
 }
 
 fn is_method_not_found(e: &McpError) -> bool {
@@ -227,4 +248,107 @@ fn write_page(
     }
     json.push(b'}');
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::options::ClientOptions;
+    use crate::mcp::transport::Deadline;
+
+    /// Serves `pages` results (page k points to page k + 1), counting requests.
+    struct Pager {
+        pages: Vec<Vec<u8>>,
+        asked: usize,
+    }
+
+    impl Pager {
+        /// `n` pages, each with one tool whose description is `pad` bytes.
+        fn new(n: usize, pad: usize) -> Pager {
+            let pages = (0..n)
+                .map(|k| {
+                    let next = if k + 1 < n {
+                        std::format!(",\"nextCursor\":\"c{}\"", k + 1)
+                    } else {
+                        String::new()
+                    };
+                    std::format!(
+                        "{{\"tools\":[{{\"description\":\"{}\",\"inputSchema\":{{}},\"name\":\"t{k}\"}}]{next}}}",
+                        "x".repeat(pad)
+                    )
+                    .into_bytes()
+                })
+                .collect();
+            Pager { pages, asked: 0 }
+        }
+
+        /// Size of the document assembled from the first `n` pages.
+        fn assembled(&self, n: usize) -> usize {
+            2 + self.pages[..n].iter().map(Vec::len).sum::<usize>() + (n - 1)
+        }
+    }
+
+    impl Transport for Pager {
+        fn request(
+            &mut self,
+            _id: u64,
+            _method: &str,
+            _message: &[u8],
+            _deadline: &Deadline,
+        ) -> Result<Vec<u8>, McpError> {
+            self.asked += 1;
+            Ok(self.pages[self.asked - 1].clone())
+        }
+
+        fn notify(&mut self, _: &str, _: &[u8], _: &Deadline) -> Result<(), McpError> {
+            Ok(())
+        }
+    }
+
+    fn list(t: &mut Pager, max_input: usize) -> Result<Pages, McpError> {
+        let opts = ClientOptions {
+            max_input_bytes: max_input,
+            ..ClientOptions::default()
+        };
+        let mut s = Session::new(&opts);
+        let neg = Negotiated {
+            version: String::from("2025-11-25"),
+            handshake: "initialize",
+            tools_capability: Some(true),
+            meta: None,
+        };
+        list_tools(t, &mut s, &neg)
+    }
+
+    #[test]
+    fn the_assembled_pages_may_be_exactly_the_input_limit() {
+        let mut t = Pager::new(5, 1000);
+        let size = t.assembled(5);
+        let pages = list(&mut t, size).expect("exactly at the limit");
+        assert_eq!((pages.json.len(), pages.count, t.asked), (size, 5, 5));
+    }
+
+    #[test]
+    fn the_page_that_crosses_the_input_limit_ends_the_listing() {
+        // One byte under the size of 3 pages: page 3 crosses it, and no
+        // fourth page is asked for although the server has 1000.
+        let mut t = Pager::new(1000, 1000);
+        let limit = t.assembled(3) - 1;
+        let e = list(&mut t, limit).err().expect("over the limit");
+        assert_eq!(e.kind(), &McpErrorKind::SizeLimit, "{e}");
+        assert_eq!(e.kind().name(), "size-limit");
+        assert!(
+            e.message()
+                .contains(&std::format!("more than {limit} bytes")),
+            "{e}"
+        );
+        assert!(e.message().contains("with page 3"), "{e}");
+        assert_eq!(t.asked, 3);
+    }
+
+    #[test]
+    fn the_input_limit_is_capped_at_max_input() {
+        assert!(check_size(crate::MAX_INPUT, 1, usize::MAX).is_err());
+        assert!(check_size(crate::MAX_INPUT - 1, 1, usize::MAX).is_ok());
+    }
 }

@@ -1,29 +1,61 @@
 //! The stdio transport: a child process speaking newline-delimited JSON-RPC.
 //!
+//! - the server gets a minimal environment, the variables the official MCP
+//!   SDK clients pass on ([`DEFAULT_INHERITED_ENV_VARS`]) plus the spec's
+//!   `env`, unless [`ClientOptions::inherit_env`] asks for all of ours;
 //! - stdout is read on its own thread and split into lines (a line longer
 //!   than the limit is an error); lines that are not JSON-RPC messages are
-//!   skipped and counted;
+//!   skipped and counted. A server that exits is noticed while we wait for
+//!   an answer even when a process that escaped its group holds stdout open
+//!   (no end of file): once it and its whole group are gone (Linux) and
+//!   stdout has been quiet for 250 ms, no answer can come. The lines travel
+//!   to us through a queue bounded in
+//!   bytes (`byte_queue`, `max(max_line_bytes, 64 KiB)`):
+//!   a server that writes faster than we parse is back-pressured through
+//!   its pipe instead of filling our memory;
 //! - stdin is written on its own thread, so a server that stops reading can
-//!   never block us;
+//!   never block us: a message that does not fit in the (1 MiB) write queue
+//!   before the request's deadline is a timeout;
 //! - stderr goes into a bounded ring on a third thread and is shown (its
 //!   tail) when something fails; it never mixes with our output;
 //! - shutdown always happens, also on errors and panics (`Drop`): close
-//!   stdin, wait, SIGTERM to the server's process group, wait, SIGKILL, reap.
+//!   stdin, wait, SIGTERM to the server's process group, wait, SIGKILL; then,
+//!   however the server ended, the rest of its process group gets SIGTERM
+//!   and, after the grace, SIGKILL; the server is reaped last (see
+//!   `reaper`).
+//!
+//! [`DEFAULT_INHERITED_ENV_VARS`]: super::DEFAULT_INHERITED_ENV_VARS
+//! [`ClientOptions::inherit_env`]: super::ClientOptions::inherit_env
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::string::{String, ToString};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use std::vec::Vec;
 
+use super::byte_queue::{byte_queue, Receiver, SendError, Sender};
 use super::error::{one_line, McpError, McpErrorKind};
 use super::jsonrpc;
+use super::options::{ClientOptions, DEFAULT_INHERITED_ENV_VARS};
+use super::reaper::{self, Exit};
 use super::stderr_ring::StderrRing;
 use super::transport::{Deadline, Transport};
+
+/// Bytes of our own messages queued for the server's stdin at most.
+const WRITE_BUDGET: usize = 1 << 20;
+/// The line queue holds at least this much, however small the line limit.
+const MIN_LINE_BUDGET: usize = 64 * 1024;
+/// How often a wait for an answer checks whether the server has exited.
+const EXIT_POLL: Duration = Duration::from_millis(50);
+/// After the server exited, how long its stdout must stay quiet before we
+/// stop waiting for an answer (a child it left behind may hold the pipe
+/// open, so there may never be an end of file).
+const QUIET_AFTER_EXIT: Duration = Duration::from_millis(250);
 
 /// What the stdout thread reports.
 enum Event {
@@ -48,24 +80,57 @@ pub(crate) enum Ended {
 pub(crate) struct StdioTransport {
     child: Child,
     lines: Receiver<Event>,
-    writer: Option<SyncSender<Vec<u8>>>,
+    writer: Option<Sender<Vec<u8>>>,
     write_error: Arc<Mutex<Option<String>>>,
     stderr: StderrRing,
     skipped: usize,
     last_junk: Option<String>,
     grace: Duration,
+    /// The exit status, once known (the child may still be unreaped).
     status: Option<ExitStatus>,
+    /// Whether the child has exited (learnt without reaping it).
+    exited: bool,
+    /// Whether the child has been reaped: from then on its pid means nothing.
+    reaped: bool,
+    /// Since when stdout has been quiet, once the server is known to have exited.
+    quiet_since: Option<Instant>,
     ended: Option<Ended>,
 }
 
+/// The environment a server starts with: only the variables of
+/// [`DEFAULT_INHERITED_ENV_VARS`] that are set (a value starting with `()`,
+/// a shell function, is left out), or all of ours with `inherit`; then
+/// `env` on top.
+fn set_environment(cmd: &mut Command, env: &BTreeMap<String, String>, inherit: bool) {
+    if !inherit {
+        cmd.env_clear();
+        for (k, v) in default_environment() {
+            cmd.env(k, v);
+        }
+    }
+    cmd.envs(env);
+}
+
+/// What the official SDKs' `getDefaultEnvironment()` /
+/// `get_default_environment()` return.
+fn default_environment() -> Vec<(&'static str, OsString)> {
+    DEFAULT_INHERITED_ENV_VARS
+        .iter()
+        .filter_map(|&k| {
+            let v = std::env::var_os(k)?;
+            // Bash exports functions as `() { ...`; the SDKs skip them.
+            (!v.to_string_lossy().starts_with("()")).then_some((k, v))
+        })
+        .collect()
+}
+
 impl StdioTransport {
-    /// Starts `command` with `env` added to our environment and in `cwd`.
+    /// Starts `command` in `cwd` with the environment of [`set_environment`].
     pub fn spawn(
         command: &[String],
         env: &BTreeMap<String, String>,
         cwd: Option<&PathBuf>,
-        max_line_bytes: usize,
-        grace: Duration,
+        opts: &ClientOptions,
     ) -> Result<StdioTransport, McpError> {
         let Some(program) = command.first() else {
             return Err(McpError::new(
@@ -75,10 +140,10 @@ impl StdioTransport {
         };
         let mut cmd = Command::new(program);
         cmd.args(&command[1..])
-            .envs(env)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        set_environment(&mut cmd, env, opts.inherit_env);
         if let Some(dir) = cwd {
             cmd.current_dir(dir);
         }
@@ -89,7 +154,7 @@ impl StdioTransport {
             use std::os::unix::process::CommandExt;
             cmd.process_group(0);
         }
-        let mut child = cmd.spawn().map_err(|e| {
+        let mut child = reaper::spawn_managed(&mut cmd).map_err(|e| {
             let where_ = cwd
                 .map(|d| std::format!(" in {}", d.display()))
                 .unwrap_or_default();
@@ -97,43 +162,43 @@ impl StdioTransport {
                 McpErrorKind::Spawn,
                 std::format!("could not start `{}`{where_}: {e}", one_line(program)),
             )
+            .caused_by(e)
         })?;
-        let (stdin, stdout, stderr) =
-            match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
-                (Some(i), Some(o), Some(e)) => (i, o, e),
-                _ => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err(McpError::new(
-                        McpErrorKind::Spawn,
-                        "the server's pipes could not be set up",
-                    ));
-                }
-            };
-        let stderr = StderrRing::spawn(stderr);
-        let (tx, lines) = mpsc::sync_channel(256);
-        let (wtx, wrx) = mpsc::sync_channel::<Vec<u8>>(64);
-        let write_error = Arc::new(Mutex::new(None));
-        let t = StdioTransport {
+        let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+        let (wtx, wrx) = byte_queue::<Vec<u8>>(WRITE_BUDGET);
+        let (tx, lines) = byte_queue(opts.max_line_bytes.max(MIN_LINE_BUDGET));
+        let mut t = StdioTransport {
             child,
             lines,
             writer: Some(wtx),
-            write_error: write_error.clone(),
-            stderr,
+            write_error: Arc::new(Mutex::new(None)),
+            stderr: StderrRing::default(),
             skipped: 0,
             last_junk: None,
-            grace,
+            grace: opts.shutdown_grace,
             status: None,
+            exited: false,
+            reaped: false,
+            quiet_since: None,
             ended: None,
         };
+        // From here on, returning early drops `t`, which shuts the child down.
+        let (Some(stdin), Some(stdout), Some(stderr)) = pipes else {
+            return Err(McpError::new(
+                McpErrorKind::Spawn,
+                "the server's pipes could not be set up",
+            ));
+        };
+        t.stderr = StderrRing::spawn(stderr);
+        let max_line = opts.max_line_bytes;
         let r = std::thread::Builder::new()
             .name(String::from("mcp-stdout"))
-            .spawn(move || read_lines(stdout, max_line_bytes, tx));
+            .spawn(move || read_lines(stdout, max_line, tx));
+        let write_error = t.write_error.clone();
         let w = std::thread::Builder::new()
             .name(String::from("mcp-stdin"))
             .spawn(move || write_messages(stdin, wrx, write_error));
         if r.is_err() || w.is_err() {
-            // `t` is dropped here, which shuts the child down.
             return Err(McpError::new(
                 McpErrorKind::Spawn,
                 "could not start the I/O threads",
@@ -142,49 +207,47 @@ impl StdioTransport {
         Ok(t)
     }
 
-    fn send(&mut self, msg: &[u8]) -> Result<(), McpError> {
+    fn send(&mut self, msg: &[u8], deadline: &Deadline, method: &str) -> Result<(), McpError> {
         let mut line = Vec::with_capacity(msg.len() + 1);
         line.extend_from_slice(msg);
         line.push(b'\n');
+        let cost = line.capacity();
         let sent = match &self.writer {
-            Some(w) => w.send(line).is_ok(),
-            None => false,
+            Some(w) => w.send_until(line, cost, Some(deadline.at)),
+            None => Err(SendError::Closed(line)),
         };
-        if !sent {
-            let why = self
-                .write_error
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .clone()
-                .unwrap_or_else(|| String::from("stdin is closed"));
-            return Err(self.exited_error(&std::format!(
-                "could not write to the server's stdin ({why})"
-            )));
+        match sent {
+            Ok(()) => Ok(()),
+            Err(SendError::Timeout(_)) => Err(self.with_tail(deadline.error(&std::format!(
+                "room on the server's stdin (it stopped reading it) while waiting for {method}"
+            )))),
+            Err(SendError::Closed(_)) => {
+                let why = self
+                    .write_error
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .clone()
+                    .unwrap_or_else(|| String::from("stdin is closed"));
+                Err(self.exited_error(&std::format!(
+                    "could not write to the server's stdin ({why})"
+                )))
+            }
         }
-        Ok(())
     }
 
     /// The error for a server whose stdout ended: waits briefly for its exit
     /// status and the rest of its stderr.
     fn exited_error(&mut self, what: &str) -> McpError {
-        let until = Instant::now() + Duration::from_secs(1);
-        let status = loop {
-            match self.child.try_wait() {
-                Ok(Some(st)) => break Some(st),
-                Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(10)),
-                _ => break None,
-            }
-        };
-        if let Some(st) = status {
-            self.status = Some(st);
+        if self.wait_exit(Duration::from_secs(1)) {
             let until = Instant::now() + Duration::from_millis(300);
             while !self.stderr.closed() && Instant::now() < until {
                 std::thread::sleep(Duration::from_millis(5));
             }
         }
-        let state = match status {
-            Some(st) => std::format!("the server exited ({st})"),
-            None => String::from("the server closed its stdout"),
+        let state = match (self.exited, self.status) {
+            (true, Some(st)) => std::format!("the server exited ({st})"),
+            (true, None) => String::from("the server exited"),
+            (false, _) => String::from("the server closed its stdout"),
         };
         let mut msg = std::format!("{state}: {what}");
         self.note_skipped(&mut msg);
@@ -210,68 +273,112 @@ impl StdioTransport {
         e.with_stderr(self.stderr.tail())
     }
 
-    /// Shuts the server down (idempotent): close stdin, wait, SIGTERM, wait,
-    /// SIGKILL, reap.
+    /// Shuts the server down (idempotent): close stdin, wait, SIGTERM,
+    /// wait, SIGKILL; then clear its process group; then reap it.
     pub fn shutdown(&mut self) -> Ended {
         if let Some(e) = self.ended {
             return e;
         }
         self.writer = None; // the writer thread drops stdin once its queue is written
-        let ended = if self.wait_for(self.grace) {
-            Ended::ByItself
-        } else {
-            self.signal(Signal::Term);
-            if self.wait_for(self.grace) {
-                Ended::Terminated
-            } else {
-                self.signal(Signal::Kill);
-                if let Ok(st) = self.child.wait() {
-                    self.status = Some(st);
-                }
-                Ended::Killed
-            }
-        };
+        self.lines.close(); // the reader thread discards the rest of stdout
+        let ended = self.stop_leader();
+        self.clear_group();
+        self.reap();
         self.ended = Some(ended);
         ended
     }
 
-    fn wait_for(&mut self, d: Duration) -> bool {
-        if self.status.is_some() {
-            return true;
+    /// Ends the server process itself, without reaping it.
+    fn stop_leader(&mut self) -> Ended {
+        if self.wait_exit(self.grace) {
+            return Ended::ByItself;
         }
+        self.signal(Signal::Term);
+        if self.wait_exit(self.grace) {
+            return Ended::Terminated;
+        }
+        self.signal(Signal::Kill);
+        // SIGKILL cannot be ignored, but a process in an uninterruptible
+        // sleep takes its time: bounded, never a hang.
+        self.wait_exit(self.grace.max(Duration::from_secs(1)) * 5);
+        Ended::Killed
+    }
+
+    /// The server has ended (it is a zombie, so its pid still names its
+    /// group): SIGTERM to what is left of the group, SIGKILL after the grace
+    /// if anything is still alive.
+    fn clear_group(&mut self) {
+        #[cfg(unix)]
+        {
+            if self.reaped {
+                return;
+            }
+            let pgid = self.child.id();
+            self.signal(Signal::Term);
+            let until = Instant::now() + self.grace;
+            loop {
+                if reaper::group_has_live_members(pgid) == Some(false) || !group_exists(pgid) {
+                    return;
+                }
+                if Instant::now() >= until {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            self.signal(Signal::Kill);
+        }
+    }
+
+    /// Reaps the server if it has exited (so it leaves no zombie).
+    fn reap(&mut self) {
+        if !self.reaped {
+            if let Ok(Some(st)) = self.child.try_wait() {
+                self.status.get_or_insert(st);
+                self.reaped = true;
+            }
+        }
+        reaper::unmanage(self.child.id());
+    }
+
+    /// Waits up to `d` for the server to exit, without reaping it.
+    fn wait_exit(&mut self, d: Duration) -> bool {
         let until = Instant::now() + d;
         loop {
-            match self.child.try_wait() {
-                Ok(Some(st)) => {
-                    self.status = Some(st);
+            if self.exited {
+                return true;
+            }
+            match reaper::peek_exit(&mut self.child) {
+                Exit::Running => {}
+                Exit::Exited(st) => {
+                    self.exited = true;
+                    self.status = self.status.or(st);
                     return true;
                 }
-                Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(10)),
-                Ok(None) => return false,
-                Err(_) => return false,
+                Exit::Gone => {
+                    self.exited = true;
+                    self.reaped = true; // never signal that pid again
+                    return true;
+                }
             }
+            if Instant::now() >= until {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(10));
         }
     }
 
     fn signal(&mut self, sig: Signal) {
+        if self.reaped {
+            return; // its pid may belong to someone else by now
+        }
         #[cfg(unix)]
         {
-            let Ok(pid) = libc::pid_t::try_from(self.child.id()) else {
-                let _ = self.child.kill();
-                return;
-            };
             let signo = match sig {
                 Signal::Term => libc::SIGTERM,
                 Signal::Kill => libc::SIGKILL,
             };
-            // SAFETY: kill(2) has no memory-safety preconditions. The child
-            // has not been reaped (status is None), so its pid, which is also
-            // its process group id, still names it.
-            let rc = unsafe { libc::kill(-pid, signo) };
-            if rc != 0 {
-                // SAFETY: as above, for the single process.
-                unsafe { libc::kill(pid, signo) };
-            }
+            // The child is not reaped (checked above): its pid still names it.
+            reaper::signal_group(self.child.id(), signo);
         }
         #[cfg(not(unix))]
         {
@@ -279,6 +386,16 @@ impl StdioTransport {
             let _ = self.child.kill();
         }
     }
+}
+
+/// Whether any process (a zombie counts) is in the group `pgid`.
+#[cfg(unix)]
+fn group_exists(pgid: u32) -> bool {
+    let Ok(pgid) = libc::pid_t::try_from(pgid) else {
+        return false;
+    };
+    // SAFETY: kill(2) with signal 0 sends nothing and only checks existence.
+    unsafe { libc::kill(-pgid, 0) == 0 }
 }
 
 #[derive(Clone, Copy)]
@@ -301,27 +418,16 @@ impl Transport for StdioTransport {
         message: &[u8],
         deadline: &Deadline,
     ) -> Result<Vec<u8>, McpError> {
-        self.send(message)?;
+        self.send(message, deadline, method)?;
         loop {
             let left = deadline.remaining();
             if left.is_zero() {
                 return Err(self.timeout(deadline, method));
             }
-            match self.lines.recv_timeout(left) {
+            match self.lines.recv_timeout(left.min(EXIT_POLL)) {
                 Ok(Event::Line(line)) => {
-                    if line.iter().all(|b| b" \t\r".contains(b)) {
-                        continue;
-                    }
-                    let scan = jsonrpc::classify(&line, id).map_err(|e| self.with_tail(e))?;
-                    if let Some(j) = scan.junk {
-                        self.skipped += 1;
-                        let shown = String::from_utf8_lossy(&line[..line.len().min(80)]).into_owned();
-                        self.last_junk = Some(std::format!("{j}: `{}`", one_line(&shown)));
-                    }
-                    for reply in scan.replies {
-                        self.send(&reply)?;
-                    }
-                    if let Some(answer) = scan.ours {
+                    self.quiet_since = self.quiet_since.map(|_| Instant::now());
+                    if let Some(answer) = self.on_line(&line, id, method, deadline)? {
                         return answer;
                     }
                 }
@@ -342,18 +448,22 @@ impl Transport for StdioTransport {
                 Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
                     return Err(self.exited_error(&std::format!("no answer to {method}")))
                 }
-                Err(RecvTimeoutError::Timeout) => return Err(self.timeout(deadline, method)),
+                Err(RecvTimeoutError::Timeout) => {
+                    if self.exited_and_quiet() {
+                        return Err(self.exited_error(&std::format!("no answer to {method}")));
+                    }
+                }
             }
         }
     }
 
     fn notify(
         &mut self,
-        _method: &str,
+        method: &str,
         message: &[u8],
-        _deadline: &Deadline,
+        deadline: &Deadline,
     ) -> Result<(), McpError> {
-        self.send(message)
+        self.send(message, deadline, method)
     }
 
     fn skipped_lines(&self) -> usize {
@@ -361,7 +471,51 @@ impl Transport for StdioTransport {
     }
 }
 
+/// The answer to our request, when a line holds it.
+type Answer = Option<Result<Vec<u8>, McpError>>;
+
 impl StdioTransport {
+    /// One stdout line: skipped (junk, notifications), answered (server
+    /// requests), or the answer we wait for.
+    fn on_line(
+        &mut self,
+        line: &[u8],
+        id: u64,
+        method: &str,
+        deadline: &Deadline,
+    ) -> Result<Answer, McpError> {
+        if line.iter().all(|b| b" \t\r".contains(b)) {
+            return Ok(None);
+        }
+        let scan = jsonrpc::classify(line, id).map_err(|e| self.with_tail(e))?;
+        if let Some(j) = scan.junk {
+            self.skipped += 1;
+            let shown = String::from_utf8_lossy(&line[..line.len().min(80)]).into_owned();
+            self.last_junk = Some(std::format!("{j}: `{}`", one_line(&shown)));
+        }
+        for reply in scan.replies {
+            self.send(&reply, deadline, method)?;
+        }
+        Ok(scan.ours)
+    }
+
+    /// Whether the server has exited, nothing is left alive in its process
+    /// group, and its stdout has been quiet since: then no answer can come,
+    /// even if a process that escaped the group keeps the pipe open. (A
+    /// wrapper that exits while a child in its group goes on serving, as
+    /// `sh -c 'server &'`, is still waited for; where the group cannot be
+    /// listed, only the end of stdout or the deadline ends the wait.)
+    fn exited_and_quiet(&mut self) -> bool {
+        if self.quiet_since.is_none()
+            && self.wait_exit(Duration::ZERO)
+            && (self.reaped || reaper::group_has_live_members(self.child.id()) == Some(false))
+        {
+            self.quiet_since = Some(Instant::now());
+        }
+        self.quiet_since
+            .is_some_and(|t| t.elapsed() >= QUIET_AFTER_EXIT)
+    }
+
     fn timeout(&self, deadline: &Deadline, method: &str) -> McpError {
         let e = deadline.error(&std::format!("answer to {method}"));
         let mut msg = String::from(e.message());
@@ -371,8 +525,9 @@ impl StdioTransport {
 }
 
 /// The stdout thread: newline-delimited lines, each at most `max` bytes
-/// (without the newline).
-fn read_lines(stdout: impl Read, max: usize, tx: SyncSender<Event>) {
+/// (without the newline). Each complete line is queued at the cost of the
+/// memory it holds, so this thread stops reading while the queue is full.
+fn read_lines(stdout: impl Read, max: usize, tx: Sender<Event>) {
     let mut r = BufReader::with_capacity(64 * 1024, stdout);
     let mut line: Vec<u8> = Vec::new();
     loop {
@@ -380,16 +535,17 @@ fn read_lines(stdout: impl Read, max: usize, tx: SyncSender<Event>) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => {
-                let _ = tx.send(Event::Failed(e.to_string()));
+                let _ = tx.send(Event::Failed(e.to_string()), 0);
                 return;
             }
         };
         if buf.is_empty() {
             if !line.is_empty() {
                 // A last line without a newline still counts as a message.
-                let _ = tx.send(Event::Line(core::mem::take(&mut line)));
+                let cost = line.capacity();
+                let _ = tx.send(Event::Line(line), cost);
             }
-            let _ = tx.send(Event::Eof);
+            let _ = tx.send(Event::Eof, 0);
             return;
         }
         let (take, complete) = match buf.iter().position(|&b| b == b'\n') {
@@ -397,7 +553,7 @@ fn read_lines(stdout: impl Read, max: usize, tx: SyncSender<Event>) {
             None => (buf.len(), false),
         };
         if line.len() + take > max {
-            let _ = tx.send(Event::TooLong(max));
+            let _ = tx.send(Event::TooLong(max), 0);
             return;
         }
         line.extend_from_slice(&buf[..take]);
@@ -406,7 +562,12 @@ fn read_lines(stdout: impl Read, max: usize, tx: SyncSender<Event>) {
             if line.last() == Some(&b'\r') {
                 line.pop();
             }
-            if tx.send(Event::Line(core::mem::take(&mut line))).is_err() {
+            let full = core::mem::take(&mut line);
+            let cost = full.capacity();
+            if tx.send(Event::Line(full), cost).is_err() {
+                // Nobody listens any more (shutdown): keep draining the pipe
+                // so that a server writing its last words does not block.
+                let _ = std::io::copy(&mut r, &mut std::io::sink());
                 return;
             }
         }
@@ -415,10 +576,76 @@ fn read_lines(stdout: impl Read, max: usize, tx: SyncSender<Event>) {
 
 /// The stdin thread: writes each queued message; dropping the queue closes stdin.
 fn write_messages(mut stdin: impl Write, rx: Receiver<Vec<u8>>, error: Arc<Mutex<Option<String>>>) {
-    for msg in rx {
+    while let Ok(msg) = rx.recv() {
         if let Err(e) = stdin.write_all(&msg).and_then(|_| stdin.flush()) {
             *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.to_string());
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The environment `env(1)` sees when started as a server would be.
+    #[cfg(unix)]
+    fn child_env(env: &BTreeMap<String, String>, inherit: bool) -> Vec<(String, String)> {
+        let mut cmd = Command::new("env");
+        set_environment(&mut cmd, env, inherit);
+        let out = cmd.output().expect("env(1) runs");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_server_gets_the_default_variables_and_its_env_only() {
+        // Some variable of ours outside the list (cargo sets several).
+        let (ours, _) = std::env::vars()
+            .find(|(k, _)| !DEFAULT_INHERITED_ENV_VARS.contains(&k.as_str()))
+            .expect("the test runs with some variable outside the list");
+        let mut env = BTreeMap::new();
+        env.insert(String::from("DECLARED_FOR_THE_SERVER"), String::from("v"));
+        let minimal = child_env(&env, false);
+        let names: Vec<&str> = minimal.iter().map(|(k, _)| k.as_str()).collect();
+        assert!(!names.contains(&ours.as_str()), "{names:?}");
+        for (k, v) in &minimal {
+            if k == "DECLARED_FOR_THE_SERVER" {
+                assert_eq!(v, "v");
+            } else {
+                assert!(DEFAULT_INHERITED_ENV_VARS.contains(&k.as_str()), "{k}");
+                assert_eq!(std::env::var(k).ok().as_deref(), Some(v.as_str()), "{k}");
+            }
+        }
+        assert!(names.contains(&"DECLARED_FOR_THE_SERVER"));
+        if std::env::var_os("PATH").is_some() {
+            assert!(names.contains(&"PATH"), "{names:?}");
+        }
+        let all = child_env(&env, true);
+        assert!(
+            all.iter().any(|(k, _)| *k == ours),
+            "inherit_env passes {ours} on"
+        );
+        assert!(all
+            .iter()
+            .any(|(k, v)| k == "DECLARED_FOR_THE_SERVER" && v == "v"));
+    }
+
+    #[test]
+    fn the_default_environment_is_the_sdk_list_minus_functions() {
+        let env = default_environment();
+        for (k, v) in &env {
+            assert!(DEFAULT_INHERITED_ENV_VARS.contains(k), "{k}");
+            assert!(!v.to_string_lossy().starts_with("()"), "{k}");
+        }
+        #[cfg(unix)]
+        assert_eq!(
+            DEFAULT_INHERITED_ENV_VARS,
+            ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"]
+        );
     }
 }

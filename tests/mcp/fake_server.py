@@ -206,6 +206,10 @@ SCENARIOS = {
     "many-pages": "endless pages with distinct cursors, one new tool each (finite with --pages N)",
     "many-tools": "--count N generated tools (default 1000) in one page (or --page-size)",
     "stderr-flood": "writes --flood-bytes (default 1 MiB) to stderr before every answer",
+    "notification-flood": "instead of answering tools/list: --flood-count large notifications "
+                          "(--flood-message-bytes each), then gives up (stdio: exit 4; sse/http: the stream ends)",
+    "ping-flood": "stdio: instead of answering tools/list, sends --ping-count ping requests and never reads "
+                  "stdin again (hangs for at most 60 s)",
 }
 
 ABSENT = object()
@@ -242,7 +246,9 @@ class Recorder:
 
     def __init__(self, path):
         self.path = path
-        self.lock = threading.Lock()
+        # Reentrant: the SIGTERM handler records too, and may interrupt the
+        # main thread while it holds the lock.
+        self.lock = threading.RLock()
 
     def __call__(self, **event):
         if not self.path:
@@ -266,11 +272,13 @@ class Reply:
     error_status: for HTTP, the status to answer with (JSON body = last frame).
     """
 
-    def __init__(self, frames=(), hang=False, exit_code=None, http_status=200):
+    def __init__(self, frames=(), hang=False, exit_code=None, http_status=200, end_stream=False):
         self.frames = list(frames)
         self.hang = hang
         self.exit_code = exit_code
         self.http_status = http_status
+        # Legacy SSE: close the event stream after the frames (instead of exiting).
+        self.end_stream = end_stream
 
 
 class Core:
@@ -358,7 +366,9 @@ class Core:
                     raise ValueError(f"Invalid cursor: {cursor}")
                 k = int(cursor[7:])
             last = self.a.pages and k >= self.a.pages - 1
-            return [generated_tool(f"page_tool_{k:06d}")], (ABSENT if last else f"cursor-{k + 1}")
+            name = f"page_tool_{k:06d}"
+            tool = self.padded_page_tool(name) if self.a.page_bytes else generated_tool(name)
+            return [tool], (ABSENT if last else f"cursor-{k + 1}")
         # standard paging: cursor-K is page K
         ps = self.page_size or max(n, 1)
         k = 0
@@ -379,6 +389,25 @@ class Core:
             out += (b',"resultType":"complete","ttlMs":0,"cacheScope":"private","_meta":{'
                     b'"io.modelcontextprotocol/serverInfo":' + jdump(self.server_info()) + b"}")
         return out + b"}"
+
+    def flood_note(self) -> bytes:
+        """One notifications/message of exactly --flood-message-bytes bytes whose data is an
+        array of zeros: cheap to write, slow to parse (the point of notification-flood)."""
+        head = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":['
+        tail = b"]}}"
+        n = max(self.a.flood_message_bytes - len(head) - len(tail), 1)
+        k = (n + 1) // 2  # k zeros and k - 1 commas; a space makes up an even n
+        body = b",".join([b"0"] * k) + (b"" if n % 2 else b" ")
+        return head + body + tail
+
+    def padded_page_tool(self, name: str) -> bytes:
+        """many-pages with --page-bytes: the page's tool, its description padded with x so that
+        the whole answer is about --page-bytes bytes (never more)."""
+        tool = generated_tool(name)
+        pad = self.a.page_bytes - len(tool) - 200
+        if pad <= 0:
+            return tool
+        return tool.replace(b'"description":"', b'"description":"' + b"x" * pad, 1)
 
     def huge_response(self, rid) -> bytes:
         target = self.a.huge_bytes
@@ -472,6 +501,10 @@ class Core:
                 return Reply(pre + [self.error(rid, -32603, "Internal error: tool registry unavailable")])
             if self.sc == "huge-line":
                 return Reply(pre + [self.huge_response(rid)])
+            if self.sc == "notification-flood":
+                note = self.flood_note()  # the same bytes object N times: no N-fold memory here
+                log(f"flooding {self.a.flood_count} notifications of {len(note)} bytes")
+                return Reply(pre + [note] * self.a.flood_count, exit_code=4, end_stream=True)
             has_cursor = "cursor" in params
             cursor = params.get("cursor")
             try:
@@ -518,6 +551,8 @@ def serve_stdio(core: Core, args, rec):
         except ValueError:
             write(core.error(None, -32700, "Parse error"))
             continue
+        if args.scenario == "ping-flood" and isinstance(msg, dict) and msg.get("method") == "tools/list":
+            ping_flood(write, args.ping_count)
         reply = core.handle(msg)
         if reply is None or reply.hang:
             continue
@@ -535,6 +570,17 @@ def serve_stdio(core: Core, args, rec):
         while True:
             time.sleep(3600)
     log("stdin closed; exiting")
+
+
+def ping_flood(write, count):
+    """Sends `count` ping requests and never reads stdin again: a client that answers each one
+    fills the pipe to our stdin and must not block on it forever."""
+    log(f"sending {count} pings and no longer reading stdin (scenario ping-flood)")
+    for i in range(count):
+        write(b'{"jsonrpc":"2.0","id":"ping-%d","method":"ping"}' % i)
+    time.sleep(60)
+    log("ping-flood: giving up after 60 s")
+    os._exit(5)
 
 
 # --------------------------------------------------------------------------- HTTP
@@ -821,7 +867,11 @@ class Handler(BaseHTTPRequestHandler):
                 if item is None:
                     break
                 block, done = item
-                w.raw(block)
+                if isinstance(block, tuple):  # ("repeat", bytes, n): n copies, written lazily
+                    for _ in range(block[2]):
+                        w.raw(block[1])
+                else:
+                    w.raw(block)
                 if done is not None:
                     done.set()
             w.end()
@@ -853,6 +903,19 @@ class Handler(BaseHTTPRequestHandler):
             q.put((b": keep-alive comment\n\n", None))
             q.put((b"id: %d\ndata: \n\n" % st.next_id(), None))
         done = threading.Event()
+        if reply.end_stream:
+            # notification-flood: one block per distinct frame object, repeated lazily, then
+            # the end of the stream (the process keeps serving).
+            frames = reply.frames
+            i = 0
+            while i < len(frames):
+                j = i
+                while j < len(frames) and frames[j] is frames[i]:
+                    j += 1
+                q.put((("repeat", b"event: message\ndata: " + frames[i] + b"\n\n", j - i), None))
+                i = j
+            q.put(None)
+            return
         for i, frame in enumerate(reply.frames):
             last = i == len(reply.frames) - 1
             q.put((b"event: message\ndata: " + frame + b"\n\n", done if last else None))
@@ -909,6 +972,15 @@ def parse_args(argv=None):
     p.add_argument("--huge-bytes", type=int, default=16 * 1024 * 1024,
                    help="huge-line: exact length of the tools/list answer line, without the newline")
     p.add_argument("--flood-bytes", type=int, default=1024 * 1024, help="stderr-flood: bytes per answer")
+    p.add_argument("--flood-count", type=int, default=200, help="notification-flood: number of notifications")
+    p.add_argument("--flood-message-bytes", type=int, default=1024 * 1024,
+                   help="notification-flood: exact size of each notification")
+    p.add_argument("--ping-count", type=int, default=50000, help="ping-flood: number of ping requests")
+    p.add_argument("--page-bytes", type=int, default=0,
+                   help="many-pages: pad each page's answer to about this many bytes (never more)")
+    p.add_argument("--env-file", help="write our environment (a JSON object) to this file at start-up")
+    p.add_argument("--orphan-pid-file",
+                   help="at start-up, leave behind a double-forked, setsid `sleep 60`; its pid goes here")
     p.add_argument("--discover", action="store_true", help="support server/discover like a 2026-07-28 server")
     p.add_argument("--discover-error", type=int, default=-32601,
                    help="JSON-RPC error code for server/discover without --discover (mcp 1.x: -32602)")
@@ -931,12 +1003,45 @@ def parse_args(argv=None):
     return a
 
 
+def write_atomically(path, text):
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def spawn_orphan(pid_file):
+    """Double-forks a `sleep 60` that has left our process group and session (setsid) and
+    whose parent is gone, as a daemonizing server does; its pid goes to pid_file. It keeps
+    our stdio (a sloppy daemon does not close them).  Only a child subreaper above us can
+    still find it."""
+    first = os.fork()
+    if first == 0:
+        try:
+            os.setsid()
+            second = os.fork()
+            if second == 0:
+                write_atomically(pid_file, f"{os.getpid()}\n")
+                os.execvp("sleep", ["sleep", "60"])
+        finally:
+            os._exit(0)
+    os.waitpid(first, 0)
+    until = time.time() + 5
+    while not os.path.exists(pid_file) and time.time() < until:
+        time.sleep(0.01)
+    log(f"left an orphan behind (pid file {pid_file})")
+
+
 def main(argv=None):
     args = parse_args(argv)
     rec = Recorder(args.record)
     if args.pid_file:
         with open(args.pid_file, "w") as f:
             f.write(f"{os.getpid()}\n")
+    if args.env_file:
+        write_atomically(args.env_file, json.dumps(dict(os.environ), sort_keys=True))
+    if args.orphan_pid_file:
+        spawn_orphan(args.orphan_pid_file)
     core = Core(args)
 
     if args.scenario == "ignores-sigterm":

@@ -434,6 +434,74 @@ def test_stderr_flood_does_not_block_when_drained():
     assert len(s.err) >= 600000
 
 
+def test_many_pages_page_bytes_pads_each_page():
+    s = Stdio("--scenario", "many-pages", "--pages", "3", "--page-bytes", "200000")
+    s.handshake()
+    for i, cursor in enumerate([None, "cursor-1", "cursor-2"]):
+        r, raw, _ = s.request(list_msg(10 + i, cursor))
+        assert 190_000 <= len(raw) <= 200_000, len(raw)
+        assert names(r["result"]) == [f"page_tool_{i:06d}"]
+    assert "nextCursor" not in r["result"]
+
+
+def test_notification_flood_on_stdio_then_exit_4():
+    s = Stdio("--scenario", "notification-flood", "--flood-count", "5", "--flood-message-bytes", "100000")
+    s.handshake()
+    s.send(list_msg(2))
+    for _ in range(5):
+        raw = s.line(timeout=5)
+        assert len(raw) == 100_000
+        note = json.loads(raw)
+        assert note["method"] == "notifications/message" and "id" not in note
+        assert set(note["params"]["data"]) == {0}
+    assert s.line(timeout=5) is None  # EOF: no answer ever
+    assert s.p.wait(5) == 4
+    # an even size is met exactly too
+    assert len(fake_server.Core(fake_server.parse_args(
+        ["--flood-message-bytes", "100001"])).flood_note()) == 100_001
+
+
+def test_ping_flood_stops_reading_stdin():
+    s = Stdio("--scenario", "ping-flood", "--ping-count", "50")
+    s.handshake()
+    s.send(list_msg(2))
+    ids = [json.loads(s.line(timeout=5))["id"] for _ in range(50)]
+    assert ids == [f"ping-{i}" for i in range(50)]
+    s.send({"jsonrpc": "2.0", "id": 3, "method": "ping"})  # never read
+    with pytest.raises(queue.Empty):
+        s.line(timeout=1.0)
+    assert s.p.poll() is None
+
+
+def test_env_file_dumps_the_environment(tmp_path):
+    f = tmp_path / "env.json"
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "ONLY_THIS": "x"}
+    p = subprocess.Popen([sys.executable, FAKE, "--env-file", str(f)], env=env,
+                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    PROCS.append(p)
+    p.stdin.close()
+    assert p.wait(5) == 0
+    seen = json.loads(f.read_text())
+    assert seen["ONLY_THIS"] == "x" and seen["PATH"] == env["PATH"]
+    assert set(seen) <= {"PATH", "ONLY_THIS", "LC_CTYPE"}
+
+
+def test_orphan_pid_file_leaves_a_setsid_grandchild(tmp_path):
+    f = tmp_path / "orphan.pid"
+    p = subprocess.Popen([sys.executable, FAKE, "--orphan-pid-file", str(f)],
+                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    PROCS.append(p)
+    p.stdin.close()
+    assert p.wait(5) == 0
+    pid = int(f.read_text())
+    try:
+        os.kill(pid, 0)  # still alive after the server exited
+        # another session and process group than the server's (which are ours)
+        assert os.getsid(pid) != os.getsid(0) and os.getpgid(pid) != os.getpgid(0)
+    finally:
+        os.kill(pid, signal.SIGKILL)
+
+
 # --------------------------------------------------------------------------- HTTP harness
 
 
@@ -723,6 +791,22 @@ def test_legacy_sse_unrelated_events_and_exit(tmp_path):
     o, _ = s.until_answer(1)
     assert o["result"]["protocolVersion"] == "2025-11-25"
     assert p.wait(5) == 3
+
+
+def test_legacy_sse_notification_flood_then_the_stream_ends(tmp_path):
+    _, port = start_http(tmp_path, "--scenario", "notification-flood", "--flood-count", "4",
+                         "--flood-message-bytes", "50000", transport="sse")
+    s = LegacyStream(port)
+    ep = s.event()["data"]
+    post(port, init_msg(), path=ep)
+    s.until_answer(1)
+    post(port, list_msg(2), path=ep)
+    for _ in range(4):
+        ev = s.event()
+        assert ev["event"] == "message" and len(ev["data"]) == 50_000
+        assert json.loads(ev["data"])["method"] == "notifications/message"
+    with pytest.raises(AssertionError, match="stream closed"):
+        s.event()
 
 
 def test_every_scenario_is_documented():

@@ -50,7 +50,6 @@ use crate::args::{UnwrapArgs, WrapArgs};
 use crate::fail::{CliResult, Failure, EXIT_OK};
 use crate::input::{io_reason, read_file};
 use crate::output::{self, printable, write_stdout};
-use crate::source::CliSource;
 use config::{Config, Entry};
 
 /// The suffix of the backup file.
@@ -187,7 +186,7 @@ fn plan_wrap(
             name: e.name.clone(),
             span: e.span,
             text: wrapped_text(cfg, e, exe, lock_path),
-            was: source.transport(),
+            was: source.transport().as_str(),
         });
     }
     if !unpinned.is_empty() {
@@ -239,7 +238,7 @@ fn wrapped_text(cfg: &Config, e: &Entry, exe: &str, lock_path: &str) -> String {
 
 /// What the user should know about one entry before it runs through the
 /// proxy (no value is ever shown: names only).
-fn entry_warnings(shown: &str, e: &Entry, source: &CliSource, server: &LockServer) -> Vec<String> {
+fn entry_warnings(shown: &str, e: &Entry, source: &Source, server: &LockServer) -> Vec<String> {
     let name = &e.name;
     let mut out = Vec::new();
     if let Some(why) = source_differs(source, server) {
@@ -261,9 +260,9 @@ fn entry_warnings(shown: &str, e: &Entry, source: &CliSource, server: &LockServe
             ));
         }
     }
-    if let CliSource::Http { headers, .. } = source {
+    if let Source::Http { headers, .. } = source {
         let stored = server.headers.clone().unwrap_or_default();
-        for (h, _) in headers {
+        for h in headers.keys() {
             if !stored.keys().any(|k| k.eq_ignore_ascii_case(h)) {
                 out.push(format!(
                     "{shown}: server {name:?} sends header {h}, which the lock does not store \
@@ -282,19 +281,18 @@ fn entry_warnings(shown: &str, e: &Entry, source: &CliSource, server: &LockServe
 }
 
 /// Why the configuration's source differs from the lock's, if it does.
-fn source_differs(source: &CliSource, server: &LockServer) -> Option<&'static str> {
+fn source_differs(source: &Source, server: &LockServer) -> Option<&'static str> {
     match (source, server.source()?) {
         (
-            CliSource::Stdio { command, .. },
+            Source::Stdio { command, .. },
             Source::Stdio {
                 command: pinned, ..
             },
         ) => (*command != pinned)
             .then_some("its command in the configuration differs from the lock's"),
-        (CliSource::Http { url, .. }, Source::Http { url: pinned, .. }) => {
-            (lock::url_for_lock(url) != pinned)
-                .then_some("its URL in the configuration differs from the lock's")
-        }
+        (Source::Http { url, .. }, Source::Http { url: pinned, .. }) => (lock::url_for_lock(url)
+            != pinned)
+            .then_some("its URL in the configuration differs from the lock's"),
         _ => Some("its transport in the configuration differs from the lock's"),
     }
 }

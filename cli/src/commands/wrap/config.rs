@@ -7,7 +7,7 @@ use contractpin::Limits;
 
 use crate::config_import::{entry_source, is_disabled, servers_map, string, strip_jsonc, text};
 use crate::fail::Failure;
-use crate::source::CliSource;
+use contractpin::lock::Source;
 
 /// A parsed configuration.
 pub struct Config {
@@ -38,7 +38,7 @@ pub struct Entry {
     /// Set when the entry already starts `contractpin proxy`.
     pub wrapped: Option<Wrapped>,
     /// How the entry reaches its server (the reason when it cannot be read).
-    pub source: Result<CliSource, String>,
+    pub source: Result<Source, String>,
     /// The keys of its `env` block.
     pub env_keys: Vec<String>,
     /// Whether it has an `envFile` (VS Code).

@@ -1,0 +1,397 @@
+//! Making sure that nothing a stdio server started outlives it.
+//!
+//! A stdio server is often a wrapper (`npx`, `uvx`, `sh -c`) whose real
+//! server is a child or grandchild, and a hostile or sloppy one can leave
+//! processes behind that keep running in CI after `contractpin` is gone.
+//! Three mechanisms, all here:
+//!
+//! 1. **Process groups.** Every server is started in a process group of its
+//!    own ([`spawn_managed`]) and every signal goes to the whole group
+//!    ([`signal_group`]), also after the server exited by itself (a
+//!    `sh -c 'sleep 99 & exec server'` leaves `sleep` in the group).
+//! 2. **The leader is reaped last.** Its exit is noticed with
+//!    `waitid(WNOWAIT)` ([`peek_exit`]), which leaves it a zombie: while it
+//!    is unreaped its pid, which is also the group id, cannot be reused, so
+//!    a signal to the group can never reach an unrelated process group.
+//! 3. **Orphans** ([`reap_orphans`], Linux only). A descendant that called
+//!    `setsid` or `setpgid` has left the group and no group signal reaches
+//!    it. A process that made itself a *child subreaper*
+//!    ([`become_child_subreaper`], as the `contractpin` CLI does at
+//!    start-up) inherits such descendants when their parent dies;
+//!    `reap_orphans` then kills and reaps every child of this process that
+//!    is not a server this module is still running.
+
+use std::collections::BTreeSet;
+use std::io;
+use std::process::{Child, Command, ExitStatus};
+use std::sync::{Mutex, MutexGuard};
+#[cfg(target_os = "linux")]
+use std::time::{Duration, Instant};
+#[cfg(target_os = "linux")]
+use std::vec::Vec;
+
+/// Pids of the stdio servers started and not yet reaped by this module
+/// (the children [`reap_orphans`] must leave alone).
+static MANAGED: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
+
+fn managed() -> MutexGuard<'static, BTreeSet<u32>> {
+    // The set is valid after any panic (single insert/remove calls).
+    MANAGED.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Spawns `cmd` and records its pid as managed, atomically with respect to
+/// [`reap_orphans`] (which could otherwise take the new child for an orphan).
+pub(crate) fn spawn_managed(cmd: &mut Command) -> io::Result<Child> {
+    let mut set = managed();
+    let child = cmd.spawn()?;
+    set.insert(child.id());
+    Ok(child)
+}
+
+/// Forgets a managed pid (after it was reaped, or given up on).
+pub(crate) fn unmanage(pid: u32) {
+    managed().remove(&pid);
+}
+
+/// Whether a child has exited, learnt without reaping it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Exit {
+    /// Still running.
+    Running,
+    /// Exited; the status when it could be read.
+    Exited(Option<ExitStatus>),
+    /// No longer waitable: someone else reaped it, so its pid may already
+    /// name another process and must not be signalled.
+    Gone,
+}
+
+/// Whether `child` has exited, leaving it unreaped (a zombie) on Unix so
+/// that its pid, and so its process group id, stays reserved.
+#[cfg(unix)]
+pub(crate) fn peek_exit(child: &mut Child) -> Exit {
+    use std::os::unix::process::ExitStatusExt;
+    let Some(pid) = libc::id_t::try_from(child.id()).ok() else {
+        return Exit::Gone;
+    };
+    loop {
+        // SAFETY: siginfo_t is a plain C struct for which all-zero bytes are
+        // a valid value (and the "no child has changed state" answer of
+        // WNOHANG: si_pid == 0).
+        let mut info: libc::siginfo_t = unsafe { core::mem::zeroed() };
+        // SAFETY: `info` is a valid, writable siginfo_t that outlives the
+        // call; waitid(2) writes only into it. WNOWAIT leaves the child
+        // waitable, so std's later `wait` still reaps it.
+        let rc = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                pid,
+                &mut info,
+                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+            )
+        };
+        if rc != 0 {
+            if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            // ECHILD: reaped behind our back (a SIGCHLD handler of the
+            // embedding program, say).
+            return Exit::Gone;
+        }
+        // SAFETY: waitid succeeded with WEXITED, so `info` is either still
+        // zeroed or describes a child's exit (SIGCHLD): the union member
+        // holding si_pid and si_status is the one the kernel wrote.
+        let (si_pid, si_status) = unsafe { (info.si_pid(), info.si_status()) };
+        if si_pid == 0 {
+            return Exit::Running;
+        }
+        // Rebuild the raw wait(2) status that ExitStatus decodes.
+        let raw = match info.si_code {
+            libc::CLD_EXITED => (si_status & 0xff) << 8,
+            libc::CLD_KILLED => si_status & 0x7f,
+            libc::CLD_DUMPED => (si_status & 0x7f) | 0x80,
+            _ => return Exit::Exited(None),
+        };
+        return Exit::Exited(Some(ExitStatus::from_raw(raw)));
+    }
+}
+
+/// Whether `child` has exited (elsewhere: reaping it, there are no groups).
+#[cfg(not(unix))]
+pub(crate) fn peek_exit(child: &mut Child) -> Exit {
+    match child.try_wait() {
+        Ok(Some(st)) => Exit::Exited(Some(st)),
+        Ok(None) => Exit::Running,
+        Err(_) => Exit::Gone,
+    }
+}
+
+/// Sends `signo` to the process group led by `pid` (or, if there is no such
+/// group, to `pid` alone).
+///
+/// The caller guarantees that `pid` is its own child and not yet reaped, so
+/// that the pid (and the group id it doubles as) still names that process.
+#[cfg(unix)]
+pub(crate) fn signal_group(pid: u32, signo: libc::c_int) {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return;
+    };
+    // SAFETY: kill(2) has no memory-safety preconditions. The caller
+    // guarantees the pid is an unreaped child of ours, so it and the group
+    // id equal to it cannot have been reused by another process.
+    let rc = unsafe { libc::kill(-pid, signo) };
+    if rc != 0 {
+        // SAFETY: as above, for the single process.
+        unsafe { libc::kill(pid, signo) };
+    }
+}
+
+/// Whether the process group `pgid` still has a live member other than its
+/// (exited, unreaped) leader: `Some` on Linux (from `/proc`), `None` where
+/// that cannot be known.
+pub(crate) fn group_has_live_members(pgid: u32) -> Option<bool> {
+    #[cfg(target_os = "linux")]
+    {
+        let mut found = false;
+        for_each_process(|p| {
+            if p.pgrp == pgid && !p.dead() {
+                found = true;
+            }
+        })
+        .ok()?;
+        Some(found)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pgid;
+        None
+    }
+}
+
+/// Makes this process a *child subreaper* on Linux
+/// (`prctl(PR_SET_CHILD_SUBREAPER, 1)`): from then on a descendant whose
+/// parent dies (a stdio server's `setsid` grandchild, say) is re-parented to
+/// this process instead of to init, where [`reap_orphans`] can find it.
+/// Returns whether that worked; `false` elsewhere (a no-op) and on kernels
+/// older than 3.4. The flag is not inherited by children. For a process
+/// that calls [`reap_orphans`]: the `contractpin` CLI calls both.
+pub fn become_child_subreaper() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: prctl(2) with PR_SET_CHILD_SUBREAPER reads only its integer
+        // arguments (no pointers) and sets a flag of this process; it cannot
+        // violate memory safety. It fails only on kernels that lack it.
+        unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
+    }
+}
+
+/// Kills and reaps every child of this process that is not a stdio server
+/// this module is still running, and whatever those children leave behind;
+/// returns how many of them were still running (exited ones, zombies, are
+/// only reaped).
+///
+/// This is for a process that made itself a child subreaper
+/// (`prctl(PR_SET_CHILD_SUBREAPER, 1)`, Linux) so that the descendants of
+/// its stdio servers that escaped their process group (`setsid`, a double
+/// fork) are re-parented to it rather than to init: the `contractpin` CLI
+/// calls it after each stdio server and before it exits. **Every** other
+/// child of the process is killed with SIGKILL, so a program that has
+/// children of its own must not call it.
+///
+/// Each round lists the children (from `/proc`), sends SIGKILL to each (and
+/// to the process group it leads, if any: such a group can only hold its own
+/// descendants) and reaps them; their own children are re-parented to us
+/// before they can be reaped, so rounds repeat until none is left, for at
+/// most 2 seconds. A no-op returning 0 on systems other than Linux.
+pub fn reap_orphans() -> usize {
+    #[cfg(target_os = "linux")]
+    {
+        reap_orphans_linux(Duration::from_secs(2))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        0
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn reap_orphans_linux(budget: Duration) -> usize {
+    let deadline = Instant::now() + budget;
+    let managed = managed();
+    // SAFETY: getpid(2) has no preconditions and cannot fail.
+    let me = unsafe { libc::getpid() };
+    let Ok(me) = u32::try_from(me) else { return 0 };
+    let mut killed = BTreeSet::new();
+    loop {
+        let mut orphans: Vec<Proc> = Vec::new();
+        if for_each_process(|p| {
+            if p.ppid == me && !managed.contains(&p.pid) {
+                orphans.push(p);
+            }
+        })
+        .is_err()
+        {
+            return killed.len();
+        }
+        if orphans.is_empty() {
+            return killed.len();
+        }
+        for p in &orphans {
+            if !p.dead() {
+                killed.insert(p.pid);
+            }
+            if p.pgrp == p.pid {
+                // It leads its own group (it called setsid or setpgid).
+                signal_pid(-(p.pid as i64), libc::SIGKILL);
+            }
+            signal_pid(i64::from(p.pid), libc::SIGKILL);
+        }
+        for p in &orphans {
+            reap_by_pid(p.pid, deadline);
+        }
+        if Instant::now() >= deadline {
+            return killed.len();
+        }
+    }
+}
+
+/// SIGKILL to a pid (or, negative, a process group) that is an unreaped
+/// child of ours (or the group it leads).
+#[cfg(target_os = "linux")]
+fn signal_pid(target: i64, signo: libc::c_int) {
+    let Ok(target) = libc::pid_t::try_from(target) else {
+        return;
+    };
+    // SAFETY: kill(2) has no memory-safety preconditions. `target` comes
+    // from a child of ours that we have not reaped, so neither its pid nor
+    // the group id equal to it can have been reused.
+    unsafe { libc::kill(target, signo) };
+}
+
+/// Reaps the child `pid`, polling until `deadline` (a process stuck in an
+/// uninterruptible sleep does not die even of SIGKILL: we do not wait for
+/// it forever).
+#[cfg(target_os = "linux")]
+fn reap_by_pid(pid: u32, deadline: Instant) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    loop {
+        let mut status = 0;
+        // SAFETY: `status` is a valid, writable int for the duration of the call.
+        let rc = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+        if rc == pid {
+            return true;
+        }
+        if rc < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            return false; // ECHILD: reaped elsewhere
+        }
+        if rc == 0 {
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+}
+
+/// One line of `/proc/<pid>/stat`, the fields we need.
+#[cfg(target_os = "linux")]
+#[derive(Clone, Copy, Debug)]
+struct Proc {
+    pid: u32,
+    state: u8,
+    ppid: u32,
+    pgrp: u32,
+}
+
+#[cfg(target_os = "linux")]
+impl Proc {
+    /// A zombie (exited, not yet reaped) or dead process.
+    fn dead(&self) -> bool {
+        matches!(self.state, b'Z' | b'X' | b'x')
+    }
+
+    /// Parses `pid (comm) state ppid pgrp ...`; `comm` may hold spaces and
+    /// parentheses, so the fields are read after its last `)`.
+    fn parse(stat: &[u8]) -> Option<Proc> {
+        let open = stat.iter().position(|&b| b == b'(')?;
+        let close = stat.iter().rposition(|&b| b == b')')?;
+        let pid = core::str::from_utf8(&stat[..open])
+            .ok()?
+            .trim()
+            .parse()
+            .ok()?;
+        let rest = core::str::from_utf8(stat.get(close + 1..)?).ok()?;
+        let mut f = rest.split_ascii_whitespace();
+        let state = *f.next()?.as_bytes().first()?;
+        let ppid = f.next()?.parse().ok()?;
+        let pgrp = f.next()?.parse().ok()?;
+        Some(Proc {
+            pid,
+            state,
+            ppid,
+            pgrp,
+        })
+    }
+}
+
+/// Calls `f` for every process in `/proc` (processes that vanish while the
+/// directory is read are skipped).
+#[cfg(target_os = "linux")]
+fn for_each_process(mut f: impl FnMut(Proc)) -> io::Result<()> {
+    let mut buf = Vec::with_capacity(512);
+    for entry in std::fs::read_dir("/proc")? {
+        let Ok(entry) = entry else { continue };
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        buf.clear();
+        let path = std::format!("/proc/{name}/stat");
+        let Ok(mut file) = std::fs::File::open(&path) else {
+            continue;
+        };
+        // A stat line is a few hundred bytes; `comm` is at most 64.
+        if io::Read::read_to_end(&mut io::Read::take(&mut file, 4096), &mut buf).is_err() {
+            continue;
+        }
+        if let Some(p) = Proc::parse(&buf) {
+            f(p);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_stat_lines_with_awkward_names() {
+        let p = Proc::parse(b"4242 (a) b (c)) S 17 4242 4242 0 -1 4194560 ...").unwrap();
+        assert_eq!((p.pid, p.state, p.ppid, p.pgrp), (4242, b'S', 17, 4242));
+        let p = Proc::parse(b"7 (sleep) Z 1 6 6 0").unwrap();
+        assert!(p.dead());
+        assert!(Proc::parse(b"garbage").is_none());
+        assert!(Proc::parse(b"1 (x) S").is_none());
+    }
+
+    #[test]
+    fn sees_this_process() {
+        let me = std::process::id();
+        let mut seen = None;
+        for_each_process(|p| {
+            if p.pid == me {
+                seen = Some(p);
+            }
+        })
+        .unwrap();
+        let p = seen.expect("this process is in /proc");
+        assert!(!p.dead());
+    }
+}

@@ -1,0 +1,67 @@
+//! The external programs a test needs (python3 for the fake MCP server and
+//! the reference digests, node for the npm servers and oracles, cbindgen,
+//! openssl) and what happens when one is missing.
+//!
+//! `cargo test` on a machine with only the Rust toolchain passes: a test
+//! whose program is missing returns early and says so on stderr, past
+//! libtest's capture (`*** SKIPPED <test>: needs python3 ***`). The
+//! project's own runs (`scripts/test.sh`, and so `.ci/run`) set
+//! `CONTRACTPIN_REQUIRE_TOOLS=1`, under which a missing program fails the
+//! test instead: there, nothing is skipped.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::Path;
+
+/// Whether every program in `programs` is on PATH (or an existing path).
+/// When one is not: a failure under `CONTRACTPIN_REQUIRE_TOOLS`, otherwise
+/// a loud skip notice and `false`.
+pub fn needs(programs: &[&str]) -> bool {
+    let missing: Vec<&str> = programs.iter().copied().filter(|p| !found(p)).collect();
+    if missing.is_empty() {
+        return true;
+    }
+    skip_or_fail(&format!("needs {}, not found", missing.join(", ")))
+}
+
+/// Like [`needs`] for a file or directory that an install script creates
+/// (`what` names the script).
+pub fn needs_path(path: &Path, what: &str) -> bool {
+    if path.exists() {
+        return true;
+    }
+    skip_or_fail(&format!("needs {} ({what})", path.display()))
+}
+
+fn skip_or_fail(why: &str) -> bool {
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("a test");
+    if std::env::var_os("CONTRACTPIN_REQUIRE_TOOLS").is_some() {
+        panic!("{test} {why}; CONTRACTPIN_REQUIRE_TOOLS is set, so nothing may be skipped");
+    }
+    let _ = writeln!(std::io::stderr(), "*** SKIPPED {test}: {why} ***");
+    false
+}
+
+fn found(program: &str) -> bool {
+    if program.contains('/') {
+        return Path::new(program).exists();
+    }
+    std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path).any(|dir| {
+            let candidate = dir.join(program);
+            candidate.is_file() && executable(&candidate)
+        })
+    })
+}
+
+#[cfg(unix)]
+fn executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn executable(_: &Path) -> bool {
+    true
+}
