@@ -76,7 +76,7 @@ sha256_portable() {
 suite fmt cargo fmt --all --check
 suite clippy cargo clippy --all-targets --all-features -- -D warnings
 suite core-deps core_has_no_dependencies
-suite docs env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --all-features
+suite docs env RUSTDOCFLAGS="-D warnings" cargo doc -p contractpin --no-deps --all-features
 suite feature-matrix feature_matrix
 suite no-std-bare-metal bash smoke/no_std/run.sh
 suite cargo-test cargo test

@@ -4,7 +4,7 @@
 //! against the pins with [`crate::guard::guard_page`], the same decision the
 //! C ABI and the bindings make.
 //!
-//! Under construction: [`upstream`] is the interface between the message
+//! Under construction: `upstream` is the interface between the message
 //! pump and the transports.
 
 #[allow(dead_code)] // until the pump and the transports land
