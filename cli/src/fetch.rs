@@ -44,6 +44,8 @@ pub struct FetchOptions {
     pub max_input_bytes: Option<usize>,
     /// Whether stdio servers inherit our whole environment.
     pub inherit_env: bool,
+    /// Client capabilities declared in the handshake (normal form).
+    pub client_capabilities: Vec<String>,
 }
 
 fn seconds(flag: &str, v: Option<f64>) -> Result<Option<Duration>, Failure> {
@@ -79,6 +81,7 @@ impl FetchOptions {
             max_response_bytes: a.max_response_bytes,
             max_input_bytes: a.max_input_bytes,
             inherit_env: a.inherit_env,
+            client_capabilities: Vec::new(),
         })
     }
 }
@@ -106,8 +109,18 @@ impl FetchOptions {
             o.max_input_bytes = n;
         }
         o.inherit_env = self.inherit_env;
+        o.client_capabilities = self.client_capabilities.clone();
         o
     }
+}
+
+/// Parses `--client-capabilities LIST` (exit 2 on an unknown name).
+pub fn client_capabilities(list: Option<&str>) -> Result<Option<Vec<String>>, Failure> {
+    list.map(|l| {
+        contractpin::lock::parse_client_capabilities(l)
+            .map_err(|e| Failure::usage(format!("--client-capabilities: {e}")))
+    })
+    .transpose()
 }
 
 /// Checks a source before anything is fetched (every `${VAR}` set, header

@@ -19,7 +19,8 @@
 //! - handshake: a `server/discover` probe (protocol 2026-07-28); on a
 //!   JSON-RPC error or an HTTP 4xx, `initialize` offering 2025-11-25 and
 //!   accepting 2024-11-05, 2025-03-26, 2025-06-18 or 2025-11-25, then
-//!   `notifications/initialized`;
+//!   `notifications/initialized`; both declare
+//!   [`ClientOptions::client_capabilities`] (default `{}`);
 //! - pagination: `nextCursor` is followed until absent or null, with the
 //!   rules of DESIGN.md for `""`, repeated cursors and duplicate tools;
 //! - results are parsed with this crate's strict parser and re-serialized
@@ -111,6 +112,8 @@ pub struct Fetched {
 /// others mean "the server could not be checked". A stdio server is always
 /// shut down before this returns.
 pub fn fetch_tools_list(spec: &ServerSpec, opts: &ClientOptions) -> Result<Fetched, McpError> {
+    crate::lock::normalize_capabilities(&opts.client_capabilities)
+        .map_err(|e| McpError::new(McpErrorKind::Spec, e))?;
     match spec {
         ServerSpec::File { path } => read_file(path, opts.max_response_bytes),
         ServerSpec::Stdio { command, env, cwd } => {

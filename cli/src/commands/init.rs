@@ -37,7 +37,14 @@ pub fn doc_limits(a: &FetchLimitArgs) -> Limits {
 pub fn run(args: &InitArgs) -> CliResult {
     let targets = targets(args)?;
     let limits = doc_limits(&args.limits);
-    let opts = FetchOptions::from_args(&args.limits)?;
+    let mut opts = FetchOptions::from_args(&args.limits)?;
+    let caps = fetch::client_capabilities(args.client_capabilities.as_deref())?.unwrap_or_default();
+    if !caps.is_empty() && args.file.is_some() {
+        return Err(Failure::usage(
+            "--client-capabilities applies to a live server, not a --file dump",
+        ));
+    }
+    opts.client_capabilities = caps.clone();
     precheck(&args.lock, &targets, args.force)?;
     // Every source checked before anything is fetched: a usage problem exits
     // 2 without starting a server.
@@ -90,10 +97,11 @@ pub fn run(args: &InitArgs) -> CliResult {
     let entries: Vec<(String, LockServer)> = pinned
         .iter()
         .map(|(name, source, digests)| {
-            (
-                name.clone(),
-                LockServer::from_server_digest(source.clone(), digests),
-            )
+            let mut server = LockServer::from_server_digest(source.clone(), digests);
+            if !caps.is_empty() && !matches!(source, Source::File { .. }) {
+                server.client_capabilities = Some(caps.clone());
+            }
+            (name.clone(), server)
         })
         .collect();
     let force = args.force;
@@ -126,8 +134,13 @@ pub fn run(args: &InitArgs) -> CliResult {
     let mut text = String::new();
     for (name, source, digests) in &pinned {
         let n = digests.tools.len();
+        let declared = if caps.is_empty() || matches!(source, Source::File { .. }) {
+            String::new()
+        } else {
+            format!(", client capabilities {}", caps.join(","))
+        };
         text.push_str(&format!(
-            "pinned {} ({}): {}  ({n} tool{})\n",
+            "pinned {} ({}): {}  ({n} tool{}{declared})\n",
             output::printable(name),
             source.transport(),
             digests.digest,

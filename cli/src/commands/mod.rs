@@ -4,6 +4,7 @@ mod canon;
 mod digest;
 mod init;
 mod verify;
+mod wrap;
 
 use crate::args::{Cli, Command};
 use crate::fail::CliResult;
@@ -15,5 +16,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Digest(args) => digest::run(&args),
         Command::Init(args) => init::run(&args),
         Command::Verify(args) => verify::run(&args),
+        Command::Wrap(args) => wrap::run_wrap(&args),
+        Command::Unwrap(args) => wrap::run_unwrap(&args),
     }
 }

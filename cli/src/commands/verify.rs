@@ -39,6 +39,7 @@ pub fn run(args: &VerifyArgs) -> CliResult {
     };
     let names = selected(&lock, args)?;
     let cli_headers = cli_headers(args, &lock)?;
+    let cli_caps = fetch::client_capabilities(args.client_capabilities.as_deref())?;
 
     // Every plan first, and every source checked, before anything is
     // fetched: a usage problem exits 2 without half a report.
@@ -65,6 +66,8 @@ pub fn run(args: &VerifyArgs) -> CliResult {
             }
             Plan::Run(spec) => spec,
         };
+        let mut opts = opts.clone();
+        opts.client_capabilities = declared_capabilities(name, server, cli_caps.as_deref());
         let report = match fetch::fetch(&spec, &opts) {
             Err(e) if e.usage => {
                 return Err(Failure::usage(format!("server {name:?}: {}", e.message)));
@@ -84,6 +87,28 @@ pub fn run(args: &VerifyArgs) -> CliResult {
     }
     print_reports(args, &reports, &bytes)?;
     Ok(overall_exit_code(&reports) as u8)
+}
+
+/// The client capabilities to declare for one server: `--client-capabilities`
+/// (with a warning when it differs from the lock entry's), else the entry's.
+fn declared_capabilities(name: &str, server: &LockServer, cli: Option<&[String]>) -> Vec<String> {
+    let pinned = server.client_capabilities.clone().unwrap_or_default();
+    let Some(cli) = cli else { return pinned };
+    if cli != pinned.as_slice() && server.transport != lock::Transport::File {
+        let list = |v: &[String]| {
+            if v.is_empty() {
+                "none".to_string()
+            } else {
+                v.join(",")
+            }
+        };
+        output::warning_line(&format!(
+            "server {name:?}: declaring client capabilities {} instead of the lock's {}",
+            list(cli),
+            list(&pinned)
+        ));
+    }
+    cli.to_vec()
 }
 
 /// Reads and parses a lock named on the command line (exit 2 on failure).
