@@ -52,6 +52,16 @@ unsafe fn borrow<'a, T>(p: *const T) -> Result<&'a T, Failure> {
     Ok(unsafe { &*p })
 }
 
+/// The parsed lock behind a possibly NULL handle (for the other modules of
+/// the ABI that read a lock: `contractpin_guard_page`).
+///
+/// # Safety
+/// `lock` is NULL or a live pointer from `contractpin_lock_parse`.
+pub(super) unsafe fn borrow_lock<'a>(lock: *const contractpin_lock) -> Result<&'a Lock, Failure> {
+    // SAFETY: NULL or live by the caller's contract.
+    Ok(&unsafe { borrow(lock)? }.lock)
+}
+
 /// Parses and validates the bytes of a `contractpin.lock`.
 ///
 /// - `out` (required): on success a new `contractpin_lock *` owned by the
