@@ -9,7 +9,7 @@
 #           bundled (CONTRACTPIN_PREBUILT_LIB), then pytest (every vector, README
 #           example, where the library is loaded from), mypy --strict, plus a
 #           Python 3.9 smoke test when python3.9 is installed
-#   Miri    tests/ffi_abi.rs and tests/ffi_verify.rs under `cargo +nightly miri`
+#   Miri    tests/ffi_abi.rs, tests/ffi_verify.rs and tests/ffi_guard.rs under `cargo +nightly miri`
 #           (the unsafe code of src/ffi), when the nightly toolchain has Miri;
 #           about 2 minutes cold. CONTRACTPIN_SKIP_MIRI=1 skips it.
 #
@@ -150,7 +150,7 @@ run python python_suite
 
 miri_suite() {
   cargo +nightly miri test --no-default-features --features ffi,std \
-    --test ffi_abi --test ffi_verify 2>&1 | grep -E '^(test result|error|failures)|Undefined Behavior' 
+    --test ffi_abi --test ffi_verify --test ffi_guard 2>&1 | grep -E '^(test result|error|failures)|Undefined Behavior' 
   return "${PIPESTATUS[0]}"
 }
 if [ "${CONTRACTPIN_SKIP_MIRI:-0}" = 1 ]; then
