@@ -100,7 +100,7 @@ def setUpModule() -> None:
         )
         if run.returncode != 0:
             raise RuntimeError(f"contractpin init {name} failed ({run.returncode}):\n{run.stderr}")
-    _state.update(tmp=tmp, node=node, lock_bytes=lock_path.read_bytes())
+    _state.update(tmp=tmp, node=node, lock_path=lock_path, lock_bytes=lock_path.read_bytes())
     _state["lock"] = contractpin.Lock(_state["lock_bytes"])
     print(
         f"\nmcp {importlib.metadata.version('mcp')} ({mcp.__file__}); {contractpin.library_path}",
@@ -279,6 +279,41 @@ class GuardTest(unittest.IsolatedAsyncioTestCase):
         await asyncio.wait_for(run(), TIMEOUT)
         cursors = [(p or {}).get("cursor") for m, p in received(record) if m == "tools/list"]
         self.assertEqual(cursors, [None, "cursor-1", "cursor-2", None])
+
+
+class ExampleTest(unittest.TestCase):
+    """bindings/python/examples/mcp_guard_client.py, the README's example."""
+
+    def run_example(self, *args: str) -> "subprocess.CompletedProcess[str]":
+        example = ROOT / "bindings/python/examples/mcp_guard_client.py"
+        return subprocess.run(
+            [sys.executable, str(example), str(_state["lock_path"]), *args],
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
+
+    def test_the_example_client(self) -> None:
+        fake = [sys.executable] + _fake_args("drift-description")
+        run = self.run_example("fake", "--call", "send_email", "--call", "get_weather", "--", *fake)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        lines = run.stdout.splitlines()
+        self.assertEqual(lines[:2], ["tool get_weather", "tool search_docs"])
+        self.assertEqual(
+            lines[2],
+            "call send_email: refused: contractpin: refusing to call tool 'send_email': "
+            "drifted (changed: description)",
+        )
+        # Sent; the fake server has no tools/call.
+        self.assertTrue(lines[3].startswith("call get_weather: sent, failed: "), lines[3])
+        logged = [json.loads(line) for line in run.stderr.splitlines() if line.startswith("{")]
+        self.assertEqual([(e["tool"], e["status"], e["changed"]) for e in logged],
+                         [("send_email", "drifted", ["description"])])
+
+        run = self.run_example("fake", "--observe", "--", *fake)
+        self.assertEqual(run.stdout.splitlines(), ["tool " + n for n in FAKE_TOOLS])
+        run = self.run_example("everything", "--call", "echo", "--", _state["node"], str(EVERYTHING), "stdio")
+        self.assertIn("call echo: sent", run.stdout.splitlines(), run.stderr)
 
 
 class StubSession:
