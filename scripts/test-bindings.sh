@@ -14,7 +14,7 @@
 #           server-everything and tests/mcp/fake_server.py over stdio
 #   Miri    tests/ffi_abi.rs, tests/ffi_verify.rs and tests/ffi_guard.rs under `cargo +nightly miri`
 #           (the unsafe code of src/ffi), when the nightly toolchain has Miri;
-#           about 2 minutes cold. CONTRACTPIN_SKIP_MIRI=1 skips it.
+#           about 3 minutes cold. CONTRACTPIN_SKIP_MIRI=1 skips it.
 #
 #   scripts/test-bindings.sh            # dev profile: scripts/build-lib.sh --debug (target/lib/debug)
 #   scripts/test-bindings.sh --release  # scripts/build-lib.sh --release (target/lib/release)
