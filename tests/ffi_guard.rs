@@ -879,3 +879,36 @@ fn a_result_outlives_its_lock_and_threads_share_a_lock() {
     }
     drop(lock);
 }
+
+#[test]
+fn a_lock_without_field_digests() {
+    // Field digests are optional in a lock; without them every member of
+    // the live contract of a drifted tool counts as changed (as documented
+    // for contractpin_guard_result_event).
+    let text = std::str::from_utf8(DEMO_LOCK).unwrap();
+    let start = text.find("\"echo\": {").unwrap();
+    let fields = start + text[start..].find(",\n          \"fields\": {").unwrap();
+    let end = fields + text[fields..].find("\n          }").unwrap() + "\n          }".len();
+    let lock = format!("{}{}", &text[..fields], &text[end..]);
+    assert!(!lock[start..].contains("459bba25"), "{lock}");
+    let lock = Lock::parse(lock.as_bytes());
+    let r = guard(&lock, b"demo", DEMO_DRIFTED, 0, None).unwrap();
+    assert_eq!(r.passed(), ["add"]);
+    assert_eq!(
+        r.events()[0].changed,
+        bits(&[
+            contractpin_field::Annotations,
+            contractpin_field::Description,
+            contractpin_field::InputSchema,
+            contractpin_field::Name
+        ])
+    );
+    // A matching echo still passes.
+    let page = format!("{{\"tools\":[{ECHO}]}}");
+    assert_eq!(
+        guard(&lock, b"demo", page.as_bytes(), 0, None)
+            .unwrap()
+            .passed(),
+        ["echo"]
+    );
+}
