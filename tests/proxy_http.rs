@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use contractpin::json::{self, Node, Tag};
 use contractpin::mcp::ClientOptions;
-use contractpin::proxy::http::testing::{self, Conn, Event, UPSTREAM_ERROR_CODE};
+use contractpin::proxy::testing::{self, Conn, Event, UPSTREAM_ERROR_CODE};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -860,6 +860,16 @@ fn everything_streamable_http() {
     ));
     let (_, r) = p.until_response("5", 10 * SECOND);
     assert!(r.text.contains("sampled-by-test"), "{}", r.text);
+
+    // A cancelled call: its stream is let go (no more progress is
+    // delivered), and no answer is made up for it.
+    p.send(r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"trigger-long-running-operation","arguments":{"duration":20,"steps":40},"_meta":{"progressToken":"pt-6"}}}"#);
+    p.until_method("notifications/progress", 10 * SECOND);
+    p.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":6,"reason":"test"}}"#);
+    std::thread::sleep(SECOND);
+    while p.rx.try_recv().is_ok() {}
+    let late = p.rx.recv_timeout(2 * SECOND);
+    assert!(late.is_err(), "delivered after the cancellation: {late:?}");
 
     p.conn.shutdown();
     let log_path = server.dir.join("stdout.log");

@@ -17,7 +17,10 @@
 //!   element of a batch, or each `message` event of an SSE stream: requests
 //!   and notifications of the server before the response) in the order the
 //!   server sent them; it stops reading once the responses it waits for
-//!   arrived. Answers of different requests may interleave.
+//!   arrived, or once the client cancelled the request
+//!   (`notifications/cancelled`, which is also forwarded): checked after
+//!   every read, so a stream the server keeps open with keep-alive comments
+//!   frees its worker too. Answers of different requests may interleave.
 //! - Memory: each worker and the GET stream hold at most one body or
 //!   event of `max_response_bytes` (the SSE parser's bound); nothing else is
 //!   buffered here (delivery is direct, under the sink's lock).
@@ -57,7 +60,10 @@
 //! A request whose answer cannot come (the POST failed, the server
 //! answered an error status, the stream ended without the response) gets a
 //! JSON-RPC error response with its id made up here (code
-//! [`UPSTREAM_ERROR_CODE`]), so the client is never left waiting.
+//! [`UPSTREAM_ERROR_CODE`], message `contractpin proxy: <why>`), so the
+//! client is never left waiting; a cancelled request gets none. A failed
+//! notification or response is dropped (nobody waits for it), except that
+//! a 404 for our session ends the session as above.
 //!
 //! Secrets: the URL and headers come from `credentials::http`; headers go
 //! to this server's URL only (redirects are not followed), and every error,
@@ -138,6 +144,9 @@ struct Shared {
     /// Whether any POST got a success status (after that, 404/405 mean
     /// something else than "no Streamable HTTP endpoint").
     answered: AtomicBool,
+    /// The ids of the requests whose answers are being read, and whether
+    /// the client cancelled them.
+    in_flight: Mutex<Vec<(Vec<u8>, bool)>>,
 }
 
 #[derive(Default)]
@@ -180,6 +189,7 @@ impl StreamableHttpUpstream {
             stop: Stop::new(),
             slots: Slots::new(MAX_IN_FLIGHT),
             answered: AtomicBool::new(false),
+            in_flight: Mutex::new(Vec::new()),
         };
         Ok(StreamableHttpUpstream {
             shared: Arc::new(shared),
@@ -292,6 +302,21 @@ impl Shared {
         }
     }
 
+    /// Marks the request `id` cancelled by the client, if in flight.
+    fn cancel(&self, id: &[u8]) {
+        for (i, c) in lock(&self.in_flight).iter_mut() {
+            if i == id {
+                *c = true;
+            }
+        }
+    }
+
+    /// Whether every one of `ids` was cancelled by the client.
+    fn all_cancelled(&self, ids: &[Vec<u8>]) -> bool {
+        let f = lock(&self.in_flight);
+        !ids.is_empty() && ids.iter().all(|id| f.iter().any(|(i, c)| *c && i == id))
+    }
+
     /// The session is gone (HTTP 404 with our id): `Closed`, and the end.
     fn end_session(&self, e: &McpError) {
         lock(&self.session).id = None; // nothing to DELETE
@@ -355,6 +380,9 @@ fn dispatch(sh: &Arc<Shared>, rx: &Receiver<Vec<u8>>, mut probe: bool) {
 /// POSTs one message: a request on a worker, anything else here and now.
 fn post(sh: &Arc<Shared>, out: Outgoing, head: Option<SyncSender<Head>>) {
     if !out.is_request() {
+        if let Some(id) = &out.cancels {
+            sh.cancel(id);
+        }
         let h = stream::post_quiet(sh, &out, head.is_some());
         if let Some(tx) = head {
             let _ = tx.send(h);
@@ -465,7 +493,7 @@ pub mod testing {
     /// One upstream.
     pub struct Conn(Box<dyn Upstream>);
 
-    /// `transport`: `"auto"` ([`connect_http`]), `"streamable"` or `"legacy"`.
+    /// `transport`: `"auto"` (`connect_http`), `"streamable"` or `"legacy"`.
     pub fn connect(
         url: &str,
         headers: &[(String, String)],
@@ -481,7 +509,7 @@ pub mod testing {
     }
 
     impl Conn {
-        /// [`Upstream::start`].
+        /// `Upstream::start`.
         pub fn start(
             &mut self,
             mut deliver: impl FnMut(Event) -> bool + Send + 'static,
@@ -494,12 +522,12 @@ pub mod testing {
             }))
         }
 
-        /// [`Upstream::send`].
+        /// `Upstream::send`.
         pub fn send(&mut self, message: &[u8]) -> Result<(), McpError> {
             self.0.send(message)
         }
 
-        /// [`Upstream::shutdown`].
+        /// `Upstream::shutdown`.
         pub fn shutdown(&mut self) {
             self.0.shutdown();
         }
@@ -508,6 +536,6 @@ pub mod testing {
     /// The code of the error responses the upstream makes up.
     pub const UPSTREAM_ERROR_CODE: i64 = super::UPSTREAM_ERROR_CODE;
 
-    /// [`MAX_IN_FLIGHT`].
+    /// `MAX_IN_FLIGHT`: most requests whose answers are read at once.
     pub const MAX_IN_FLIGHT: usize = super::MAX_IN_FLIGHT;
 }

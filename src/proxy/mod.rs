@@ -8,7 +8,10 @@
 //! pump and the transports.
 
 #[cfg(feature = "mcp-http")]
-pub mod http;
+pub(crate) mod http;
+#[cfg(feature = "mcp-http")]
+#[doc(hidden)]
+pub use http::testing;
 #[cfg(feature = "mcp-http")]
 pub(crate) mod legacy_sse;
 #[allow(dead_code)] // until the pump and the transports land

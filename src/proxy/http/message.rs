@@ -38,6 +38,8 @@ pub(in crate::proxy) struct Outgoing {
     /// The protocol version a single message names in `params._meta`
     /// (the 2026-07-28 generation does, on every message).
     pub version: Option<String>,
+    /// For `notifications/cancelled`: the id of the request it cancels.
+    pub cancels: Option<Vec<u8>>,
 }
 
 impl Outgoing {
@@ -50,6 +52,7 @@ impl Outgoing {
             initialize: None,
             method: None,
             version: None,
+            cancels: None,
         };
         let mut nodes = Vec::new();
         if let Ok(tape) = jsonrpc::parse(&bytes, &mut nodes) {
@@ -58,11 +61,14 @@ impl Outgoing {
                 Tag::Object => {
                     out.note(root);
                     out.method = root.get("method").and_then(jsonrpc::decode);
-                    out.version = root
-                        .get("params")
+                    let params = root.get("params");
+                    out.version = params
                         .and_then(|p| p.get("_meta"))
                         .and_then(|m| m.get(VERSION_KEY))
                         .and_then(jsonrpc::decode);
+                    if out.method.as_deref() == Some("notifications/cancelled") {
+                        out.cancels = params.and_then(|p| p.get("requestId")).and_then(id_key);
+                    }
                 }
                 Tag::Array => root.elements().for_each(|el| out.note(el)),
                 _ => {}
@@ -221,6 +227,10 @@ mod tests {
             Outgoing::parse(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_vec());
         assert!(!o.is_request());
         assert_eq!(o.what(), "notifications/initialized");
+        let o = Outgoing::parse(
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"r\u0031"}}"#.to_vec(),
+        );
+        assert_eq!(o.cancels.as_deref(), Some(&b"\"r1\""[..]));
         let o = Outgoing::parse(br#"{"jsonrpc":"2.0","id":"s1","result":{}}"#.to_vec());
         assert!(!o.is_request() && o.method.is_none());
         let o = Outgoing::parse(

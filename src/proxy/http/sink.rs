@@ -229,6 +229,24 @@ mod tests {
     }
 
     #[test]
+    fn slots_cap_and_stop() {
+        let slots = std::sync::Arc::new(Slots::new(2));
+        let stop = std::sync::Arc::new(Stop::new());
+        assert!(slots.acquire(&stop) && slots.acquire(&stop));
+        assert_eq!(slots.busy(), 2);
+        let (s, st) = (slots.clone(), stop.clone());
+        let t = std::thread::spawn(move || s.acquire(&st));
+        std::thread::sleep(Duration::from_millis(50));
+        slots.release();
+        assert!(t.join().unwrap(), "a freed slot is taken");
+        let (s, st) = (slots.clone(), stop.clone());
+        let t = std::thread::spawn(move || s.acquire(&st));
+        std::thread::sleep(Duration::from_millis(50));
+        stop.set();
+        assert!(!t.join().unwrap(), "stop ends the wait");
+    }
+
+    #[test]
     fn stop_cuts_a_sleep_short() {
         let stop = std::sync::Arc::new(Stop::new());
         let s = stop.clone();

@@ -189,6 +189,13 @@ fn report(head: &Option<SyncSender<Head>>, h: Head) {
 
 /// A worker: POSTs a request and delivers its answer.
 pub(super) fn exchange(sh: &Arc<Shared>, out: Outgoing, head: Option<SyncSender<Head>>) {
+    let ids = out.ids.clone();
+    lock(&sh.in_flight).extend(ids.iter().map(|id| (id.clone(), false)));
+    exchange_in_flight(sh, out, head);
+    lock(&sh.in_flight).retain(|(i, _)| !ids.contains(i));
+}
+
+fn exchange_in_flight(sh: &Arc<Shared>, out: Outgoing, head: Option<SyncSender<Head>>) {
     let mut pending = Pending {
         ids: out.ids.clone(),
         initialize: out.initialize.clone(),
@@ -222,6 +229,10 @@ pub(super) fn exchange(sh: &Arc<Shared>, out: Outgoing, head: Option<SyncSender<
     sh.answered.store(true, Ordering::Release);
     report(&head, Head::Taken);
     let result = read_answer(sh, a, &mut pending);
+    // A cancelled request gets no answer (the client expects none).
+    pending
+        .ids
+        .retain(|id| !sh.all_cancelled(core::slice::from_ref(id)));
     let left = match result {
         Err(e) => Some(e),
         Ok(()) if !pending.ids.is_empty() && !sh.sink.is_closed() => Some(McpError::new(
@@ -343,8 +354,14 @@ impl EventReader {
     }
 
     /// Reads `body` to its end, handing each message to `on` (which
-    /// returns `false` to stop).
-    fn read(&mut self, body: ureq::Body, mut on: impl FnMut(Incoming) -> bool) -> StreamEnd {
+    /// returns `false` to stop); stops too as soon as `wanted` says so,
+    /// checked after every read (keep-alive comments included).
+    fn read(
+        &mut self,
+        body: ureq::Body,
+        mut on: impl FnMut(Incoming) -> bool,
+        wanted: impl Fn() -> bool,
+    ) -> StreamEnd {
         let mut reader = body.into_with_config().reader();
         let mut parser = SseParser::new(self.max);
         let mut events = Vec::new();
@@ -356,6 +373,9 @@ impl EventReader {
                 Ok(n) => n,
                 Err(e) => return StreamEnd::Ended(Some(e)),
             };
+            if !wanted() {
+                return StreamEnd::Stopped;
+            }
             if parser.feed(&buf[..n], &mut events).is_err() {
                 return StreamEnd::TooLarge;
             }
@@ -406,9 +426,12 @@ fn read_answer_stream(
     let mut body = body;
     let mut empty = 0;
     loop {
-        let end = rd.read(body, |m| {
-            on_message(sh, m, pending) && !pending.ids.is_empty()
-        });
+        let ids = pending.ids.clone();
+        let end = rd.read(
+            body,
+            |m| on_message(sh, m, pending) && !pending.ids.is_empty(),
+            || !sh.stop.is_set() && !sh.sink.is_closed() && !sh.all_cancelled(&ids),
+        );
         let ended = match end {
             StreamEnd::Stopped => return Ok(()),
             StreamEnd::TooLarge => return Err(too_large(sh, &pending.what)),
@@ -517,7 +540,11 @@ fn listen(sh: &Arc<Shared>, body: ureq::Body) {
     let mut body = body;
     let mut empty = 0;
     loop {
-        let end = rd.read(body, |m| sh.sink.message(m.bytes));
+        let end = rd.read(
+            body,
+            |m| sh.sink.message(m.bytes),
+            || !sh.stop.is_set() && !sh.sink.is_closed(),
+        );
         if sh.stop.is_set() || sh.sink.is_closed() {
             return;
         }
