@@ -22,8 +22,11 @@
 //!   every read, so a stream the server keeps open with keep-alive comments
 //!   frees its worker too. Answers of different requests may interleave.
 //! - Memory: each worker and the GET stream hold at most one body or
-//!   event of `max_response_bytes` (the SSE parser's bound); nothing else is
-//!   buffered here (delivery is direct, under the sink's lock).
+//!   event of `max_response_bytes` (the SSE parser's bound: its line and
+//!   data buffers), and the messages of one event or body while they are
+//!   delivered; the JSON tape they are read with is one for the whole
+//!   upstream (parses take turns). Nothing else is buffered here (delivery
+//!   is direct, under the sink's lock).
 //!
 //! Timeouts (every wait has one): connecting, sending, and the 202 of a
 //! notification or response take at most `request_timeout`; the answer to
@@ -98,7 +101,7 @@ mod sink;
 mod stream;
 
 pub(crate) use message::UPSTREAM_ERROR_CODE;
-pub(in crate::proxy) use message::{incoming, Outgoing};
+pub(in crate::proxy) use message::{incoming_shared, Outgoing};
 use sink::lock;
 pub(in crate::proxy) use sink::Sink;
 use sink::{Slots, Stop};
@@ -147,6 +150,8 @@ struct Shared {
     /// The ids of the requests whose answers are being read, and whether
     /// the client cancelled them.
     in_flight: Mutex<Vec<(Vec<u8>, bool)>>,
+    /// The one parse tape of the upstream (see `incoming_shared`).
+    scratch: Mutex<Vec<crate::json::Node>>,
 }
 
 #[derive(Default)]
@@ -190,6 +195,7 @@ impl StreamableHttpUpstream {
             slots: Slots::new(MAX_IN_FLIGHT),
             answered: AtomicBool::new(false),
             in_flight: Mutex::new(Vec::new()),
+            scratch: Mutex::new(Vec::new()),
         };
         Ok(StreamableHttpUpstream {
             shared: Arc::new(shared),

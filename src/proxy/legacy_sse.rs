@@ -25,7 +25,7 @@ use crate::mcp::legacy_sse::{post_message, LegacySse};
 use crate::mcp::transport::{Clock, Deadline};
 use crate::mcp::{ClientOptions, McpError, McpErrorKind};
 
-use super::http::{incoming, Outgoing, Sink};
+use super::http::{incoming_shared, Outgoing, Sink};
 use super::upstream::{Deliver, Upstream};
 
 /// A legacy HTTP+SSE connection.
@@ -140,7 +140,7 @@ impl Drop for LegacySseUpstream {
 /// The stream's thread: every `message` event is delivered; the end of
 /// the stream is `Closed`.
 fn read_stream(mut conn: LegacySse, sink: &Sink, secrets: &[String], wait: Duration) {
-    let mut nodes = Vec::new();
+    let scratch = std::sync::Mutex::new(Vec::new());
     loop {
         let d = deadline(wait);
         let ev = match conn.next_event(&d, "next message") {
@@ -152,7 +152,7 @@ fn read_stream(mut conn: LegacySse, sink: &Sink, secrets: &[String], wait: Durat
         if ev.event.as_deref().is_some_and(|e| e != "message") {
             continue;
         }
-        for m in incoming(&ev.data, &mut nodes) {
+        for m in incoming_shared(&ev.data, &scratch) {
             if !sink.message(m.bytes) {
                 conn.close();
                 return;

@@ -116,6 +116,26 @@ pub(in crate::proxy) struct Incoming {
     pub protocol_version: Option<String>,
 }
 
+/// Parse scratch kept between messages is dropped past this many nodes
+/// (1 MiB), so a large message's tape is not held for the session.
+const KEEP_NODES: usize = 1 << 16;
+
+/// [`incoming`] with the upstream's one scratch tape: parses are done one
+/// at a time, so however many streams are read at once, one tape (16 bytes
+/// per JSON token of the message) exists at a time. The lock is not held
+/// while the messages are delivered.
+pub(in crate::proxy) fn incoming_shared(
+    data: &[u8],
+    scratch: &std::sync::Mutex<Vec<Node>>,
+) -> Vec<Incoming> {
+    let mut nodes = super::lock(scratch);
+    let out = incoming(data, &mut nodes);
+    if nodes.capacity() > KEEP_NODES {
+        *nodes = Vec::new();
+    }
+    out
+}
+
 /// The messages in a body or an event's data: one object, or each element
 /// of a batch. Text that does not parse is passed on as one message when it
 /// looks like one (starts with `{`: the pump decides), else skipped.

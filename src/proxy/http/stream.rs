@@ -11,7 +11,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use std::vec::Vec;
 
-use crate::json::Node;
 use crate::mcp::error::{one_line, McpError, McpErrorKind};
 use crate::mcp::http::{
     io_error, is_visible_ascii, read_body, status_error, transport_error, with_session_headers,
@@ -21,7 +20,7 @@ use crate::mcp::sse::SseParser;
 use crate::mcp::transport::Deadline;
 use crate::mcp::MODERN_PROTOCOL_VERSION;
 
-use super::message::{incoming, Incoming, Outgoing};
+use super::message::{incoming_shared, Incoming, Outgoing};
 use super::{lock, spawn, Head, Shared, MAX_RECONNECTS};
 
 type Answer = ureq::http::Response<ureq::Body>;
@@ -264,12 +263,7 @@ fn read_answer(sh: &Arc<Shared>, a: Answer, pending: &mut Pending) -> Result<(),
         let what = std::format!("answer to {}", pending.what);
         let d = deadline(sh.opts.total_timeout, true);
         let text = read_body(body, sh.opts.max_response_bytes, &sh.url, &d, &what)?;
-        let mut nodes = Vec::new();
-        for m in incoming(&text, &mut nodes) {
-            if !on_message(sh, m, pending) {
-                break;
-            }
-        }
+        deliver_all(sh, &text, pending);
         return Ok(());
     }
     let why = if status == 202 {
@@ -287,6 +281,14 @@ fn read_answer(sh: &Arc<Shared>, a: Answer, pending: &mut Pending) -> Result<(),
         )
     };
     Err(McpError::new(McpErrorKind::Protocol, why))
+}
+
+/// Delivers the messages of a body or event of an answer; `false` once
+/// the pump is gone.
+fn deliver_all(sh: &Arc<Shared>, data: &[u8], pending: &mut Pending) -> bool {
+    incoming_shared(data, &sh.scratch)
+        .into_iter()
+        .all(|m| on_message(sh, m, pending))
 }
 
 /// Delivers one message of an answer, noting the responses that came; the
@@ -339,7 +341,6 @@ struct EventReader {
     retry: Option<Duration>,
     /// Events dispatched by the current stream (priming ones included).
     events: usize,
-    nodes: Vec<Node>,
 }
 
 impl EventReader {
@@ -349,17 +350,17 @@ impl EventReader {
             last_id: None,
             retry: None,
             events: 0,
-            nodes: Vec::new(),
         }
     }
 
-    /// Reads `body` to its end, handing each message to `on` (which
-    /// returns `false` to stop); stops too as soon as `wanted` says so,
-    /// checked after every read (keep-alive comments included).
+    /// Reads `body` to its end, handing the data of each `message` event
+    /// to `on` (which returns `false` to stop); stops too as soon as
+    /// `wanted` says so, checked after every read (keep-alive comments
+    /// included).
     fn read(
         &mut self,
         body: ureq::Body,
-        mut on: impl FnMut(Incoming) -> bool,
+        mut on: impl FnMut(&[u8]) -> bool,
         wanted: impl Fn() -> bool,
     ) -> StreamEnd {
         let mut reader = body.into_with_config().reader();
@@ -385,10 +386,8 @@ impl EventReader {
                 if ev.event.as_deref().is_some_and(|e| e != "message") {
                     continue;
                 }
-                for m in incoming(&ev.data, &mut self.nodes) {
-                    if !on(m) {
-                        return StreamEnd::Stopped;
-                    }
+                if !on(&ev.data) {
+                    return StreamEnd::Stopped;
                 }
             }
         }
@@ -429,7 +428,7 @@ fn read_answer_stream(
         let ids = pending.ids.clone();
         let end = rd.read(
             body,
-            |m| on_message(sh, m, pending) && !pending.ids.is_empty(),
+            |data| deliver_all(sh, data, pending) && !pending.ids.is_empty(),
             || !sh.stop.is_set() && !sh.sink.is_closed() && !sh.all_cancelled(&ids),
         );
         let ended = match end {
@@ -498,7 +497,7 @@ fn reopen(sh: &Shared, rd: &EventReader) -> Option<ureq::Body> {
 
 /// GETs an event stream: the server's own (`last_id` `None`), or the rest
 /// of a stream after `last_id`. `None` when the server offers none (405,
-/// or another refusal); a 404 with our session ends the session.
+/// or any other refusal).
 fn open_get(sh: &Shared, last_id: Option<&str>) -> Result<Option<ureq::Body>, McpError> {
     let (sid, version, _) = session_of(sh, None);
     let mut req = sh.agent.get(&sh.url).header("Accept", "text/event-stream");
@@ -520,11 +519,9 @@ fn open_get(sh: &Shared, last_id: Option<&str>) -> Result<Option<ureq::Body>, Mc
     let status = a.status().as_u16();
     let ctype = header(&a, "content-type").unwrap_or_default();
     if !(200..300).contains(&status) {
-        let e = refusal(sh, a, sid.is_some(), what);
-        if status == 404 && sid.is_some() {
-            sh.end_session(&e);
-            return Err(e);
-        }
+        // Even a 404 only means "no stream here": many servers route no
+        // GET at all (a lost session shows on the next POST).
+        let _ = refusal(sh, a, sid.is_some(), what);
         return Ok(None);
     }
     if !ctype.to_ascii_lowercase().starts_with("text/event-stream") {
@@ -542,7 +539,11 @@ fn listen(sh: &Arc<Shared>, body: ureq::Body) {
     loop {
         let end = rd.read(
             body,
-            |m| sh.sink.message(m.bytes),
+            |data| {
+                incoming_shared(data, &sh.scratch)
+                    .into_iter()
+                    .all(|m| sh.sink.message(m.bytes))
+            },
             || !sh.stop.is_set() && !sh.sink.is_closed(),
         );
         if sh.stop.is_set() || sh.sink.is_closed() {
