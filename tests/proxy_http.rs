@@ -541,6 +541,42 @@ fn fake_answer_stream_resumed_with_last_event_id() {
     assert_eq!(resumed.len(), 2, "initialize and tools/list: {resumed:?}");
 }
 
+/// An answer stream that ends without the response (the server exits after
+/// some notifications): everything before is delivered, the reconnections
+/// (Last-Event-ID) fail a bounded number of times, and the request gets an
+/// error answer.
+#[test]
+fn fake_stream_ending_without_the_answer() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
+    let server = fake(
+        "http",
+        "notification-flood",
+        &[
+            "--http-answer",
+            "sse",
+            "--flood-count",
+            "5",
+            "--flood-message-bytes",
+            "2000",
+        ],
+    );
+    let mut p = Pump::start(&server.url("/mcp"), &[], "streamable");
+    p.initialize("2025-11-25", "{}");
+    let t0 = Instant::now();
+    p.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
+    let (before, r) = p.until_response("2", 15 * SECOND);
+    assert_eq!(before.len(), 5, "{before:?}");
+    assert_eq!(r.error_code, Some(UPSTREAM_ERROR_CODE), "{}", r.text);
+    assert!(
+        r.text.contains("ended without an answer to tools/list"),
+        "{}",
+        r.text
+    );
+    assert!(t0.elapsed() < 10 * SECOND, "{:?}", t0.elapsed());
+}
+
 /// HTTP 404 for our session id: an error answer for the request, then
 /// Closed; sending afterwards fails.
 #[test]
