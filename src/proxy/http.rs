@@ -46,7 +46,8 @@
 //! When the initialize response arrives, the optional GET stream is opened
 //! *before* the response is delivered, so what the server sends right after
 //! `notifications/initialized` (a `roots/list`, a `list_changed`) is not
-//! lost; 405 means the server offers none. A dropped GET stream is
+//! lost; a refusal (405, or any other status: many servers route no GET)
+//! means the server offers none. A dropped GET stream is
 //! reopened (with `Last-Event-ID` when its events had ids): after at least
 //! the stream's `retry` time (default 1 s, at most `request_timeout`), at
 //! most [`MAX_RECONNECTS`] failed attempts in a row, and not again after
@@ -67,6 +68,13 @@
 //! client is never left waiting; a cancelled request gets none. A failed
 //! notification or response is dropped (nobody waits for it), except that
 //! a 404 for our session ends the session as above.
+//!
+//! [`Upstream::shutdown`] stops delivery at once (a delivery already in
+//! the pump's callback finishes), DELETEs the session (outcome ignored,
+//! 405 included; at most `request_timeout`, capped at 2 s), then shuts
+//! every connection down, which ends the workers and the GET stream. When
+//! `deliver` returns `false`, nothing more is delivered and the threads
+//! stop at their next read; the pump still calls `shutdown`.
 //!
 //! Secrets: the URL and headers come from `credentials::http`; headers go
 //! to this server's URL only (redirects are not followed), and every error,
