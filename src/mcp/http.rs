@@ -276,7 +276,38 @@ pub(crate) fn status_error(status: u16, body: &[u8], url: &str, session: bool) -
     McpError::new(McpErrorKind::Http { status }, msg)
 }
 
-fn is_visible_ascii(s: &str) -> bool {
+/// The `Accept` header of every POST: the answer may be JSON or an event stream.
+pub(crate) const POST_ACCEPT: &str = "application/json, text/event-stream";
+
+/// Adds what every request of a Streamable HTTP session carries: the server
+/// spec's headers, then `Mcp-Session-Id` and `MCP-Protocol-Version` once
+/// known, and for a message of the 2026-07-28 generation its method in
+/// `Mcp-Method`.
+pub(crate) fn with_session_headers<B>(
+    mut req: ureq::RequestBuilder<B>,
+    headers: &[(String, String)],
+    session: Option<&str>,
+    version: Option<&str>,
+    method: Option<&str>,
+) -> ureq::RequestBuilder<B> {
+    for (k, v) in headers {
+        req = req.header(k.as_str(), v.as_str());
+    }
+    if let Some(sid) = session {
+        req = req.header("Mcp-Session-Id", sid);
+    }
+    if let Some(v) = version {
+        req = req.header("MCP-Protocol-Version", v);
+    }
+    if let Some(m) = method {
+        req = req.header("Mcp-Method", m);
+    }
+    req
+}
+
+/// Whether a header value from the server (a session id, a protocol
+/// version) may be sent back as is.
+pub(crate) fn is_visible_ascii(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| (0x21..=0x7e).contains(&b))
 }
 
@@ -324,23 +355,18 @@ impl StreamableHttp {
         deadline: &Deadline,
     ) -> Result<Option<Vec<u8>>, McpError> {
         let what = std::format!("answer to {method}");
-        let mut req = self
+        let req = self
             .agent
             .post(&self.url)
-            .header("Accept", "application/json, text/event-stream")
+            .header("Accept", POST_ACCEPT)
             .header("Content-Type", "application/json");
-        for (k, v) in &self.headers {
-            req = req.header(k.as_str(), v.as_str());
-        }
-        if let Some(sid) = &self.session {
-            req = req.header("Mcp-Session-Id", sid.as_str());
-        }
-        if let Some(v) = &self.version {
-            req = req.header("MCP-Protocol-Version", v.as_str());
-        }
-        if self.modern {
-            req = req.header("Mcp-Method", method);
-        }
+        let req = with_session_headers(
+            req,
+            &self.headers,
+            self.session.as_deref(),
+            self.version.as_deref(),
+            self.modern.then_some(method),
+        );
         let left = deadline.remaining();
         if left.is_zero() {
             return Err(deadline.error(&what));
@@ -504,16 +530,13 @@ impl StreamableHttp {
         if left.is_zero() {
             return;
         }
-        let mut req = self
-            .agent
-            .delete(&self.url)
-            .header("Mcp-Session-Id", sid.as_str());
-        for (k, v) in &self.headers {
-            req = req.header(k.as_str(), v.as_str());
-        }
-        if let Some(v) = &self.version {
-            req = req.header("MCP-Protocol-Version", v.as_str());
-        }
+        let req = with_session_headers(
+            self.agent.delete(&self.url),
+            &self.headers,
+            Some(&sid),
+            self.version.as_deref(),
+            None,
+        );
         let _ = req.config().timeout_global(Some(left)).build().call();
     }
 }

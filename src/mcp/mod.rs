@@ -40,27 +40,27 @@
 //! signalled at the end however the server ended; [`reap_orphans`] kills
 //! what escaped the group, in a process that is a child subreaper.
 
-mod byte_queue;
-mod credentials;
-mod error;
+pub(crate) mod byte_queue;
+pub(crate) mod credentials;
+pub(crate) mod error;
 mod handshake;
-mod jsonrpc;
+pub(crate) mod jsonrpc;
 mod listing;
-mod options;
+pub(crate) mod options;
 mod paginate;
 mod reaper;
 mod session;
 mod spec;
 mod stderr_ring;
 mod stdio;
-mod transport;
+pub(crate) mod transport;
 
 #[cfg(feature = "mcp-http")]
-mod http;
+pub(crate) mod http;
 #[cfg(feature = "mcp-http")]
-mod legacy_sse;
+pub(crate) mod legacy_sse;
 #[cfg(feature = "mcp-http")]
-mod sse;
+pub(crate) mod sse;
 
 use std::collections::BTreeMap;
 use std::path::Path;

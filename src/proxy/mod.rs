@@ -7,5 +7,12 @@
 //! Under construction: `upstream` is the interface between the message
 //! pump and the transports.
 
+#[cfg(feature = "mcp-http")]
+pub(crate) mod http;
+#[cfg(feature = "mcp-http")]
+#[doc(hidden)]
+pub use http::testing;
+#[cfg(feature = "mcp-http")]
+pub(crate) mod legacy_sse;
 #[allow(dead_code)] // until the pump and the transports land
 pub(crate) mod upstream;
