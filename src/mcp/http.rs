@@ -1,5 +1,7 @@
-//! The Streamable HTTP transport (ureq), with automatic fallback to the
-//! legacy HTTP+SSE transport when the endpoint refuses POST (404/405).
+//! The Streamable HTTP transport (ureq), and the HTTP client pieces both
+//! HTTP transports share (the agent, TLS trust and proxies, status and I/O
+//! errors, body reading). The fallback to the legacy HTTP+SSE transport is
+//! `remote`, above both, so neither transport imports the other.
 //!
 //! Every POST carries `Accept: application/json, text/event-stream`; the
 //! answer is a JSON body or an SSE stream, in which priming events,
@@ -24,81 +26,14 @@ use std::vec::Vec;
 
 use super::error::{one_line, McpError, McpErrorKind};
 use super::jsonrpc;
-use super::legacy_sse::LegacySse;
-use super::listing;
 use super::options::ClientOptions;
 use super::session::Session;
 use super::sse::{SseEvent, SseParser};
 use super::transport::{Deadline, Transport};
-use super::Fetched;
 
 mod proxy;
 #[cfg(feature = "https")]
 mod trust;
-
-/// Fetches `tools/list` from an HTTP endpoint; `url` and `headers` are
-/// already expanded and checked (`credentials::http`).
-pub(crate) fn fetch(
-    url: &str,
-    headers: &[(String, String)],
-    opts: &ClientOptions,
-) -> Result<Fetched, McpError> {
-    check_url(url)?;
-    let mut s = Session::new(opts);
-    let mut t = StreamableHttp::new(url, headers, opts)?;
-    let mut listing = listing::run(&mut t, &mut s);
-    if t.session_lost {
-        // The server forgot our session (HTTP 404): the spec says to start a
-        // new one. Once; a server that loses it again has failed. Warnings of
-        // the first attempt would repeat: drop them.
-        let warnings_before = 0;
-        let first_error = listing
-            .err()
-            .map(|e| String::from(e.message()))
-            .unwrap_or_default();
-        s.warnings.truncate(warnings_before);
-        s.warnings.push(std::format!(
-            "the server lost the session ({first_error}); started a new session once"
-        ));
-        t = StreamableHttp::new(url, headers, opts)?;
-        listing = listing::run(&mut t, &mut s);
-    }
-    let (listing, transport) = match listing {
-        Err(e) if !t.answered && matches!(e.kind(), McpErrorKind::Http { status: 404 | 405 }) => {
-            // The endpoint refuses POST: maybe a server of the legacy HTTP+SSE transport.
-            let mut legacy = match LegacySse::connect(url, headers, &s.clock, opts) {
-                Ok(l) => l,
-                Err(le) => {
-                    return Err(McpError::new(
-                        e.kind().clone(),
-                        std::format!(
-                            "{}; the legacy HTTP+SSE transport did not work either: {}",
-                            e.message(),
-                            le.message()
-                        ),
-                    ))
-                }
-            };
-            let listing = listing::run(&mut legacy, &mut s);
-            legacy.close();
-            (listing?, "legacy-sse")
-        }
-        other => {
-            t.delete_session(&s);
-            (other?, "streamable-http")
-        }
-    };
-    Ok(Fetched {
-        pages: listing.pages,
-        page_count: listing.page_count,
-        tool_names_seen: listing.tool_names_seen,
-        protocol_version: listing.protocol_version,
-        handshake: listing.handshake,
-        warnings: s.warnings,
-        skipped_stdout_lines: 0,
-        transport,
-    })
-}
 
 /// An unusable URL as an error shows it: user information can hide before
 /// any `@` of a malformed URL (`user:pass@host`, `http:/user:pass@host`), so
@@ -312,7 +247,7 @@ pub(crate) fn is_visible_ascii(s: &str) -> bool {
 }
 
 /// One Streamable HTTP session.
-struct StreamableHttp {
+pub(crate) struct StreamableHttp {
     agent: ureq::Agent,
     url: String,
     headers: Vec<(String, String)>,
@@ -322,13 +257,14 @@ struct StreamableHttp {
     max_body: usize,
     /// Whether any POST got a success status (then 404/405 mean something else
     /// than "this is no Streamable HTTP endpoint").
-    answered: bool,
+    pub(crate) answered: bool,
     /// Whether a request with our session id got 404 (the session is gone).
-    session_lost: bool,
+    pub(crate) session_lost: bool,
 }
 
 impl StreamableHttp {
-    fn new(
+    /// A session on `url` (nothing is sent yet).
+    pub(crate) fn new(
         url: &str,
         headers: &[(String, String)],
         opts: &ClientOptions,
@@ -522,7 +458,7 @@ impl StreamableHttp {
     }
 
     /// Ends the session (DELETE), ignoring every outcome (405 = not supported).
-    fn delete_session(&mut self, s: &Session<'_>) {
+    pub(crate) fn delete_session(&mut self, s: &Session<'_>) {
         let Some(sid) = self.session.take() else {
             return;
         };

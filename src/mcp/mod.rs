@@ -60,6 +60,8 @@ pub(crate) mod http;
 #[cfg(feature = "mcp-http")]
 pub(crate) mod legacy_sse;
 #[cfg(feature = "mcp-http")]
+mod remote;
+#[cfg(feature = "mcp-http")]
 pub(crate) mod sse;
 
 use std::collections::BTreeMap;
@@ -128,7 +130,7 @@ pub fn fetch_tools_list(spec: &ServerSpec, opts: &ClientOptions) -> Result<Fetch
         ServerSpec::Http { url, headers } => {
             let c = credentials::http(url, headers)?;
             let mut fetched =
-                http::fetch(&c.url, &c.headers, opts).map_err(|e| e.redact(&c.secrets))?;
+                remote::fetch(&c.url, &c.headers, opts).map_err(|e| e.redact(&c.secrets))?;
             redact_all(&mut fetched.warnings, &c.secrets);
             Ok(fetched)
         }
