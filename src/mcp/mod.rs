@@ -39,9 +39,9 @@
 //! signalled at the end however the server ended; [`reap_orphans`] kills
 //! what escaped the group, in a process that is a child subreaper.
 
-mod byte_queue;
-mod credentials;
-mod error;
+pub(crate) mod byte_queue;
+pub(crate) mod credentials;
+pub(crate) mod error;
 mod handshake;
 mod jsonrpc;
 mod options;
@@ -50,8 +50,8 @@ mod reaper;
 mod session;
 mod spec;
 mod stderr_ring;
-mod stdio;
-mod transport;
+pub(crate) mod stdio;
+pub(crate) mod transport;
 
 #[cfg(feature = "mcp-http")]
 mod http;
@@ -150,7 +150,10 @@ pub fn check_spec(spec: &ServerSpec) -> Result<(), McpError> {
     }
 }
 
-fn expand_stdio_env(env: &BTreeMap<String, String>) -> Result<BTreeMap<String, String>, McpError> {
+/// Every `${VAR}` of a stdio server's env expanded (usage error otherwise).
+pub(crate) fn expand_stdio_env(
+    env: &BTreeMap<String, String>,
+) -> Result<BTreeMap<String, String>, McpError> {
     let mut expanded = BTreeMap::new();
     for (k, v) in env {
         let x =

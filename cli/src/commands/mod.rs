@@ -3,6 +3,7 @@
 mod canon;
 mod digest;
 mod init;
+mod proxy;
 mod verify;
 
 use crate::args::{Cli, Command};
@@ -15,5 +16,6 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Digest(args) => digest::run(&args),
         Command::Init(args) => init::run(&args),
         Command::Verify(args) => verify::run(&args),
+        Command::Proxy(args) => proxy::run(&args),
     }
 }
