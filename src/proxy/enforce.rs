@@ -305,8 +305,10 @@ impl Enforcer {
                 let page = self.gate().answered(id_key(id).as_ref());
                 let tools = |r: &Value<'_>| r.tag() == Tag::Object && r.get("tools").is_some();
                 match (page, result) {
-                    (Some(p), Some(r)) => self.check_page(input, id, r, p),
-                    (None, Some(r)) if tools(&r) => self.check_page(input, id, r, Page::Unmatched),
+                    (Some(p), Some(r)) => self.check_page(input, m, id, r, p),
+                    (None, Some(r)) if tools(&r) => {
+                        self.check_page(input, m, id, r, Page::Unmatched)
+                    }
                     _ => Elem::Keep,
                 }
             }
@@ -314,8 +316,16 @@ impl Enforcer {
         }
     }
 
-    /// A `tools` result: guarded, the gate updated.
-    fn check_page(&self, input: &[u8], id: Value<'_>, result: Value<'_>, page: Page) -> Elem {
+    /// A `tools` result of response `m`: guarded, the gate updated; a
+    /// replacement is the response `m` alone.
+    fn check_page(
+        &self,
+        input: &[u8],
+        m: Value<'_>,
+        id: Value<'_>,
+        result: Value<'_>,
+        page: Page,
+    ) -> Elem {
         let p = &self.policy;
         let range = span(input, result);
         let id_raw = &input[span(input, id)];
@@ -344,7 +354,9 @@ impl Enforcer {
         if decision.events.is_empty() || !enforcing {
             return Elem::Keep;
         }
-        Elem::Replace(splice(input, range, &decision.result))
+        let whole = span(input, m);
+        let inner = range.start - whole.start..range.end - whole.start;
+        Elem::Replace(splice(&input[whole], inner, &decision.result))
     }
 
     /// A page the guard rejected: an error (enforce) or passed on (observe).
@@ -411,3 +423,7 @@ fn with_newline(mut v: Vec<u8>) -> Vec<u8> {
 fn is_blank(line: &[u8]) -> bool {
     line.iter().all(|b| b" \t\r\n".contains(b))
 }
+
+#[cfg(test)]
+#[path = "enforce_tests.rs"]
+mod tests;
