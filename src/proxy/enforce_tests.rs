@@ -60,13 +60,18 @@ fn forwarded(f: &FromClient) -> bool {
 fn list(e: &Enforcer, id: &str, result: &str) -> Option<String> {
     let req = std::format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#);
     assert!(forwarded(&client(e, &req)));
-    server(e, &std::format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#))
+    server(
+        e,
+        &std::format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#),
+    )
 }
 
 fn call(e: &Enforcer, id: u32, name: &str) -> FromClient {
     client(
         e,
-        &std::format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{{}}}}}}"#),
+        &std::format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{{}}}}}}"#
+        ),
     )
 }
 
@@ -96,8 +101,14 @@ fn enforce_hides_drifted_and_unpinned_tools_and_refuses_their_calls() {
     let log = log.text();
     assert!(log.contains(r#""status":"drifted","tool":"a"}"#), "{log}");
     assert!(log.contains(r#""status":"unpinned","tool":"c"}"#), "{log}");
-    assert!(log.contains(r#""reason":"drifted","server":"srv","status":"call-refused","tool":"a"}"#), "{log}");
-    assert!(log.contains(r#""reason":"no-listing","server":"srv","status":"call-refused","tool":"b"}"#), "{log}");
+    assert!(
+        log.contains(r#""reason":"drifted","server":"srv","status":"call-refused","tool":"a"}"#),
+        "{log}"
+    );
+    assert!(
+        log.contains(r#""reason":"no-listing","server":"srv","status":"call-refused","tool":"b"}"#),
+        "{log}"
+    );
 }
 
 #[test]
@@ -110,7 +121,10 @@ fn a_matching_listing_passes_byte_for_byte() {
     assert!(refused(&call(&e, 2, "b"), 2, "b"), "b was not listed");
     let log = log.text();
     assert_eq!(log.lines().count(), 1, "only the refused call: {log}");
-    assert!(log.contains(r#""status":"call-refused","tool":"b"}"#), "{log}");
+    assert!(
+        log.contains(r#""status":"call-refused","tool":"b"}"#),
+        "{log}"
+    );
 }
 
 #[test]
@@ -118,12 +132,23 @@ fn observe_changes_nothing_and_logs() {
     let (e, log) = enforcer(GuardMode::Observe, OnDrift::Hide);
     assert!(forwarded(&call(&e, 1, "a")));
     let got = list(&e, "2", DRIFTED).unwrap();
-    assert_eq!(got, std::format!(r#"{{"jsonrpc":"2.0","id":2,"result":{DRIFTED}}}"#) + "\n");
+    assert_eq!(
+        got,
+        std::format!(r#"{{"jsonrpc":"2.0","id":2,"result":{DRIFTED}}}"#) + "\n"
+    );
     assert!(forwarded(&call(&e, 3, "a")));
     assert!(forwarded(&call(&e, 4, "b")));
     let log = log.text();
-    assert!(log.contains(r#""reason":"no-listing","server":"srv","status":"call-unverified","tool":"a"}"#), "{log}");
-    assert!(log.contains(r#""reason":"drifted","server":"srv","status":"call-unverified","tool":"a"}"#), "{log}");
+    assert!(
+        log.contains(
+            r#""reason":"no-listing","server":"srv","status":"call-unverified","tool":"a"}"#
+        ),
+        "{log}"
+    );
+    assert!(
+        log.contains(r#""reason":"drifted","server":"srv","status":"call-unverified","tool":"a"}"#),
+        "{log}"
+    );
     assert!(!log.contains(r#""tool":"b"}"#), "{log}");
 }
 
@@ -132,7 +157,10 @@ fn block_answers_the_listing_with_an_error_naming_the_tools() {
     let (e, log) = enforcer(GuardMode::Enforce, OnDrift::Block);
     let got = list(&e, "7", DRIFTED).unwrap();
     assert!(got.starts_with(r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"contractpin proxy: the tools of server \"srv\" differ from contractpin.lock (a (drifted: description), c (unpinned)); the listing is blocked"#), "{got}");
-    assert!(refused(&call(&e, 8, "b"), 8, "b"), "nothing of a blocked listing is callable");
+    assert!(
+        refused(&call(&e, 8, "b"), 8, "b"),
+        "nothing of a blocked listing is callable"
+    );
     assert!(log.text().contains(r#""status":"listing-blocked"}"#));
 }
 
@@ -144,7 +172,10 @@ fn a_page_the_guard_rejects_fails_closed() {
     assert!(got.starts_with(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"contractpin proxy: the server's tools/list answer was rejected ("#), "{got}");
     assert!(log.text().contains(r#""status":"page-rejected"}"#));
     for bad in [r#"{"tools":{}}"#, r#"[]"#, r#"{"tools":[{"name":1}]}"#] {
-        assert!(list(&e, "2", bad).unwrap().contains(r#""code":-32603"#), "{bad}");
+        assert!(
+            list(&e, "2", bad).unwrap().contains(r#""code":-32603"#),
+            "{bad}"
+        );
     }
     let (o, log) = enforcer(GuardMode::Observe, OnDrift::Hide);
     assert!(list(&o, "1", dup).unwrap().contains(r#""result":"#));
@@ -157,12 +188,22 @@ fn list_changed_makes_nothing_callable_until_the_next_listing() {
     list(&e, "1", PINNED_STR).unwrap();
     assert!(forwarded(&call(&e, 2, "a")));
     // A cursor request in flight when the list changes.
-    assert!(forwarded(&client(&e, r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"c2"}}"#)));
+    assert!(forwarded(&client(
+        &e,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"c2"}}"#
+    )));
     let note = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
     assert_eq!(server(&e, note).unwrap(), std::format!("{note}\n"));
     assert!(refused(&call(&e, 4, "a"), 4, "a"));
-    server(&e, &std::format!(r#"{{"jsonrpc":"2.0","id":3,"result":{PINNED_STR}}}"#)).unwrap();
-    assert!(refused(&call(&e, 5, "a"), 5, "a"), "a late page does not start a listing");
+    server(
+        &e,
+        &std::format!(r#"{{"jsonrpc":"2.0","id":3,"result":{PINNED_STR}}}"#),
+    )
+    .unwrap();
+    assert!(
+        refused(&call(&e, 5, "a"), 5, "a"),
+        "a late page does not start a listing"
+    );
     list(&e, "6", PINNED_STR).unwrap();
     assert!(forwarded(&call(&e, 7, "a")));
 }
@@ -175,9 +216,16 @@ fn pages_accumulate_over_cursors() {
     let p1 = r#"{"tools":[{"name":"a","description":"A","inputSchema":{"type":"object"}}],"nextCursor":"2"}"#;
     list(&e, "1", p1).unwrap();
     assert!(refused(&call(&e, 2, "b"), 2, "b"));
-    assert!(forwarded(&client(&e, r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"2"}}"#)));
+    assert!(forwarded(&client(
+        &e,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"2"}}"#
+    )));
     let p2 = r#"{"tools":[{"name":"b","description":"B","inputSchema":{"type":"object"}}]}"#;
-    server(&e, &std::format!(r#"{{"jsonrpc":"2.0","id":3,"result":{p2}}}"#)).unwrap();
+    server(
+        &e,
+        &std::format!(r#"{{"jsonrpc":"2.0","id":3,"result":{p2}}}"#),
+    )
+    .unwrap();
     assert!(forwarded(&call(&e, 4, "a")));
     assert!(forwarded(&call(&e, 5, "b")));
 }
@@ -189,7 +237,10 @@ fn a_tools_result_under_any_id_is_guarded() {
     // match it, but still filters the tools. Escaped keys read as JSON.parse reads them.
     for line in [
         std::format!(r#"{{"jsonrpc":"2.0","id":"0x5","result":{DRIFTED}}}"#),
-        std::format!(r#"{{"jsonrpc":"2.0","id":"0x5","r\u0065sult":{}}}"#, DRIFTED.replace("\"tools\"", "\"t\\u006fols\"")),
+        std::format!(
+            r#"{{"jsonrpc":"2.0","id":"0x5","r\u0065sult":{}}}"#,
+            DRIFTED.replace("\"tools\"", "\"t\\u006fols\"")
+        ),
     ] {
         let got = server(&e, &line).unwrap();
         assert!(!got.contains("ssh"), "{got}");
@@ -198,8 +249,15 @@ fn a_tools_result_under_any_id_is_guarded() {
     // It makes nothing callable.
     assert!(refused(&call(&e, 1, "b"), 1, "b"));
     // A numeric string id matches a numeric request id, as in both SDKs.
-    assert!(forwarded(&client(&e, r#"{"jsonrpc":"2.0","id":9,"method":"tools/list"}"#)));
-    server(&e, &std::format!(r#"{{"jsonrpc":"2.0","id":"9","result":{PINNED_STR}}}"#)).unwrap();
+    assert!(forwarded(&client(
+        &e,
+        r#"{"jsonrpc":"2.0","id":9,"method":"tools/list"}"#
+    )));
+    server(
+        &e,
+        &std::format!(r#"{{"jsonrpc":"2.0","id":"9","result":{PINNED_STR}}}"#),
+    )
+    .unwrap();
     assert!(forwarded(&call(&e, 2, "b")));
 }
 
@@ -237,7 +295,9 @@ fn server_batches_are_rebuilt_only_when_needed() {
     let (e, _) = enforcer(GuardMode::Enforce, OnDrift::Hide);
     let plain = r#"[{"jsonrpc":"2.0","method":"a"}, {"jsonrpc":"2.0","id":1,"result":{}}]"#;
     assert_eq!(server(&e, plain).unwrap(), std::format!("{plain}\n"));
-    let mixed = std::format!(r#"[{{"jsonrpc":"2.0","method":"a"}}, "junk", {{"jsonrpc":"2.0","id":"x","result":{DRIFTED}}}]"#);
+    let mixed = std::format!(
+        r#"[{{"jsonrpc":"2.0","method":"a"}}, "junk", {{"jsonrpc":"2.0","id":"x","result":{DRIFTED}}}]"#
+    );
     let got = server(&e, &mixed).unwrap();
     assert!(got.starts_with(r#"[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","id":"x","result":{"tools":[{"name":"b""#), "{got}");
     assert!(!got.contains("ssh") && !got.contains("junk"));
@@ -250,14 +310,20 @@ fn the_client_side() {
     // Not JSON, or JSON the strict parser refuses: answered, never forwarded.
     for (bad, code) in [
         ("not json", "-32700"),
-        (r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"b","name":"x"}}"#, "-32700"),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"b","name":"x"}}"#,
+            "-32700",
+        ),
         ("17", "-32600"),
         (r#"{"jsonrpc":"2.0","id":1}"#, "-32600"),
     ] {
         let f = client(&e, bad);
         assert_eq!(f.forward, ToServer::Nothing, "{bad}");
         let reply = String::from_utf8(f.reply.unwrap()).unwrap();
-        assert!(reply.contains(&std::format!(r#""id":null,"error":{{"code":{code},"#)), "{reply}");
+        assert!(
+            reply.contains(&std::format!(r#""id":null,"error":{{"code":{code},"#)),
+            "{reply}"
+        );
     }
     assert_eq!(client(&e, "").forward, ToServer::Nothing);
     // Everything else is forwarded as is: responses to server requests, notifications.
@@ -274,11 +340,27 @@ fn the_client_side() {
     let f = client(&e, batch);
     assert_eq!(
         f.forward,
-        ToServer::Rebuilt(br#"[{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a"}}]"#.to_vec())
+        ToServer::Rebuilt(
+            br#"[{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a"}}]"#.to_vec()
+        )
     );
     let reply = String::from_utf8(f.reply.unwrap()).unwrap();
-    assert!(reply.starts_with(r#"[{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Unknown tool: x""#), "{reply}");
+    assert!(
+        reply.starts_with(
+            r#"[{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Unknown tool: x""#
+        ),
+        "{reply}"
+    );
     // A tools/call notification for an unknown tool is dropped.
-    let f = client(&e, r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"x"}}"#);
-    assert_eq!(f, FromClient { forward: ToServer::Nothing, reply: None });
+    let f = client(
+        &e,
+        r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"x"}}"#,
+    );
+    assert_eq!(
+        f,
+        FromClient {
+            forward: ToServer::Nothing,
+            reply: None
+        }
+    );
 }
