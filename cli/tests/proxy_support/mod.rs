@@ -195,7 +195,12 @@ pub struct Session {
 impl Session {
     /// Starts the proxy with `args`.
     pub fn start(args: &[String]) -> Session {
-        let mut child = Command::new(BIN)
+        Session::spawn(BIN, args)
+    }
+
+    /// Starts any program (a server, driven raw by the test).
+    pub fn spawn(program: &str, args: &[String]) -> Session {
+        let mut child = Command::new(program)
             .args(args)
             .current_dir(root())
             .stdin(Stdio::piped())
@@ -272,11 +277,17 @@ impl Session {
 
     /// The next line holding `needle` within `d`, skipping others.
     pub fn recv_with(&self, needle: &str, d: Duration) -> String {
+        self.recv_where(|l| l.contains(needle), needle, d)
+    }
+
+    /// The next line for which `pred` holds within `d`, skipping others.
+    pub fn recv_where(&self, pred: impl Fn(&str) -> bool, what: &str, d: Duration) -> String {
+        let needle = what;
         let until = Instant::now() + d;
         loop {
             let left = until.saturating_duration_since(Instant::now());
             match self.recv(left) {
-                Some(l) if l.contains(needle) => return l,
+                Some(l) if pred(&l) => return l,
                 Some(_) => {}
                 None => panic!(
                     "no line with {needle:?} within {d:?}; stderr:\n{}",
@@ -291,7 +302,17 @@ impl Session {
         self.send(&format!(
             r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#
         ));
-        self.recv_with(&format!(r#""id":{id},"#), Duration::from_secs(20))
+        self.answer(id, Duration::from_secs(20))
+    }
+
+    /// The answer to request `id` (a line with that id and no method).
+    pub fn answer(&self, id: u32, d: Duration) -> String {
+        let (a, b) = (format!(r#""id":{id},"#), format!(r#""id":{id}}}"#));
+        self.recv_where(
+            |l| (l.contains(&a) || l.contains(&b)) && !l.contains(r#""method""#),
+            &a,
+            d,
+        )
     }
 
     /// initialize + notifications/initialized, as client `name`.
@@ -518,4 +539,29 @@ pub fn recorded(record: &str, method: &str) -> Vec<String> {
         .filter(|l| l.contains(&needle) || l.contains(&needle2))
         .map(String::from)
         .collect()
+}
+
+/// Asserts two JSON texts are equal as canonical JSON, showing where they differ.
+#[track_caller]
+pub fn assert_same_json(got: &str, want: &str, what: &str) {
+    let (g, w) = (canonical(got), canonical(want));
+    if g == w {
+        return;
+    }
+    let at = g
+        .bytes()
+        .zip(w.bytes())
+        .position(|(a, b)| a != b)
+        .unwrap_or(g.len().min(w.len()));
+    let from = at.saturating_sub(200);
+    let show = |s: &str| {
+        s.get(from..(at + 200).min(s.len()))
+            .unwrap_or("")
+            .to_string()
+    };
+    panic!(
+        "{what}: differ at byte {at}\n got: ...{}\nwant: ...{}",
+        show(&g),
+        show(&w)
+    );
 }
