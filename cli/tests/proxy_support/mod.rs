@@ -328,6 +328,11 @@ impl Session {
         init
     }
 
+    /// Takes the proxy's stdin (to write from another thread).
+    pub fn take_stdin(&mut self) -> ChildStdin {
+        self.stdin.take().expect("stdin open")
+    }
+
     /// Closes the proxy's stdin.
     pub fn close(&mut self) {
         self.stdin = None;
