@@ -657,10 +657,21 @@ pub(crate) fn read_lines(
     }
 }
 
-/// The stdin thread: writes each queued message; dropping the queue closes stdin.
-fn write_messages(mut stdin: impl Write, rx: Receiver<Vec<u8>>, error: Arc<Mutex<Option<String>>>) {
+/// The stdin thread: writes each queued message, and the ones queued behind
+/// it in the same system call (flushed as soon as the queue is empty);
+/// dropping the queue closes stdin.
+fn write_messages(stdin: impl Write, rx: Receiver<Vec<u8>>, error: Arc<Mutex<Option<String>>>) {
+    let mut stdin = std::io::BufWriter::with_capacity(64 * 1024, stdin);
     while let Ok(msg) = rx.recv() {
-        if let Err(e) = stdin.write_all(&msg).and_then(|_| stdin.flush()) {
+        let mut written = stdin.write_all(&msg);
+        drop(msg);
+        while written.is_ok() {
+            match rx.recv_timeout(Duration::ZERO) {
+                Ok(more) => written = stdin.write_all(&more),
+                Err(_) => break,
+            }
+        }
+        if let Err(e) = written.and_then(|()| stdin.flush()) {
             *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.to_string());
             return;
         }

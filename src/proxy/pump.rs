@@ -18,7 +18,7 @@
 //!   finish (each wait bounded), and returns.
 
 use std::boxed::Box;
-use std::io::{Read, Write};
+use std::io::{BufWriter, Read, Write};
 use std::string::{String, ToString};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -42,6 +42,8 @@ const SIGNAL_POLL: Duration = Duration::from_millis(100);
 const LAST_MESSAGES: Duration = Duration::from_secs(1);
 /// How long the writer may take to hand the last lines to the client.
 const LAST_WRITES: Duration = Duration::from_secs(2);
+/// The client writer's buffer (a burst of lines, one system call).
+const WRITE_BUFFER: usize = 64 * 1024;
 
 /// A line for the client, or `None`: the writer stops.
 type Out = Option<Vec<u8>>;
@@ -179,7 +181,7 @@ fn deliver(enforcer: Arc<Enforcer>, out: Arc<Sender<Out>>, end: mpsc::Sender<End
 
 /// The client writer; its receiver tells when it is done.
 fn spawn_writer<W: Write + Send + 'static>(
-    mut w: W,
+    w: W,
     rx: Arc<Receiver<Out>>,
     end: mpsc::Sender<End>,
 ) -> Option<mpsc::Receiver<()>> {
@@ -187,17 +189,48 @@ fn spawn_writer<W: Write + Send + 'static>(
     let spawned = std::thread::Builder::new()
         .name(String::from("proxy-client-out"))
         .spawn(move || {
+            let mut w = BufWriter::with_capacity(WRITE_BUFFER, w);
             while let Ok(Some(line)) = rx.recv() {
-                if let Err(e) = w.write_all(&line).and_then(|()| w.flush()) {
-                    let _ = end.send(End::ClientGone(e.to_string()));
-                    rx.close();
-                    break;
+                match write_batch(&mut w, line, &rx) {
+                    Ok(false) => {}
+                    Ok(true) => break,
+                    Err(e) => {
+                        let _ = end.send(End::ClientGone(e.to_string()));
+                        rx.close();
+                        break;
+                    }
                 }
             }
             let _ = w.flush();
             let _ = done_tx.send(());
         });
     spawned.ok().map(|_| done_rx)
+}
+
+/// Writes `first` and every line already queued behind it, then flushes:
+/// one system call for a burst, none held back when the queue is empty.
+/// A line larger than the buffer is written directly, whole. `true` when
+/// the stop marker came in the burst.
+fn write_batch<W: Write>(
+    w: &mut BufWriter<W>,
+    first: Vec<u8>,
+    rx: &Receiver<Out>,
+) -> std::io::Result<bool> {
+    w.write_all(&first)?;
+    drop(first);
+    let mut stop = false;
+    loop {
+        match rx.recv_timeout(Duration::ZERO) {
+            Ok(Some(line)) => w.write_all(&line)?,
+            Ok(None) => {
+                stop = true;
+                break;
+            }
+            Err(_) => break,
+        }
+    }
+    w.flush()?;
+    Ok(stop)
 }
 
 /// The client reader.

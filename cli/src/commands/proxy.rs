@@ -31,15 +31,9 @@ pub fn run(args: &ProxyArgs) -> CliResult {
     cp_proxy::check(&spec).map_err(|e| Failure::usage(format!("server {:?}: {e}", args.name)))?;
     let log = log_sink(args.log.as_deref())?;
     cp_proxy::install_signal_handlers();
-    let outcome = cp_proxy::run(
-        &spec,
-        &server,
-        &opts,
-        std::io::stdin(),
-        std::io::stdout(),
-        log,
-    )
-    .map_err(|e| Failure::usage(format!("server {:?}: {e}", args.name)))?;
+    let (input, output) = client_pipes()?;
+    let outcome = cp_proxy::run(&spec, &server, &opts, input, output, log)
+        .map_err(|e| Failure::usage(format!("server {:?}: {e}", args.name)))?;
     let code = outcome.exit_code();
     if code != 0 {
         output::error_line(&format!("server {:?}: {}", args.name, outcome.message));
@@ -181,6 +175,34 @@ fn resolve(p: &str, args: &ProxyArgs) -> Result<PathBuf, String> {
             "{why}: paths must stay inside the lock's directory (--allow-outside-paths allows it)"
         )
     })
+}
+
+/// Our stdin and stdout as plain files: the pump buffers lines itself and
+/// writes each burst in one system call, which `Stdout`'s line buffering
+/// would split into one per line.
+#[cfg(unix)]
+fn client_pipes() -> Result<(std::fs::File, std::fs::File), Failure> {
+    use std::os::fd::AsFd;
+    let dup = |fd: std::io::Result<std::os::fd::OwnedFd>, what: &str| {
+        fd.map(std::fs::File::from)
+            .map_err(|e| Failure::usage(format!("cannot use {what}: {}", io_reason(&e))))
+    };
+    Ok((
+        dup(
+            std::io::stdin().as_fd().try_clone_to_owned(),
+            "standard input",
+        )?,
+        dup(
+            std::io::stdout().as_fd().try_clone_to_owned(),
+            "standard output",
+        )?,
+    ))
+}
+
+/// Elsewhere, the standard handles.
+#[cfg(not(unix))]
+fn client_pipes() -> Result<(std::io::Stdin, std::io::Stdout), Failure> {
+    Ok((std::io::stdin(), std::io::stdout()))
 }
 
 /// `--log FILE` opened for appending (exit 2 when it cannot be), or stderr.
