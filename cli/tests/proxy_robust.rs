@@ -423,6 +423,25 @@ fn a_server_that_exits_while_an_escaped_process_holds_its_stdout_is_noticed() {
 }
 
 #[test]
+fn a_server_that_cannot_start_is_exit_1() {
+    if !python_ok() {
+        return;
+    }
+    let dir = Dir::new("nostart");
+    pin_as(&dir, &["/nonexistent/contractpin-test-server".to_string()]);
+    let lock = dir.lock();
+    let run = cp(&["proxy", "--lock", &lock, "--name", "fake"], b"", 30);
+    assert_eq!(run.code, 1, "{run:#?}");
+    assert!(
+        run.stderr
+            .contains("could not start `/nonexistent/contractpin-test-server`"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.is_empty());
+}
+
+#[test]
 fn junk_on_the_servers_stdout_is_dropped_and_logged() {
     if !python_ok() {
         return;

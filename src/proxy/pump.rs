@@ -297,3 +297,140 @@ fn client_line(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::guard::GuardMode;
+    use crate::lock::{LockServer, Source};
+    use crate::mcp::McpError;
+    use crate::proxy::enforce::Policy;
+    use crate::proxy::log::EventLog;
+    use crate::proxy::OnDrift;
+    use std::sync::mpsc::Sender as ChanSender;
+
+    const PINNED: &[u8] = br#"{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}"#;
+
+    /// An upstream whose "server" runs on its own thread: tools/list gets
+    /// `a` and an unpinned `evil`, any other request `{}`.
+    #[derive(Default)]
+    struct Mock {
+        tx: Option<ChanSender<Vec<u8>>>,
+    }
+
+    impl Upstream for Mock {
+        fn start(&mut self, mut deliver: Deliver) -> Result<(), McpError> {
+            let (tx, rx) = mpsc::channel::<Vec<u8>>();
+            self.tx = Some(tx);
+            std::thread::spawn(move || {
+                for msg in rx {
+                    let text = String::from_utf8(msg).unwrap();
+                    let id = text
+                        .split("\"id\":")
+                        .nth(1)
+                        .and_then(|r| r.split(',').next())
+                        .unwrap()
+                        .to_string();
+                    let result = if text.contains("tools/list") {
+                        r#"{"tools":[{"name":"a","inputSchema":{"type":"object"}},{"name":"evil","inputSchema":{}}]}"#
+                    } else {
+                        "{}"
+                    };
+                    let answer = std::format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
+                    if !deliver(FromServer::Message(answer.into_bytes())) {
+                        return;
+                    }
+                }
+                deliver(FromServer::Closed(String::from("the mock ended")));
+            });
+            Ok(())
+        }
+
+        fn send(&mut self, message: &[u8]) -> Result<(), McpError> {
+            let tx = self.tx.as_ref().expect("started");
+            tx.send(message.to_vec())
+                .map_err(|_| McpError::new(crate::mcp::McpErrorKind::Io, "gone"))
+        }
+
+        fn shutdown(&mut self) {
+            self.tx = None;
+        }
+    }
+
+    #[derive(Clone, Default)]
+    struct Out(Arc<Mutex<Vec<u8>>>);
+    impl Write for Out {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn enforcer() -> Arc<Enforcer> {
+        let digests = crate::digest_tools_list(PINNED).unwrap();
+        let pinned = LockServer::from_server_digest(Source::File { path: "x".into() }, &digests);
+        let policy = Policy {
+            server: "m".into(),
+            pinned,
+            mode: GuardMode::Enforce,
+            on_drift: OnDrift::Hide,
+            limits: crate::Limits::DEFAULT,
+        };
+        Arc::new(Enforcer::new(
+            policy,
+            EventLog::new(Box::new(std::io::sink()), "m", Vec::new()),
+        ))
+    }
+
+    #[test]
+    fn a_session_with_an_in_memory_upstream() {
+        let input = concat!(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"evil"}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+        );
+        let out = Out::default();
+        let (ending, msg) = run(
+            Box::new(Mock::default()),
+            enforcer(),
+            std::io::Cursor::new(input.as_bytes().to_vec()),
+            out.clone(),
+            1 << 20,
+        );
+        assert_eq!(ending, Ending::ClientClosed, "{msg}");
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        assert!(text.ends_with('\n'), "{text}");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert!(lines.contains(&r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}}"#), "{text}");
+        // The last line of input had no newline: still a message.
+        assert!(
+            lines.contains(&r#"{"jsonrpc":"2.0","id":3,"result":{}}"#),
+            "{text}"
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602"#)),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_client_line_over_the_limit_ends_the_session() {
+        let (ending, msg) = run(
+            Box::new(Mock::default()),
+            enforcer(),
+            std::io::Cursor::new(std::vec![b'x'; 5000]),
+            Out::default(),
+            100,
+        );
+        assert_eq!(ending, Ending::ClientFailed);
+        assert!(msg.contains("longer than 100 bytes"), "{msg}");
+    }
+}
