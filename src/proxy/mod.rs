@@ -11,7 +11,7 @@
 //! proxy forwards the client's own `initialize`, so the server sees the real
 //! client, and checks every listing the client gets.
 //!
-//! What it does (details in [`enforce`] and [`gate`]):
+//! What it does (details in `src/proxy/enforce.rs` and `src/proxy/gate.rs`):
 //!
 //! - every message passes through untouched in both directions (requests,
 //!   responses, notifications, the server's requests such as sampling,
@@ -29,7 +29,8 @@
 //! - a page the guard rejects is an error for the client (fail closed);
 //!   a server line that is not a JSON-RPC message is dropped and logged.
 //!
-//! Threads and queues: see [`pump`]. The stdio upstream: [`stdio`].
+//! Threads and queues: `src/proxy/pump.rs`. The stdio upstream: `src/proxy/stdio.rs`.
+//! The event log format: `src/proxy/log.rs` (and `contractpin proxy --help`).
 
 mod enforce;
 mod gate;
