@@ -121,6 +121,113 @@ pub enum Command {
         Rejected input exits 2 with `error: <kind> at byte <offset>: <message>` on stderr."
     )]
     Canon(CanonArgs),
+    /// Run a pinned server behind a checking proxy: MCP over stdio, every tools/list checked
+    #[command(
+        long_about = PROXY_ABOUT,
+        after_help = PROXY_EXAMPLES
+    )]
+    Proxy(ProxyArgs),
+}
+
+const PROXY_ABOUT: &str = "Run the server pinned as NAME in the lock behind a checking proxy. \
+Point an MCP client at `contractpin proxy --name NAME` instead of the server's own command: \
+the proxy speaks MCP over stdio (newline-delimited JSON-RPC on its stdin/stdout) to the client, \
+starts the server exactly as verify does (the lock's command, env with ${VAR} expanded, cwd inside \
+the lock's directory; only HOME, LOGNAME, PATH, SHELL, TERM and USER of this environment unless \
+--inherit-env; its own process group), and passes every message through unchanged, the client's \
+own initialize included, so the server sees the real client: a server that serves clean contracts \
+to contractpin and poisoned ones to other clients is caught here, where verify was fooled.\n\n\
+Enforcement (--mode enforce, the default): every tools/list answer is checked page by page \
+against the pins; tools that drifted or are not pinned are removed from it (--on-drift hide, the \
+default) or the whole answer becomes a JSON-RPC error -32603 naming them (--on-drift block). A \
+tools/call for a tool that the latest checked listing did not pass is answered by the proxy with \
+-32602 \"Unknown tool: NAME\" and never reaches the server; before the first listing, and after \
+the server sends notifications/tools/list_changed until the client lists the tools again, no tool \
+passes. A page that cannot be checked (invalid, duplicate names, over a limit) is an error for the \
+client. A line from the server that is not a JSON-RPC message is dropped. --mode observe changes \
+nothing on the wire and only logs.\n\n\
+Log: one JSON object per line (keys in canonical order; at, server, status, and tool, changed, \
+live or reason) for each drifted or unpinned tool, refused or unverified call, blocked listing, \
+rejected page and dropped line, appended to --log FILE, or written to stderr. The server's own \
+stderr is passed through to stderr.\n\n\
+Exit codes: 0 = the client ended the session (end of the proxy's stdin, its stdout closed, or \
+SIGTERM/SIGINT/SIGHUP); 1 = the server could not start, exited, closed its stdout, wrote a line \
+over --max-line-bytes or stopped reading while the client was connected (or the client wrote a \
+line over the limit); 2 = bad arguments, a missing or invalid lock, an unknown server name, an \
+unset ${VAR}, or an entry that cannot be proxied, all before the server is started. The server is \
+always shut down (stdin closed, then SIGTERM and SIGKILL to its process group).";
+
+const PROXY_EXAMPLES: &str = "Examples:\n  \
+contractpin proxy --name everything\n  \
+contractpin proxy --lock /repo/contractpin.lock --name github --log ~/.cache/contractpin-proxy.log\n  \
+contractpin proxy --name everything --mode observe\n\n\
+In an MCP client configuration (Claude Desktop, Cursor, ...):\n  \
+\"everything\": {\"command\": \"contractpin\", \"args\": [\"proxy\", \"--lock\", \"/repo/contractpin.lock\", \"--name\", \"everything\"]}";
+
+/// `--mode` of `proxy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// Remove (or block) what does not match the lock, refuse calls to it
+    Enforce,
+    /// Change nothing; log what enforce would do
+    Observe,
+}
+
+/// `--on-drift` of `proxy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OnDriftArg {
+    /// Remove drifted and unpinned tools from the listing
+    Hide,
+    /// Answer the whole tools/list with a JSON-RPC error naming them
+    Block,
+}
+
+/// `contractpin proxy`.
+#[derive(Debug, Args)]
+pub struct ProxyArgs {
+    /// The lock that pins the server
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_LOCK)]
+    pub lock: PathBuf,
+    /// The server's name in the lock
+    #[arg(long, value_name = "NAME")]
+    pub name: String,
+    /// enforce: hide or block what does not match and refuse calls to it; observe: only log
+    #[arg(long, value_enum, default_value_t = ModeArg::Enforce)]
+    pub mode: ModeArg,
+    /// In enforce mode, what a listing with drifted or unpinned tools becomes [default: hide]
+    #[arg(long, value_enum, value_name = "hide|block")]
+    pub on_drift: Option<OnDriftArg>,
+    /// Append the event log (JSON lines) to this file instead of stderr
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+    /// Allow the stdio server's cwd outside the lock's directory
+    #[arg(long)]
+    pub allow_outside_paths: bool,
+    /// HTTP header 'Name: value' for an http server (repeatable; ${VAR} is expanded; never printed)
+    #[arg(
+        long = "header",
+        value_name = "'NAME: VALUE'",
+        allow_hyphen_values = true
+    )]
+    pub headers: Vec<String>,
+    /// Longest accepted line, from the server or the client, in bytes [default: 16777216]
+    #[arg(long, value_name = "BYTES")]
+    pub max_line_bytes: Option<usize>,
+    /// Largest tools/list page checked, in bytes (a larger one is an error for the client) [default: 67108864]
+    #[arg(long, value_name = "BYTES")]
+    pub max_input_bytes: Option<usize>,
+    /// Deepest accepted nesting in a tools/list page [default: 256]
+    #[arg(long, value_name = "N")]
+    pub max_depth: Option<u32>,
+    /// Most tools accepted in one tools/list page [default: 100000]
+    #[arg(long, value_name = "N")]
+    pub max_tools: Option<usize>,
+    /// Longest wait for the server to take a message from the client, in seconds [default: 30]
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// Let the stdio server inherit this process's whole environment (secrets included)
+    #[arg(long)]
+    pub inherit_env: bool,
 }
 
 /// Limits on a single JSON document.

@@ -52,7 +52,7 @@ mod reaper;
 mod session;
 mod spec;
 mod stderr_ring;
-mod stdio;
+pub(crate) mod stdio;
 pub(crate) mod transport;
 
 #[cfg(feature = "mcp-http")]
@@ -156,7 +156,10 @@ pub fn check_spec(spec: &ServerSpec) -> Result<(), McpError> {
     }
 }
 
-fn expand_stdio_env(env: &BTreeMap<String, String>) -> Result<BTreeMap<String, String>, McpError> {
+/// Every `${VAR}` of a stdio server's env expanded (usage error otherwise).
+pub(crate) fn expand_stdio_env(
+    env: &BTreeMap<String, String>,
+) -> Result<BTreeMap<String, String>, McpError> {
     let mut expanded = BTreeMap::new();
     for (k, v) in env {
         let x =

@@ -27,6 +27,7 @@
 //! [`DEFAULT_INHERITED_ENV_VARS`]: super::DEFAULT_INHERITED_ENV_VARS
 //! [`ClientOptions::inherit_env`]: super::ClientOptions::inherit_env
 
+use std::boxed::Box;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -57,8 +58,9 @@ const EXIT_POLL: Duration = Duration::from_millis(50);
 /// open, so there may never be an end of file).
 const QUIET_AFTER_EXIT: Duration = Duration::from_millis(250);
 
-/// What the stdout thread reports.
-enum Event {
+/// What the stdout thread reports (to the transport's own queue, or to the
+/// sink of [`StdioTransport::spawn_raw`]).
+pub(crate) enum Event {
     Line(Vec<u8>),
     TooLong(usize),
     Eof,
@@ -132,6 +134,32 @@ impl StdioTransport {
         cwd: Option<&PathBuf>,
         opts: &ClientOptions,
     ) -> Result<StdioTransport, McpError> {
+        Self::spawn_inner(command, env, cwd, opts, None)
+    }
+
+    /// Like [`spawn`](Self::spawn), for the proxy, which forwards lines
+    /// instead of waiting for answers: every stdout event goes to
+    /// `raw.sink` on the stdout thread (`false` back: stop, and drain the
+    /// rest of stdout), and with `raw.inherit_stderr` the server writes to
+    /// our stderr (as the SDK clients let it) instead of the ring. The
+    /// process, environment, group, writer and shutdown are the same.
+    pub(crate) fn spawn_raw(
+        command: &[String],
+        env: &BTreeMap<String, String>,
+        cwd: Option<&PathBuf>,
+        opts: &ClientOptions,
+        raw: RawIo,
+    ) -> Result<StdioTransport, McpError> {
+        Self::spawn_inner(command, env, cwd, opts, Some(raw))
+    }
+
+    fn spawn_inner(
+        command: &[String],
+        env: &BTreeMap<String, String>,
+        cwd: Option<&PathBuf>,
+        opts: &ClientOptions,
+        raw: Option<RawIo>,
+    ) -> Result<StdioTransport, McpError> {
         let Some(program) = command.first() else {
             return Err(McpError::new(
                 McpErrorKind::Spec,
@@ -142,7 +170,10 @@ impl StdioTransport {
         cmd.args(&command[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .stderr(match &raw {
+                Some(r) if r.inherit_stderr => Stdio::inherit(),
+                _ => Stdio::piped(),
+            });
         set_environment(&mut cmd, env, opts.inherit_env);
         if let Some(dir) = cwd {
             cmd.current_dir(dir);
@@ -183,17 +214,24 @@ impl StdioTransport {
             ended: None,
         };
         // From here on, returning early drops `t`, which shuts the child down.
-        let (Some(stdin), Some(stdout), Some(stderr)) = pipes else {
+        let inherit = raw.as_ref().is_some_and(|r| r.inherit_stderr);
+        let (Some(stdin), Some(stdout), true) = (pipes.0, pipes.1, inherit || pipes.2.is_some())
+        else {
             return Err(McpError::new(
                 McpErrorKind::Spawn,
                 "the server's pipes could not be set up",
             ));
         };
-        t.stderr = StderrRing::spawn(stderr);
+        if let Some(stderr) = pipes.2 {
+            t.stderr = StderrRing::spawn(stderr);
+        }
         let max_line = opts.max_line_bytes;
         let r = std::thread::Builder::new()
             .name(String::from("mcp-stdout"))
-            .spawn(move || read_lines(stdout, max_line, tx));
+            .spawn(move || match raw {
+                None => read_lines(stdout, max_line, |ev, cost| tx.send(ev, cost).is_ok()),
+                Some(mut raw) => read_lines(stdout, max_line, |ev, _| (raw.sink)(ev)),
+            });
         let write_error = t.write_error.clone();
         let w = std::thread::Builder::new()
             .name(String::from("mcp-stdin"))
@@ -524,10 +562,56 @@ impl StdioTransport {
     }
 }
 
+/// Where the stdout events of a server started by
+/// [`StdioTransport::spawn_raw`] go.
+pub(crate) struct RawIo {
+    /// Called on the stdout thread with each event, in order.
+    pub sink: Box<dyn FnMut(Event) -> bool + Send>,
+    /// Whether the server writes to our stderr (else: the bounded ring).
+    pub inherit_stderr: bool,
+}
+
+/// The proxy's access to a server started by [`StdioTransport::spawn_raw`].
+impl StdioTransport {
+    /// Queues one message (a newline is added) for the server's stdin,
+    /// waiting at most until `deadline` for room: the server stopped
+    /// reading otherwise.
+    pub(crate) fn send_raw(&mut self, msg: &[u8], deadline: &Deadline) -> Result<(), McpError> {
+        self.send(msg, deadline, "the server to read its stdin")
+    }
+
+    /// Whether the server has exited and nothing is left alive in its
+    /// process group (where that can be known; elsewhere, whether it
+    /// exited): then no more output can come from it, even if a process
+    /// that escaped the group holds its stdout open.
+    pub(crate) fn server_gone(&mut self) -> bool {
+        self.wait_exit(Duration::ZERO)
+            && (self.reaped || reaper::group_has_live_members(self.child.id()) != Some(true))
+    }
+
+    /// How the server ended, for a message, after waiting up to `wait` for
+    /// it to exit: `the server exited (exit status: 3)`, or `the server
+    /// closed its stdout` while it still runs.
+    pub(crate) fn end_description(&mut self, wait: Duration) -> String {
+        self.wait_exit(wait);
+        match (self.exited, self.status) {
+            (true, Some(st)) => std::format!("the server exited ({st})"),
+            (true, None) => String::from("the server exited"),
+            (false, _) => String::from("the server closed its stdout"),
+        }
+    }
+}
+
 /// The stdout thread: newline-delimited lines, each at most `max` bytes
-/// (without the newline). Each complete line is queued at the cost of the
-/// memory it holds, so this thread stops reading while the queue is full.
-fn read_lines(stdout: impl Read, max: usize, tx: Sender<Event>) {
+/// (without the newline). Each complete line is handed to `emit` with the
+/// memory it holds (a queue blocks this thread while it is full, so the
+/// server is back-pressured); `emit` returning `false` means nobody listens
+/// any more. Also the proxy's reader of its client's stdin.
+pub(crate) fn read_lines(
+    stdout: impl Read,
+    max: usize,
+    mut emit: impl FnMut(Event, usize) -> bool,
+) {
     let mut r = BufReader::with_capacity(64 * 1024, stdout);
     let mut line: Vec<u8> = Vec::new();
     loop {
@@ -535,7 +619,7 @@ fn read_lines(stdout: impl Read, max: usize, tx: Sender<Event>) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => {
-                let _ = tx.send(Event::Failed(e.to_string()), 0);
+                let _ = emit(Event::Failed(e.to_string()), 0);
                 return;
             }
         };
@@ -543,9 +627,9 @@ fn read_lines(stdout: impl Read, max: usize, tx: Sender<Event>) {
             if !line.is_empty() {
                 // A last line without a newline still counts as a message.
                 let cost = line.capacity();
-                let _ = tx.send(Event::Line(line), cost);
+                let _ = emit(Event::Line(line), cost);
             }
-            let _ = tx.send(Event::Eof, 0);
+            let _ = emit(Event::Eof, 0);
             return;
         }
         let (take, complete) = match buf.iter().position(|&b| b == b'\n') {
@@ -553,7 +637,7 @@ fn read_lines(stdout: impl Read, max: usize, tx: Sender<Event>) {
             None => (buf.len(), false),
         };
         if line.len() + take > max {
-            let _ = tx.send(Event::TooLong(max), 0);
+            let _ = emit(Event::TooLong(max), 0);
             return;
         }
         line.extend_from_slice(&buf[..take]);
@@ -564,7 +648,7 @@ fn read_lines(stdout: impl Read, max: usize, tx: Sender<Event>) {
             }
             let full = core::mem::take(&mut line);
             let cost = full.capacity();
-            if tx.send(Event::Line(full), cost).is_err() {
+            if !emit(Event::Line(full), cost) {
                 // Nobody listens any more (shutdown): keep draining the pipe
                 // so that a server writing its last words does not block.
                 let _ = std::io::copy(&mut r, &mut std::io::sink());
@@ -574,10 +658,21 @@ fn read_lines(stdout: impl Read, max: usize, tx: Sender<Event>) {
     }
 }
 
-/// The stdin thread: writes each queued message; dropping the queue closes stdin.
-fn write_messages(mut stdin: impl Write, rx: Receiver<Vec<u8>>, error: Arc<Mutex<Option<String>>>) {
+/// The stdin thread: writes each queued message, and the ones queued behind
+/// it in the same system call (flushed as soon as the queue is empty);
+/// dropping the queue closes stdin.
+fn write_messages(stdin: impl Write, rx: Receiver<Vec<u8>>, error: Arc<Mutex<Option<String>>>) {
+    let mut stdin = std::io::BufWriter::with_capacity(64 * 1024, stdin);
     while let Ok(msg) = rx.recv() {
-        if let Err(e) = stdin.write_all(&msg).and_then(|_| stdin.flush()) {
+        let mut written = stdin.write_all(&msg);
+        drop(msg);
+        while written.is_ok() {
+            match rx.recv_timeout(Duration::ZERO) {
+                Ok(more) => written = stdin.write_all(&more),
+                Err(_) => break,
+            }
+        }
+        if let Err(e) = written.and_then(|()| stdin.flush()) {
             *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.to_string());
             return;
         }

@@ -4,15 +4,221 @@
 //! against the pins with [`crate::guard::guard_page`], the same decision the
 //! C ABI and the bindings make.
 //!
-//! Under construction: `upstream` is the interface between the message
-//! pump and the transports.
+//! Why at run time: `verify` in CI sees what a server shows *contractpin*.
+//! A hostile server can cloak (serve the pinned contracts when
+//! `clientInfo.name` says contractpin, poisoned ones to the real client) or
+//! swap a tool mid-session and send `notifications/tools/list_changed`. The
+//! proxy forwards the client's own `initialize`, so the server sees the real
+//! client, and checks every listing the client gets.
+//!
+//! What it does (details in `src/proxy/enforce.rs` and `src/proxy/gate.rs`):
+//!
+//! - every message passes through untouched in both directions (requests,
+//!   responses, notifications, the server's requests such as sampling,
+//!   elicitation and roots and their answers, progress, cancellation),
+//!   except what follows;
+//! - each `tools/list` result page is guarded: in [`GuardMode::Enforce`]
+//!   drifted and unpinned tools are removed from it ([`OnDrift::Hide`]) or
+//!   the whole answer becomes a JSON-RPC error ([`OnDrift::Block`]); in
+//!   [`GuardMode::Observe`] it is kept; each event is one JSON line in the
+//!   log;
+//! - a `tools/call` for a tool the latest checked listing did not pass
+//!   (before any listing, and after `notifications/tools/list_changed`
+//!   until the next one, no tool passes) is answered by the proxy with
+//!   `-32602 Unknown tool: NAME` and never forwarded (enforce mode);
+//! - a page the guard rejects is an error for the client (fail closed);
+//!   a server line that is not a JSON-RPC message is dropped and logged.
+//!
+//! Threads and queues: `src/proxy/pump.rs`. The stdio upstream: `src/proxy/stdio.rs`.
+//! The event log format: `src/proxy/log.rs` (and `contractpin proxy --help`).
 
+mod enforce;
+mod gate;
 #[cfg(feature = "mcp-http")]
 pub(crate) mod http;
+mod log;
+mod message;
+mod pump;
+mod signals;
+mod stdio;
 #[cfg(feature = "mcp-http")]
 #[doc(hidden)]
 pub use http::testing;
 #[cfg(feature = "mcp-http")]
 pub(crate) mod legacy_sse;
-#[allow(dead_code)] // until the pump and the transports land
 pub(crate) mod upstream;
+
+use std::boxed::Box;
+use std::io::{Read, Write};
+use std::string::String;
+use std::sync::Arc;
+use std::vec::Vec;
+
+use crate::guard::GuardMode;
+use crate::lock::LockServer;
+use crate::mcp::{ClientOptions, McpError, McpErrorKind, ServerSpec};
+use crate::Limits;
+
+pub use signals::install_signal_handlers;
+
+use upstream::Upstream;
+
+/// What enforce mode does with a listing that has drifted or unpinned tools.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnDrift {
+    /// Remove those tools from the page (the default): the client sees the
+    /// tools that match their pins.
+    Hide,
+    /// Answer the whole `tools/list` request with a JSON-RPC error
+    /// (`-32603`) naming them: the client sees no tool of that listing.
+    Block,
+}
+
+/// How the proxy runs.
+#[derive(Clone, Debug)]
+pub struct ProxyOptions {
+    /// The server's name in the lock (in log lines and messages).
+    pub server_name: String,
+    /// Enforce (the default) or observe.
+    pub mode: GuardMode,
+    /// With [`GuardMode::Enforce`]: hide (the default) or block.
+    pub on_drift: OnDrift,
+    /// Limits for checking one `tools/list` page (size, depth, tools).
+    pub limits: Limits,
+    /// The connection to the server: `max_line_bytes` (also the limit on
+    /// the client's lines), `request_timeout` (the longest wait for the
+    /// server to take a message), `shutdown_grace`, `inherit_env`.
+    pub client: ClientOptions,
+}
+
+impl ProxyOptions {
+    /// Enforce and hide, default limits, for the server `name`.
+    pub fn new(name: &str) -> ProxyOptions {
+        ProxyOptions {
+            server_name: String::from(name),
+            mode: GuardMode::Enforce,
+            on_drift: OnDrift::Hide,
+            limits: Limits::DEFAULT,
+            client: ClientOptions::default(),
+        }
+    }
+}
+
+/// How a session ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// The client ended it: the end of the proxy's stdin, or its stdout
+    /// closed. Exit code 0.
+    ClientClosed,
+    /// SIGTERM, SIGINT or SIGHUP (after [`install_signal_handlers`]). Exit 0.
+    Signal(i32),
+    /// The server could not be started. Exit 1.
+    ServerNotStarted,
+    /// The server ended or failed while the client was connected: it
+    /// exited, closed its stdout, wrote a line over the limit, or stopped
+    /// reading its stdin. Exit 1.
+    ServerFailed,
+    /// The client wrote a line over the limit, or its stdin failed. Exit 1.
+    ClientFailed,
+}
+
+/// The end of a session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// How it ended.
+    pub ending: Ending,
+    /// Why, for the user (secrets masked).
+    pub message: String,
+    /// Server lines dropped because they were not JSON-RPC messages.
+    pub skipped_server_lines: usize,
+}
+
+impl Outcome {
+    /// 0 when the client ended the session, 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        match self.ending {
+            Ending::ClientClosed | Ending::Signal(_) => 0,
+            _ => 1,
+        }
+    }
+}
+
+/// Checks that `spec` can be proxied without starting anything: a stdio
+/// server with every `${VAR}` of its env set. A usage error otherwise.
+pub fn check(spec: &ServerSpec) -> Result<(), McpError> {
+    connect(spec, &ClientOptions::default()).map(|_| ())
+}
+
+/// Runs one proxy session: starts the server of `spec`, relays the client's
+/// messages from `client_in` to it and its messages to `client_out`,
+/// enforcing `pinned`, with event lines to `log`. Returns when the session
+/// ends; the server has been shut down by then.
+///
+/// `Err` is a usage problem found before anything started (see [`check`]).
+pub fn run<R, W>(
+    spec: &ServerSpec,
+    pinned: &LockServer,
+    opts: &ProxyOptions,
+    client_in: R,
+    client_out: W,
+    log: Box<dyn Write + Send>,
+) -> Result<Outcome, McpError>
+where
+    R: Read + Send + 'static,
+    W: Write + Send + 'static,
+{
+    let (upstream, secrets) = connect(spec, &opts.client)?;
+    let policy = enforce::Policy {
+        server: opts.server_name.clone(),
+        pinned: pinned.clone(),
+        mode: opts.mode,
+        on_drift: opts.on_drift,
+        limits: opts.limits,
+    };
+    let event_log = log::EventLog::new(log, &opts.server_name, secrets);
+    let enforcer = Arc::new(enforce::Enforcer::new(policy, event_log));
+    let max_line = opts.client.max_line_bytes;
+    let (ending, message) = pump::run(upstream, enforcer.clone(), client_in, client_out, max_line);
+    Ok(Outcome {
+        ending,
+        message: enforcer.log().mask(&message),
+        skipped_server_lines: enforcer.skipped(),
+    })
+}
+
+/// The upstream for `spec` (not started) and the secrets to mask.
+fn connect(
+    spec: &ServerSpec,
+    opts: &ClientOptions,
+) -> Result<(Box<dyn Upstream>, Vec<String>), McpError> {
+    match spec {
+        ServerSpec::Stdio { command, env, cwd } => {
+            if command.is_empty() {
+                return Err(McpError::new(
+                    McpErrorKind::Spec,
+                    "the stdio server command is empty",
+                ));
+            }
+            let expanded = crate::mcp::expand_stdio_env(env)?;
+            let secrets = crate::mcp::credentials::stdio_secrets(env, &expanded);
+            let up =
+                stdio::StdioUpstream::new(command.clone(), expanded, cwd.clone(), opts.clone());
+            Ok((Box::new(up), secrets))
+        }
+        #[cfg(feature = "mcp-http")]
+        ServerSpec::Http { url, headers } => {
+            // The same expansion, plain-http rule and redaction list as verify.
+            let secrets = crate::mcp::credentials::http(url, headers)?.secrets;
+            Ok((http::connect_http(url, headers, opts)?, secrets))
+        }
+        #[cfg(not(feature = "mcp-http"))]
+        ServerSpec::Http { .. } => Err(McpError::new(
+            McpErrorKind::Spec,
+            "this build has no HTTP support (feature `mcp-http`)",
+        )),
+        ServerSpec::File { .. } => Err(McpError::new(
+            McpErrorKind::Spec,
+            "a file entry is a saved tools/list, not a server: there is nothing to proxy",
+        )),
+    }
+}

@@ -809,6 +809,63 @@ def test_legacy_sse_notification_flood_then_the_stream_ends(tmp_path):
         s.event()
 
 
+def call_msg(rid, name, arguments=None):
+    return {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments or {}}}
+
+
+def test_tools_call_answers_known_tools_only():
+    s = Stdio()
+    s.handshake()
+    r = s.request(call_msg(2, "get_weather", {"city": "Paris"}))[0]
+    assert r["result"]["content"][0]["text"] == "called get_weather"
+    r = s.request(call_msg(3, "search_docs", {"query": "q"}))[0]
+    assert r["result"]["structuredContent"] == {"hits": ["hit for q"]}
+    r = s.request(call_msg(4, "nope"))[0]
+    assert r["error"]["code"] == -32602 and r["error"]["message"] == "Unknown tool: nope"
+
+
+def test_cloak_shows_the_pinned_tools_to_contractpin_only():
+    base = json.loads(b"[" + b",".join(ok_tool_bytes()) + b"]")
+    for client, poisoned in (("contractpin", False), ("Contractpin-CI", False), ("claude-ai", True), ("mcp", True)):
+        s = Stdio("--scenario", "cloak")
+        m = init_msg()
+        m["params"]["clientInfo"]["name"] = client
+        s.request(m)
+        s.send(INITIALIZED)
+        tools = s.request(list_msg(2))[0]["result"]["tools"]
+        assert names({"tools": tools}) == BASE_NAMES
+        assert ("<IMPORTANT>" in tools[2]["description"]) == poisoned, client
+        assert tools[:2] == base[:2]
+        # A tools/call works either way.
+        assert s.request(call_msg(3, "send_email"))[0]["result"]["content"][0]["text"] == "called send_email"
+
+
+@pytest.mark.parametrize("scenario", ["swap", "add"])
+def test_swap_and_add_change_the_list_after_the_second_call(scenario):
+    s = Stdio("--scenario", scenario)
+    r = s.handshake()
+    assert r["result"]["capabilities"]["tools"]["listChanged"] is True
+    first = s.request(list_msg(2))[0]["result"]
+    assert names(first) == BASE_NAMES
+    assert s.request(call_msg(3, "get_weather"))[0]["result"]
+    _, _, _ = s.request(call_msg(4, "get_weather"))
+    note = json.loads(s.line())
+    assert note == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+    after = s.request(list_msg(5))[0]["result"]
+    if scenario == "swap":
+        assert names(after) == BASE_NAMES
+        assert "<IMPORTANT>" in after["tools"][2]["description"]
+        assert after["tools"][:2] == first["tools"][:2]
+    else:
+        assert names(after) == BASE_NAMES + ["export_contacts"]
+        assert after["tools"][:3] == first["tools"]
+    # Only once.
+    s.request(call_msg(6, "get_weather"))
+    with pytest.raises(queue.Empty):
+        s.line(0.3)
+
+
 def test_every_scenario_is_documented():
     doc = open(os.path.join(HERE, "SCENARIOS.md"), encoding="utf-8").read()
     for name in fake_server.SCENARIOS:

@@ -3,6 +3,7 @@
 mod canon;
 mod digest;
 mod init;
+mod proxy;
 mod verify;
 mod wrap;
 
@@ -18,5 +19,6 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Verify(args) => verify::run(&args),
         Command::Wrap(args) => wrap::run_wrap(&args),
         Command::Unwrap(args) => wrap::run_unwrap(&args),
+        Command::Proxy(args) => proxy::run(&args),
     }
 }

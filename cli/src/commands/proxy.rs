@@ -1,0 +1,225 @@
+//! `contractpin proxy`: run a pinned server behind the checking proxy
+//! (`contractpin::proxy`). Everything that can be wrong with the command
+//! line, the lock or the entry exits 2 here, before the server is started.
+
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use contractpin::guard::GuardMode;
+use contractpin::lock::{self, Lock, LockServer, Source};
+use contractpin::mcp::ServerSpec;
+use contractpin::proxy::{self as cp_proxy, OnDrift, ProxyOptions};
+use contractpin::Limits;
+
+use crate::args::{ModeArg, OnDriftArg, ProxyArgs};
+use crate::fail::{CliResult, Failure};
+use crate::input::{io_reason, read_file};
+use crate::output;
+use crate::source::parse_header;
+
+/// The shutdown grace of a proxied server: the SDK clients' (2 s) would
+/// outlast their own patience with the proxy (they send SIGTERM 2 s after
+/// closing its stdin), so the verify default (1 s) is kept.
+const GRACE: Duration = Duration::from_secs(1);
+
+/// Runs `proxy`.
+pub fn run(args: &ProxyArgs) -> CliResult {
+    let opts = options(args)?;
+    let (server, spec) = entry(args)?;
+    cp_proxy::check(&spec).map_err(|e| Failure::usage(format!("server {:?}: {e}", args.name)))?;
+    let log = log_sink(args.log.as_deref())?;
+    cp_proxy::install_signal_handlers();
+    let (input, output) = client_pipes()?;
+    let outcome = cp_proxy::run(&spec, &server, &opts, input, output, log)
+        .map_err(|e| Failure::usage(format!("server {:?}: {e}", args.name)))?;
+    let code = outcome.exit_code();
+    if code != 0 {
+        output::error_line(&format!("server {:?}: {}", args.name, outcome.message));
+    }
+    if outcome.skipped_server_lines > 0 {
+        output::warning_line(&format!(
+            "server {:?}: dropped {} line(s) of its stdout that were not JSON-RPC messages",
+            args.name, outcome.skipped_server_lines
+        ));
+    }
+    Ok(code)
+}
+
+/// The proxy options from the flags (exit 2 on a bad value).
+fn options(args: &ProxyArgs) -> Result<ProxyOptions, Failure> {
+    let mut o = ProxyOptions::new(&args.name);
+    o.mode = match args.mode {
+        ModeArg::Enforce => GuardMode::Enforce,
+        ModeArg::Observe => GuardMode::Observe,
+    };
+    o.on_drift = match (args.on_drift, args.mode) {
+        (Some(OnDriftArg::Block), ModeArg::Observe) => {
+            return Err(Failure::usage(
+                "--on-drift block needs --mode enforce (observe mode never changes a listing)",
+            ))
+        }
+        (Some(OnDriftArg::Block), _) => OnDrift::Block,
+        _ => OnDrift::Hide,
+    };
+    o.limits = limits(args);
+    if args.max_line_bytes == Some(0) || args.max_tools == Some(0) {
+        return Err(Failure::usage(
+            "--max-line-bytes and --max-tools must be at least 1",
+        ));
+    }
+    if let Some(n) = args.max_line_bytes {
+        o.client.max_line_bytes = n;
+    }
+    if let Some(s) = args.timeout {
+        o.client.request_timeout = seconds(s)?;
+    }
+    o.client.inherit_env = args.inherit_env;
+    o.client.shutdown_grace = GRACE;
+    Ok(o)
+}
+
+fn limits(args: &ProxyArgs) -> Limits {
+    let mut l = Limits::DEFAULT;
+    if let Some(n) = args.max_input_bytes {
+        l.max_input = n.min(contractpin::MAX_INPUT);
+    }
+    if let Some(n) = args.max_depth {
+        l.max_depth = n;
+    }
+    if let Some(n) = args.max_tools {
+        l.max_tools = n;
+    }
+    l
+}
+
+fn seconds(s: f64) -> Result<Duration, Failure> {
+    if !(s.is_finite() && s > 0.0) {
+        return Err(Failure::usage(format!(
+            "--timeout must be a positive number of seconds (got {s})"
+        )));
+    }
+    Duration::try_from_secs_f64(s)
+        .map_err(|_| Failure::usage(format!("--timeout {s} is out of range")))
+}
+
+/// The lock entry and the spec to start it with (exit 2 when the lock is
+/// missing or invalid, the name unknown, or a path outside the lock's
+/// directory).
+fn entry(args: &ProxyArgs) -> Result<(LockServer, ServerSpec), Failure> {
+    let shown = format!("lock file {}", args.lock.display());
+    let bytes = read_file(&args.lock, &shown)?;
+    let lock =
+        Lock::parse(&bytes).map_err(|e| Failure::usage(format!("{}: {e}", args.lock.display())))?;
+    let Some(server) = lock.servers.get(&args.name) else {
+        let mut names: Vec<&str> = lock.servers.keys().map(String::as_str).collect();
+        names.sort_by(|a, b| lock::cmp_utf16(a, b));
+        return Err(Failure::usage(format!(
+            "server {:?} is not pinned in {} (pinned: {})",
+            args.name,
+            args.lock.display(),
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        )));
+    };
+    let spec = spec_of(server, args)
+        .map_err(|m| Failure::usage(format!("server {:?}: {m}", args.name)))?;
+    Ok((server.clone(), spec))
+}
+
+/// The lock entry as an MCP spec: the cwd resolved against the lock's
+/// directory (inside it unless allowed), `--header` over the lock's headers.
+fn spec_of(server: &LockServer, args: &ProxyArgs) -> Result<ServerSpec, String> {
+    let source = server.source().ok_or("the server has no source")?;
+    if !args.headers.is_empty() && source.transport() != lock::Transport::Http {
+        return Err(format!(
+            "--header applies only to an http server; this one is {}",
+            source.transport()
+        ));
+    }
+    Ok(match source {
+        Source::Stdio { command, env, cwd } => ServerSpec::Stdio {
+            command,
+            env,
+            cwd: cwd.as_deref().map(|c| resolve(c, args)).transpose()?,
+        },
+        Source::Http { url, headers } => {
+            let cli: Vec<(String, String)> = args
+                .headers
+                .iter()
+                .map(|h| parse_header(h))
+                .collect::<Result<_, _>>()?;
+            let mut all: Vec<(String, String)> = headers
+                .into_iter()
+                .filter(|(n, _)| !cli.iter().any(|(m, _)| m.eq_ignore_ascii_case(n)))
+                .collect();
+            all.extend(cli);
+            ServerSpec::Http { url, headers: all }
+        }
+        Source::File { path } => ServerSpec::File {
+            path: PathBuf::from(path),
+        },
+    })
+}
+
+fn resolve(p: &str, args: &ProxyArgs) -> Result<PathBuf, String> {
+    if args.allow_outside_paths {
+        return Ok(lock::resolve_from_lock(p, &args.lock));
+    }
+    lock::resolve_inside(p, &args.lock).map_err(|why| {
+        format!(
+            "{why}: paths must stay inside the lock's directory (--allow-outside-paths allows it)"
+        )
+    })
+}
+
+/// Our stdin and stdout as plain files: the pump buffers lines itself and
+/// writes each burst in one system call, which `Stdout`'s line buffering
+/// would split into one per line.
+#[cfg(unix)]
+fn client_pipes() -> Result<(std::fs::File, std::fs::File), Failure> {
+    use std::os::fd::AsFd;
+    let dup = |fd: std::io::Result<std::os::fd::OwnedFd>, what: &str| {
+        fd.map(std::fs::File::from)
+            .map_err(|e| Failure::usage(format!("cannot use {what}: {}", io_reason(&e))))
+    };
+    Ok((
+        dup(
+            std::io::stdin().as_fd().try_clone_to_owned(),
+            "standard input",
+        )?,
+        dup(
+            std::io::stdout().as_fd().try_clone_to_owned(),
+            "standard output",
+        )?,
+    ))
+}
+
+/// Elsewhere, the standard handles.
+#[cfg(not(unix))]
+fn client_pipes() -> Result<(std::io::Stdin, std::io::Stdout), Failure> {
+    Ok((std::io::stdin(), std::io::stdout()))
+}
+
+/// `--log FILE` opened for appending (exit 2 when it cannot be), or stderr.
+fn log_sink(path: Option<&Path>) -> Result<Box<dyn Write + Send>, Failure> {
+    let Some(path) = path else {
+        return Ok(Box::new(std::io::stderr()));
+    };
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| {
+            Failure::usage(format!(
+                "cannot open the log file {}: {}",
+                path.display(),
+                io_reason(&e)
+            ))
+        })?;
+    Ok(Box::new(file))
+}

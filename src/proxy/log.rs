@@ -1,0 +1,176 @@
+//! The proxy's event log: one JSON object per line, keys in canonical order,
+//! to `--log FILE` (appended) or stderr.
+//!
+//! Every line has `at` (UTC, milliseconds), `server` (the lock's name) and
+//! `status`:
+//!
+//! - `drifted` / `unpinned`: a tool of a `tools/list` page did not match its
+//!   pin: exactly [`GuardEvent::to_json`] plus `at` (`changed`, `live`,
+//!   `tool`);
+//! - `call-refused` (enforce) / `call-unverified` (observe): a `tools/call`
+//!   for a tool that is not callable, with `tool` and `reason`
+//!   ([`Refusal::code`](super::gate::Refusal::code));
+//! - `listing-blocked`: `--on-drift block` answered a `tools/list` with an
+//!   error, `reason` naming the tools;
+//! - `page-rejected` (enforce) / `page-unchecked` (observe): the guard
+//!   could not check a page, `reason` says why;
+//! - `skipped`: a line from the server that is not a JSON-RPC message,
+//!   never forwarded; `reason` and the first 80 characters, escaped.
+//!
+//! The values of the server's env (expanded `${VAR}`s included) are masked
+//! in every line, as in every other contractpin message.
+
+use std::boxed::Box;
+use std::io::Write;
+use std::string::String;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::vec::Vec;
+
+use crate::guard::GuardEvent;
+use crate::jcs;
+use crate::mcp::error::redact;
+
+/// Where the lines go, shared by the proxy's threads.
+pub(crate) struct EventLog {
+    sink: Mutex<Box<dyn Write + Send>>,
+    server: String,
+    secrets: Vec<String>,
+    broken: AtomicBool,
+}
+
+impl EventLog {
+    /// A log of `server`'s events into `sink`, masking `secrets`.
+    pub fn new(sink: Box<dyn Write + Send>, server: &str, secrets: Vec<String>) -> EventLog {
+        EventLog {
+            sink: Mutex::new(sink),
+            server: String::from(server),
+            secrets,
+            broken: AtomicBool::new(false),
+        }
+    }
+
+    /// A guard event.
+    pub fn guard(&self, e: &GuardEvent) {
+        let json = e.to_json(&self.server);
+        // `{"changed":...` becomes `{"at":"...","changed":...`: "at" sorts first.
+        let mut line = Vec::with_capacity(json.len() + 40);
+        line.extend_from_slice(b"{\"at\":");
+        jcs::write_str(&mut line, &now());
+        line.push(b',');
+        line.extend_from_slice(&json[1..]);
+        self.write(line);
+    }
+
+    /// Any other event (`tool` and `reason` when they apply).
+    pub fn event(&self, status: &str, tool: Option<&str>, reason: Option<&str>) {
+        let mut line = Vec::with_capacity(128);
+        line.extend_from_slice(b"{\"at\":");
+        jcs::write_str(&mut line, &now());
+        if let Some(r) = reason {
+            line.extend_from_slice(b",\"reason\":");
+            jcs::write_str(&mut line, r);
+        }
+        line.extend_from_slice(b",\"server\":");
+        jcs::write_str(&mut line, &self.server);
+        line.extend_from_slice(b",\"status\":");
+        jcs::write_str(&mut line, status);
+        if let Some(t) = tool {
+            line.extend_from_slice(b",\"tool\":");
+            jcs::write_str(&mut line, t);
+        }
+        line.push(b'}');
+        self.write(line);
+    }
+
+    /// Masks the secrets in a text meant for the user (stderr messages).
+    pub fn mask(&self, text: &str) -> String {
+        redact(text, &self.secrets)
+    }
+
+    fn write(&self, line: Vec<u8>) {
+        let text = String::from_utf8_lossy(&line);
+        let mut text = self.mask(&text);
+        text.push('\n');
+        let mut sink = self.sink.lock().unwrap_or_else(|p| p.into_inner());
+        let written = sink.write_all(text.as_bytes()).and_then(|()| sink.flush());
+        if let Err(e) = written {
+            if !self.broken.swap(true, Ordering::Relaxed) {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "contractpin proxy: warning: cannot write the event log ({e}); events are lost from here on"
+                );
+            }
+        }
+    }
+}
+
+/// The current UTC time, `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+fn now() -> String {
+    let d = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    match crate::lock::format_timestamp(d.as_secs()) {
+        Some(mut t) => {
+            t.pop(); // the `Z`
+            t.push_str(&std::format!(".{:03}Z", d.subsec_millis()));
+            t
+        }
+        None => String::from("9999-12-31T23:59:59.999Z"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+    impl Write for Shared {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn lines_are_canonical_json_and_masked() {
+        let out = Shared::default();
+        let log = EventLog::new(
+            Box::new(out.clone()),
+            "srv",
+            std::vec![String::from("s3cr3t-token")],
+        );
+        log.event("call-refused", Some("x\"s3cr3t-token"), Some("not-listed"));
+        let e = GuardEvent {
+            tool: String::from("t"),
+            status: crate::guard::GuardStatus::Unpinned,
+            changed: Vec::new(),
+            live_digest: crate::digest_tools_list(b"[]").unwrap().digest,
+        };
+        log.guard(&e);
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert!(lines[0].starts_with("{\"at\":\"20"), "{text}");
+        assert!(
+            lines[0].ends_with(
+                r#"Z","reason":"not-listed","server":"srv","status":"call-refused","tool":"x\"***"}"#
+            ),
+            "{text}"
+        );
+        assert!(
+            lines[1].contains(r#"Z","changed":[],"live":"sha256:"#),
+            "{text}"
+        );
+        assert!(lines[1].ends_with(r#""server":"srv","status":"unpinned","tool":"t"}"#));
+        for l in lines {
+            let c = crate::canonicalize(l.as_bytes()).unwrap();
+            assert_eq!(c, l.as_bytes(), "canonical");
+        }
+    }
+}
