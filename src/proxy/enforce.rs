@@ -200,6 +200,12 @@ impl Enforcer {
             Kind::Request { method, id } if method.str_eq("tools/call") => {
                 self.call(m, Some(&input[span(input, id)]))
             }
+            Kind::Request { method, .. }
+                if method.str_eq("initialize") || method.str_eq("server/discover") =>
+            {
+                self.declared(input, m);
+                Elem::Keep
+            }
             Kind::Notification { method } if method.str_eq("tools/call") => self.call(m, None),
             Kind::Request { .. } | Kind::Notification { .. } | Kind::Response { .. } => Elem::Keep,
             Kind::Invalid(_) => Elem::Replace(error_response(
@@ -208,6 +214,66 @@ impl Enforcer {
                 "Invalid Request",
                 None,
             )),
+        }
+    }
+
+    /// Logs who the real client is and what it declared, and warns when its
+    /// capabilities differ from those the lock entry was pinned with (a
+    /// server may list other tools to it). The message itself passes on.
+    fn declared(&self, input: &[u8], m: Value<'_>) {
+        let Some(params) = m.get("params") else {
+            return;
+        };
+        let raw = &input[span(input, params)];
+        let declared = crate::lock::capabilities_of_initialize(raw).unwrap_or_default();
+        let info = params.get("clientInfo").or_else(|| {
+            params
+                .get("_meta")
+                .and_then(|x| x.get("io.modelcontextprotocol/clientInfo"))
+        });
+        let text = |key: &str| {
+            info.and_then(|i| i.get(key))
+                .and_then(|v| v.as_plain_str())
+                .map(crate::escape::escape)
+                .unwrap_or_else(|| String::from("?"))
+        };
+        let list = |v: &[String]| {
+            if v.is_empty() {
+                String::from("none")
+            } else {
+                v.join(",")
+            }
+        };
+        let pinned = self
+            .policy
+            .pinned
+            .client_capabilities
+            .clone()
+            .unwrap_or_default();
+        self.log.event(
+            "client",
+            None,
+            Some(&std::format!(
+                "{} {} declared capabilities {}; pinned with {}",
+                text("name"),
+                text("version"),
+                list(&declared),
+                list(&pinned)
+            )),
+        );
+        let (missing, extra) = crate::lock::capability_difference(&pinned, &declared);
+        if !missing.is_empty() || !extra.is_empty() {
+            self.log.event(
+                "capabilities-differ",
+                None,
+                Some(&std::format!(
+                    "the client declares {} but the lock was pinned with {}: the server may list \
+                     other tools to it; pin for this client (init --client-capabilities {})",
+                    list(&declared),
+                    list(&pinned),
+                    list(&declared)
+                )),
+            );
         }
     }
 

@@ -364,3 +364,31 @@ fn the_client_side() {
         }
     );
 }
+
+#[test]
+fn the_real_clients_declaration_is_logged_and_a_difference_warned() {
+    let (e, log) = enforcer(GuardMode::Enforce, OnDrift::Hide);
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{},"sampling":{}},"clientInfo":{"name":"claude-ai","version":"0.9"}}}"#;
+    assert!(
+        forwarded(&client(&e, init)),
+        "the initialize passes on unchanged"
+    );
+    let text = log.text();
+    assert!(text.contains(r#""status":"client""#), "{text}");
+    assert!(
+        text.contains("claude-ai 0.9 declared capabilities roots,sampling; pinned with none"),
+        "{text}"
+    );
+    assert!(text.contains(r#""status":"capabilities-differ""#), "{text}");
+    // Pinned with the same capabilities: logged, no warning.
+    let (mut e2, log2) = enforcer(GuardMode::Enforce, OnDrift::Hide);
+    e2.policy.pinned.client_capabilities =
+        Some(std::vec!["roots".to_string(), "sampling".to_string()]);
+    assert!(forwarded(&client(&e2, init)));
+    assert!(log2.text().contains(r#""status":"client""#));
+    assert!(
+        !log2.text().contains("capabilities-differ"),
+        "{}",
+        log2.text()
+    );
+}
