@@ -38,6 +38,14 @@
 #define CONTRACTPIN_DIGEST_TEXT_SIZE 72
 
 /**
+ * `flags` bit of `contractpin_guard_page`: observe mode. Tools that do not
+ * match their pins are kept in the result (and still reported as events)
+ * and stay callable. Without it (enforce mode, the default, as
+ * `contractpin proxy`) they are removed and refused.
+ */
+#define CONTRACTPIN_GUARD_OBSERVE 1
+
+/**
  * Number of contract fields; valid field ids are `0..CONTRACTPIN_FIELD_COUNT`.
  */
 #define CONTRACTPIN_FIELD_COUNT 5
@@ -229,6 +237,33 @@ typedef uint32_t contractpin_status;
 #endif // __cplusplus
 
 /**
+ * Why a tool of a page did not pass (the status of a guard event). Stable
+ * numbers, the same as `CONTRACTPIN_TOOL_STATUS_DRIFTED` and
+ * `CONTRACTPIN_TOOL_STATUS_ADDED`; 0 is never an event's status.
+ */
+enum contractpin_guard_status
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Pinned under this name, but its tool digest differs from the pin.
+     */
+    CONTRACTPIN_GUARD_STATUS_DRIFTED = 1,
+    /**
+     * Not pinned at all (added to the server since the lock was written).
+     */
+    CONTRACTPIN_GUARD_STATUS_UNPINNED = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum contractpin_guard_status contractpin_guard_status;
+#else
+typedef uint32_t contractpin_guard_status;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A contract member, as used by the field-digest accessors and the
  * changed-fields bit masks (bit `1 << field`). The numbers are stable.
  */
@@ -298,6 +333,17 @@ typedef enum contractpin_tool_status contractpin_tool_status;
 typedef uint32_t contractpin_tool_status;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
+
+/**
+ * The decision of `contractpin_guard_page` for one page (an opaque,
+ * library-allocated object): the result bytes, the passing tools (page
+ * order), the events (page order) and the callable tools.
+ *
+ * Released by `contractpin_guard_result_free`. Immutable after creation:
+ * the accessors may be called from several threads at once. Independent of
+ * the lock it was made from (the lock may be freed first).
+ */
+typedef struct contractpin_guard_result contractpin_guard_result;
 
 /**
  * A parsed, validated lock. Immutable: safe to share between threads.
@@ -523,6 +569,180 @@ contractpin_status contractpin_tool_digest_bytes(const uint8_t *tool,
  * valid for writing 72 bytes.
  */
 contractpin_status contractpin_digest_to_text(const uint8_t *digest, char *out);
+
+/**
+ * Decides one `tools/list` page against the pins of server `server_name`
+ * of a parsed lock: exactly the decision of `contractpin proxy` (both call
+ * the library's `guard_page`).
+ *
+ * A tool passes when its tool digest equals its pin. A tool pinned under
+ * its name with another digest is drifted, a tool not in the lock is
+ * unpinned; each is an event. In enforce mode (`flags` 0) they are removed
+ * from the result and are not callable; in observe mode
+ * (`CONTRACTPIN_GUARD_OBSERVE`) they are kept and callable, and still
+ * reported. Tools pinned but absent from this page are not events (a page
+ * may be one of several).
+ *
+ * - `lock` (required): from `contractpin_lock_parse`.
+ * - `server_name`, `server_name_len`: the server's key in the lock (UTF-8,
+ *   not NUL-terminated; `CONTRACTPIN_STATUS_INVALID_ARGUMENT` if not UTF-8,
+ *   `CONTRACTPIN_STATUS_LOCK_UNKNOWN_SERVER` if absent).
+ * - `page`, `page_len`: one `tools/list` result object as the server sent
+ *   it, `{"tools": [...], ...}` (the `result` member of the JSON-RPC
+ *   response, not the response itself). Fails closed: a page the digest
+ *   core rejects is statuses 1-13 or 32-37 with `error_offset` into these
+ *   bytes (invalid JSON, a tool without a string name, duplicate names, a
+ *   limit; a JSON-RPC response or a bare array is
+ *   `CONTRACTPIN_STATUS_NOT_TOOLS_LIST`), and the page must not be passed on.
+ * - `flags`: 0 or `CONTRACTPIN_GUARD_OBSERVE`; other bits are
+ *   `CONTRACTPIN_STATUS_INVALID_ARGUMENT`.
+ * - `limits`: NULL for the defaults; applies to the page.
+ * - `out` (required): on success a new `contractpin_guard_result *` owned
+ *   by the caller, released with `contractpin_guard_result_free`. Not
+ *   written on failure.
+ * - `error_offset` (optional): see above.
+ *
+ * Checked in this order: `out`, `flags`, `lock`, the buffers, the name's
+ * UTF-8, the server, then the page. Thread-safe: the lock is only read.
+ *
+ * # Safety
+ * `lock` NULL or live; each buffer NULL or readable for its length;
+ * `limits` NULL or readable; `out` NULL or writable for a pointer;
+ * `error_offset` NULL or writable for a `size_t`.
+ */
+contractpin_status contractpin_guard_page(const struct contractpin_lock *lock,
+                                          const uint8_t *server_name,
+                                          size_t server_name_len,
+                                          const uint8_t *page,
+                                          size_t page_len,
+                                          uint32_t flags,
+                                          const struct contractpin_limits *limits,
+                                          struct contractpin_guard_result **out,
+                                          size_t *error_offset);
+
+/**
+ * Releases a `contractpin_guard_result`. NULL is a no-op. Every pointer
+ * obtained from its accessors becomes invalid.
+ *
+ * # Safety
+ * `res` NULL or a pointer from `contractpin_guard_page`, not yet freed; not
+ * used afterwards.
+ */
+void contractpin_guard_result_free(struct contractpin_guard_result *res);
+
+/**
+ * The result object to hand to the client in place of the page: in
+ * enforce mode the page with every event's tool removed from `tools`, in
+ * observe mode (or when every tool passed) the page itself. Every other
+ * byte is the server's: the kept tool objects, `nextCursor`, `_meta` and
+ * any other member, with their whitespace and escapes.
+ *
+ * `*bytes` (required) receives a pointer owned by `res` (followed by a NUL
+ * byte that `*bytes_len` does not count, so it is also a C string),
+ * `*bytes_len` (required) its length. Written only on success.
+ *
+ * # Safety
+ * `res` NULL or live; `bytes`, `bytes_len` NULL or writable.
+ */
+contractpin_status contractpin_guard_result_bytes(const struct contractpin_guard_result *res,
+                                                  const uint8_t **bytes,
+                                                  size_t *bytes_len);
+
+/**
+ * The number of tools of the page that matched their pins (0 for NULL).
+ *
+ * # Safety
+ * `res` NULL or live.
+ */
+size_t contractpin_guard_result_passed_count(const struct contractpin_guard_result *res);
+
+/**
+ * The name of passing tool `index` (page order), as UTF-8 owned by `res`
+ * (followed by a NUL byte not counted in `*name_len`; a name may contain
+ * NULs itself). Both out-parameters required, written only on success.
+ * `CONTRACTPIN_STATUS_INDEX_OUT_OF_RANGE` when `index` is not below the
+ * count.
+ *
+ * # Safety
+ * `res` NULL or live; `name`, `name_len` NULL or writable.
+ */
+contractpin_status contractpin_guard_result_passed_name(const struct contractpin_guard_result *res,
+                                                        size_t index,
+                                                        const uint8_t **name,
+                                                        size_t *name_len);
+
+/**
+ * The number of events: tools of the page that did not match their pins
+ * (0 for NULL). A page passes untouched when this is 0.
+ *
+ * # Safety
+ * `res` NULL or live.
+ */
+size_t contractpin_guard_result_event_count(const struct contractpin_guard_result *res);
+
+/**
+ * Event `index` (page order). Each out-parameter is optional (NULL to
+ * skip); all are written only on success:
+ *
+ * - `*tool`, `*tool_len`: the tool's name, UTF-8 owned by `res` (followed
+ *   by a NUL byte not counted in the length);
+ * - `*status`: `CONTRACTPIN_GUARD_STATUS_DRIFTED` or
+ *   `CONTRACTPIN_GUARD_STATUS_UNPINNED`;
+ * - `*changed_fields`: for a drifted tool, the bit mask (`1u <<
+ *   CONTRACTPIN_FIELD_*`) of the contract members whose digests differ from
+ *   the pinned field digests (a member pinned or live on one side only
+ *   counts; 0 when the lock has no field digests, which are advisory: the
+ *   same rule as `contractpin_report_tool`); 0 for an unpinned tool;
+ * - `live_digest`: the live tool digest, 32 raw bytes.
+ *
+ * `CONTRACTPIN_STATUS_INDEX_OUT_OF_RANGE` when `index` is not below the
+ * count.
+ *
+ * # Safety
+ * `res` NULL or live; `tool`, `tool_len`, `status`, `changed_fields` NULL
+ * or writable for their type; `live_digest` NULL or writable for 32 bytes.
+ */
+contractpin_status contractpin_guard_result_event(const struct contractpin_guard_result *res,
+                                                  size_t index,
+                                                  const uint8_t **tool,
+                                                  size_t *tool_len,
+                                                  contractpin_guard_status *status,
+                                                  uint32_t *changed_fields,
+                                                  uint8_t *live_digest);
+
+/**
+ * Event `index` as one line of JSON, the log format of `contractpin proxy
+ * --log` (no newline; keys in canonical order):
+ * `{"changed":["description"],"live":"sha256:...","server":"...","status":"drifted","tool":"..."}`
+ * with `server` the name given to `contractpin_guard_page` and `status`
+ * `"drifted"` or `"unpinned"`.
+ *
+ * `*json` (required) receives a pointer owned by `res` (followed by a NUL
+ * byte not counted in `*json_len`), `*json_len` (required) its length.
+ * Written only on success; `CONTRACTPIN_STATUS_INDEX_OUT_OF_RANGE` when
+ * `index` is not below the count.
+ *
+ * # Safety
+ * `res` NULL or live; `json`, `json_len` NULL or writable.
+ */
+contractpin_status contractpin_guard_result_event_json(const struct contractpin_guard_result *res,
+                                                       size_t index,
+                                                       const uint8_t **json,
+                                                       size_t *json_len);
+
+/**
+ * Whether the client may call tool `name` (UTF-8, not NUL-terminated)
+ * under the decision `res`: 1 for a tool of the page that passed, and in
+ * observe mode for a reported one too; 0 otherwise, including a name that
+ * is not on this page, a name that is not UTF-8, a NULL `res` and a NULL
+ * `name` with a non-zero length. Fail closed: call only on 1.
+ *
+ * # Safety
+ * `res` NULL or live; `name` NULL or readable for `name_len` bytes.
+ */
+int32_t contractpin_guard_result_callable(const struct contractpin_guard_result *res,
+                                          const uint8_t *name,
+                                          size_t name_len);
 
 /**
  * The default limits (depth 256, input 64 MiB, 100000 tools), returned by

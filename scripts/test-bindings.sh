@@ -9,9 +9,12 @@
 #           bundled (CONTRACTPIN_PREBUILT_LIB), then pytest (every vector, README
 #           example, where the library is loaded from), mypy --strict, plus a
 #           Python 3.9 smoke test when python3.9 is installed
-#   Miri    tests/ffi_abi.rs and tests/ffi_verify.rs under `cargo +nightly miri`
+#   Python MCP  contractpin.mcp_guard with the MCP Python SDK 1.30.0 and 2.3.0
+#           (.venv-mcp1, .venv-mcp2 from .ci/install-servers.sh) against
+#           server-everything and tests/mcp/fake_server.py over stdio
+#   Miri    tests/ffi_abi.rs, tests/ffi_verify.rs and tests/ffi_guard.rs under `cargo +nightly miri`
 #           (the unsafe code of src/ffi), when the nightly toolchain has Miri;
-#           about 2 minutes cold. CONTRACTPIN_SKIP_MIRI=1 skips it.
+#           about 3 minutes cold. CONTRACTPIN_SKIP_MIRI=1 skips it.
 #
 #   scripts/test-bindings.sh            # dev profile: scripts/build-lib.sh --debug (target/lib/debug)
 #   scripts/test-bindings.sh --release  # scripts/build-lib.sh --release (target/lib/release)
@@ -148,9 +151,34 @@ PY
 }
 run python python_suite
 
+python_mcp_suite() {
+  # contractpin.mcp_guard against the official MCP Python SDK, both
+  # generations (.venv-mcp1: mcp 1.30.0, .venv-mcp2: mcp 2.3.0, from
+  # .ci/install-servers.sh), over stdio to server-everything and
+  # tests/mcp/fake_server.py, with a lock the CLI writes at test time. The
+  # package from the source tree, the library under test through
+  # CONTRACTPIN_LIB. A missing venv, node, server or CLI fails the step.
+  cargo build -q -p contractpin-cli || return 1
+  local cli="${CARGO_TARGET_DIR:-$root/target}/debug/contractpin" rc=0 v
+  for v in 1 2; do
+    local py="$root/.venv-mcp$v/bin/python"
+    if [ ! -x "$py" ]; then
+      echo "bindings: .venv-mcp$v missing; run .ci/install-servers.sh" >&2
+      rc=1
+      continue
+    fi
+    echo "mcp_guard with $("$py" -c 'import importlib.metadata as m; print("mcp", m.version("mcp"))' 2>&1)"
+    (cd bindings/python/tests_mcp &&
+      CONTRACTPIN_LIB="$lib_dir/libcontractpin.so" CONTRACTPIN_CLI="$cli" CONTRACTPIN_REPO="$root" \
+        PYTHONPATH="$root/bindings/python/src" "$py" -m unittest -v test_mcp_guard) || rc=1
+  done
+  return $rc
+}
+run python-mcp python_mcp_suite
+
 miri_suite() {
   cargo +nightly miri test --no-default-features --features ffi,std \
-    --test ffi_abi --test ffi_verify 2>&1 | grep -E '^(test result|error|failures)|Undefined Behavior' 
+    --test ffi_abi --test ffi_verify --test ffi_lock --test ffi_guard 2>&1 | grep -E '^(test result|error|failures)|Undefined Behavior' 
   return "${PIPESTATUS[0]}"
 }
 if [ "${CONTRACTPIN_SKIP_MIRI:-0}" = 1 ]; then

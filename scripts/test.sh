@@ -6,6 +6,10 @@ set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 export CARGO_TERM_COLOR=never
+# Here every test runs: a test whose program (python3, node, cbindgen,
+# openssl, an installed MCP server) is missing fails instead of skipping
+# (tests/support/tools.rs). Only the `hermetic` suite below unsets it.
+export CONTRACTPIN_REQUIRE_TOOLS=1
 
 passed=0
 failed=0
@@ -47,6 +51,21 @@ feature_matrix() {
   done
 }
 
+# `cargo test` on a machine with only the Rust toolchain: python3, node,
+# npm, cbindgen and openssl hidden from PATH. It must pass, and the tests
+# that need them must say that they skipped.
+hermetic() {
+  local bin log
+  bin="$(bash scripts/hermetic-path.sh "${CARGO_TARGET_DIR:-$root/target}/hermetic-bin")" || return 1
+  log="${CARGO_TARGET_DIR:-$root/target}/hermetic.log"
+  env -u CONTRACTPIN_REQUIRE_TOOLS PATH="$bin" cargo test --no-fail-fast > "$log" 2>&1
+  local rc=$?
+  grep -E '^test result:' "$log" | awk '{p+=$4; f+=$6} END {printf "hermetic cargo test: %d passed, %d failed\n", p, f}'
+  echo "hermetic cargo test: $(grep -c '\*\*\* SKIPPED' "$log") tests skipped for a missing program (log: $log)"
+  [ "$rc" -eq 0 ] || { grep -E '^(test .* FAILED|failures:|---- )' "$log" | head -40; return 1; }
+  grep -q '\*\*\* SKIPPED' "$log" || { echo "hermetic: nothing skipped, so nothing was hidden"; return 1; }
+}
+
 # The portable SHA-256 back end forced on (RustCrypto-style --cfg), in a
 # target directory of its own so the main one keeps its build.
 sha256_portable() {
@@ -57,10 +76,11 @@ sha256_portable() {
 suite fmt cargo fmt --all --check
 suite clippy cargo clippy --all-targets --all-features -- -D warnings
 suite core-deps core_has_no_dependencies
-suite docs env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --all-features
+suite docs env RUSTDOCFLAGS="-D warnings" cargo doc -p contractpin --no-deps --all-features
 suite feature-matrix feature_matrix
 suite no-std-bare-metal bash smoke/no_std/run.sh
 suite cargo-test cargo test
+suite hermetic hermetic
 suite sha256-portable sha256_portable
 suite vectors-fresh python3 vectors/make_vectors.py --check
 suite number-tables-fresh python3 scripts/gen_number_tables.py --check

@@ -208,10 +208,9 @@ fn event_of(
     if pin.digest == live.digest {
         return None;
     }
-    let changed = Field::ALL
+    let changed = crate::verify::changed_fields(pin, live)
         .iter()
-        .copied()
-        .filter(|f| pin.fields.get(f.name()).copied() != live.fields.get(*f))
+        .filter_map(|n| Field::from_name(n))
         .collect();
     Some(GuardEvent {
         tool: String::from(name),

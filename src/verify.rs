@@ -280,7 +280,11 @@ pub fn overall_exit_code(reports: &[ServerReport]) -> i32 {
 }
 
 /// Changed field names of a drifted tool.
-fn changed_fields(pinned: &LockTool, live: &ToolDigest) -> Vec<String> {
+/// The contract fields of a drifted tool whose digests differ or exist on
+/// one side only (canonical order); empty when either side has no field
+/// digests (they are advisory). The one statement of the rule: the guard
+/// uses it too.
+pub(crate) fn changed_fields(pinned: &LockTool, live: &ToolDigest) -> Vec<String> {
     if pinned.fields.is_empty() || live.fields.is_empty() {
         return Vec::new();
     }

@@ -3,6 +3,8 @@
 //! included twice; its enum values agree with the Rust definitions.
 #![cfg(feature = "ffi")]
 
+#[path = "support/tools.rs"]
+mod tools;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -28,6 +30,9 @@ fn temp_dir(name: &str) -> PathBuf {
 
 #[test]
 fn committed_header_is_fresh() {
+    if !tools::needs(&["cbindgen"]) {
+        return;
+    }
     let dir = temp_dir("fresh");
     let out = dir.join("contractpin.h");
     let run = Command::new("sh")

@@ -8,8 +8,15 @@ use std::ptr;
 
 use contractpin::ffi::*;
 
+/// The shipped example files, embedded (Miri runs without file access).
 fn example(name: &str) -> Vec<u8> {
-    std::fs::read(format!("{}/examples/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    let bytes: &[u8] = match name {
+        "contractpin.lock" => include_bytes!("../examples/contractpin.lock"),
+        "tools-list.json" => include_bytes!("../examples/tools-list.json"),
+        "drifted-tools-list.json" => include_bytes!("../examples/drifted-tools-list.json"),
+        other => panic!("no example {other}"),
+    };
+    bytes.to_vec()
 }
 
 /// Owns a `contractpin_lock`.

@@ -373,6 +373,7 @@ fn keys_are_written_in_utf16_order() {
         url: None,
         headers: None,
         path: Some("t.json".into()),
+        client_capabilities: None,
         tool_count: tools.len(),
         digest: d(digest),
         tools,

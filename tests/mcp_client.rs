@@ -6,6 +6,8 @@
 //! oracle: rfc8785 + hashlib).
 #![cfg(feature = "mcp-http")]
 
+#[path = "support/tools.rs"]
+mod tools;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -303,6 +305,9 @@ fn json_lines(lines: &[String]) -> Vec<(String, String, BTreeMap<String, String>
 
 #[test]
 fn ok_over_every_transport() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     for t in ALL {
         let f = ok(fetch(t, "ok", &[]));
         assert_eq!(digest(&f), ok_digest(), "{t:?}");
@@ -326,6 +331,9 @@ fn ok_over_every_transport() {
 
 #[test]
 fn ok_with_sse_answers_and_paging() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let f = ok(fetch(Http, "ok", &["--http-answer", "sse"]));
     assert_eq!(digest(&f), ok_digest());
     for t in ALL {
@@ -337,6 +345,9 @@ fn ok_with_sse_answers_and_paging() {
 
 #[test]
 fn modern_discover_handshake() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     for t in ALL {
         let f = ok(fetch(
             t,
@@ -356,6 +367,9 @@ fn modern_discover_handshake() {
 
 #[test]
 fn discover_fallbacks_like_real_servers() {
+    if !tools::needs(&["node"]) {
+        return;
+    }
     // mcp 1.x answers server/discover with -32602; the TS SDK over HTTP with 400 -32000.
     for t in ALL {
         let f = ok(fetch(
@@ -385,6 +399,9 @@ fn discover_fallbacks_like_real_servers() {
 
 #[test]
 fn version_negotiation() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     for (versions, want) in [
         ("2024-11-05", "2024-11-05"),
         ("2024-11-05,2025-03-26", "2025-03-26"),
@@ -406,6 +423,9 @@ fn version_negotiation() {
 
 #[test]
 fn forced_protocol_versions() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let f = Fake::start(Stdio, "ok", &[]);
     let mut o = opts();
     o.protocol_version = Some("2025-03-26".into());
@@ -441,6 +461,9 @@ fn forced_protocol_versions() {
 
 #[test]
 fn drift_added_removed() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     for t in ALL {
         for sc in ["drift-description", "added-tool", "removed-tool"] {
             let f = ok(fetch(t, sc, &[]));
@@ -454,6 +477,9 @@ fn drift_added_removed() {
 
 #[test]
 fn one_per_page() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     for t in ALL {
         let f = ok(fetch(t, "one-per-page", &[]));
         assert_eq!((f.page_count, f.tool_names_seen), (3, 3), "{t:?}");
@@ -464,6 +490,9 @@ fn one_per_page() {
 
 #[test]
 fn stuck_cursor() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     for t in ALL {
         let fake = Fake::start(t, "stuck-cursor", &[]);
         let (k, msg) = kind(timed(Duration::from_secs(10), &fake.spec, &opts()));
@@ -482,6 +511,9 @@ fn stuck_cursor() {
 
 #[test]
 fn empty_cursor_continuation_is_followed_without_warning() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     for t in ALL {
         let f = ok(fetch(t, "empty-cursor-continuation", &[]));
         assert_eq!((f.page_count, f.tool_names_seen), (2, 3), "{t:?}");
@@ -492,6 +524,9 @@ fn empty_cursor_continuation_is_followed_without_warning() {
 
 #[test]
 fn empty_cursor_legacy_end() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     for t in ALL {
         for sc in ["empty-cursor-legacy-end", "empty-cursor-legacy-end-repeat"] {
             let f = ok(fetch(t, sc, &[]));
@@ -509,6 +544,9 @@ fn empty_cursor_legacy_end() {
 
 #[test]
 fn duplicate_across_pages() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     for t in ALL {
         let (k, msg) = kind(fetch(t, "duplicate-across-pages", &[]));
         assert_eq!(k, McpErrorKind::DuplicateTool, "{t:?}");
@@ -518,6 +556,9 @@ fn duplicate_across_pages() {
 
 #[test]
 fn page_limit() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let mut o = opts();
     o.max_pages = 5;
     for t in ALL {
@@ -539,6 +580,9 @@ fn page_limit() {
 
 #[test]
 fn many_tools() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     for t in ALL {
         let f = ok(fetch(
             t,
@@ -556,6 +600,9 @@ fn many_tools() {
 
 #[test]
 fn junk_on_stdout_is_skipped_and_counted() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let f = ok(fetch(Stdio, "junk-stdout", &[]));
     assert_eq!(digest(&f), ok_digest());
     // 5 lines at start-up, then one before each answer: server/discover (our
@@ -569,6 +616,9 @@ fn junk_on_stdout_is_skipped_and_counted() {
 
 #[test]
 fn never_answers_tools_list_times_out() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let mut o = opts();
     o.request_timeout = Duration::from_secs(1);
     for (t, extra) in [
@@ -591,6 +641,9 @@ fn never_answers_tools_list_times_out() {
 
 #[test]
 fn total_timeout() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let mut o = opts();
     o.request_timeout = Duration::from_secs(10);
     o.total_timeout = Duration::from_millis(1200);
@@ -604,6 +657,9 @@ fn total_timeout() {
 
 #[test]
 fn slow_but_within_the_timeout() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     for t in ALL {
         let mut o = opts();
         o.request_timeout = Duration::from_secs(5);
@@ -625,6 +681,9 @@ fn slow_but_within_the_timeout() {
 
 #[test]
 fn exits_after_initialize() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let fake = Fake::start(Stdio, "exits-after-initialize", &[]);
     let e = timed(Duration::from_secs(8), &fake.spec, &opts()).unwrap_err();
     assert_eq!(e.kind(), &McpErrorKind::Exited);
@@ -655,6 +714,9 @@ fn exits_after_initialize() {
 
 #[test]
 fn ignores_sigterm_is_killed() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let fake = Fake::start(Stdio, "ignores-sigterm", &[]);
     let mut o = opts();
     o.shutdown_grace = Duration::from_millis(300);
@@ -688,6 +750,9 @@ fn ignores_sigterm_is_killed() {
 
 #[test]
 fn shutdown_of_a_well_behaved_server_is_quick() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let fake = Fake::start(Stdio, "ok", &[]);
     let f = ok(timed(Duration::from_secs(3), &fake.spec, &opts()));
     assert!(f.warnings.is_empty());
@@ -705,6 +770,9 @@ fn shutdown_of_a_well_behaved_server_is_quick() {
 
 #[test]
 fn stderr_flood_does_not_block() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     for t in ALL {
         let f = ok(fetch(t, "stderr-flood", &["--flood-bytes", "4000000"]));
         assert_eq!(digest(&f), ok_digest(), "{t:?}");
@@ -726,6 +794,9 @@ fn stderr_flood_does_not_block() {
 
 #[test]
 fn line_limit_at_and_over() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let n = 1 << 20;
     let mut o = opts();
     o.max_line_bytes = n;
@@ -741,6 +812,9 @@ fn line_limit_at_and_over() {
 
 #[test]
 fn response_limit_at_and_over() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let n = 1 << 20;
     let arg = n.to_string();
     let mut o = opts();
@@ -768,6 +842,9 @@ fn response_limit_at_and_over() {
 
 #[test]
 fn unrelated_events_are_skipped() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     for t in ALL {
         let f = ok(fetch(t, "sse-unrelated-events", &[]));
         assert_eq!(digest(&f), ok_digest(), "{t:?}: took a decoy?");
@@ -777,12 +854,18 @@ fn unrelated_events_are_skipped() {
 
 #[test]
 fn sse_framing() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let f = ok(fetch(Http, "sse-framing", &["--page-size", "2"]));
     assert_eq!(digest(&f), ok_digest());
 }
 
 #[test]
 fn session_headers_and_delete() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     std::env::set_var("CONTRACTPIN_TEST_HTTP_TOKEN", "tok-3f9a2c1e7b");
     let fake = Fake::start(Http, "missing-session", &["--page-size", "2"]).with_headers(&[
         ("Authorization", "Bearer ${CONTRACTPIN_TEST_HTTP_TOKEN}"),
@@ -850,6 +933,9 @@ fn session_headers_and_delete() {
 
 #[test]
 fn modern_http_headers() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let fake = Fake::start(Http, "ok", &["--discover"]);
     let f = ok(timed(Duration::from_secs(10), &fake.spec, &opts()));
     assert_eq!(f.handshake, "discover");
@@ -874,6 +960,9 @@ fn modern_http_headers() {
 
 #[test]
 fn expired_session_gives_up_after_one_new_session() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let fake = Fake::start(Http, "expired-session", &[]);
     let (k, msg) = kind(timed(Duration::from_secs(10), &fake.spec, &opts()));
     assert_eq!(k, McpErrorKind::Http { status: 404 }, "{msg}");
@@ -887,12 +976,18 @@ fn expired_session_gives_up_after_one_new_session() {
 
 #[test]
 fn no_session_server() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let f = ok(fetch(Http, "ok", &["--no-session"]));
     assert_eq!(digest(&f), ok_digest());
 }
 
 #[test]
 fn jsonrpc_error() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     for t in ALL {
         let (k, msg) = kind(fetch(t, "jsonrpc-error", &[]));
         assert_eq!(
@@ -909,6 +1004,9 @@ fn jsonrpc_error() {
 
 #[test]
 fn legacy_sse_found_from_the_base_url() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let fake = Fake::start(Sse, "ok", &[]);
     // The user gave the server's root, not /sse: POST / is 404, GET / is 404, GET /sse works.
     let base = fake.url().trim_end_matches("/sse").to_string();
@@ -922,6 +1020,9 @@ fn legacy_sse_found_from_the_base_url() {
 
 #[test]
 fn unreachable_and_wrong_urls() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     // A closed port on loopback.
     let port = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -1053,6 +1154,9 @@ fn env_cwd_and_secret_redaction() {
 
 #[test]
 fn server_requests_are_answered() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     // A tiny stdio server (sh + python) that pings us before answering tools/list.
     let script = r#"
 import sys, json
@@ -1173,6 +1277,9 @@ for line in sys.stdin:
 
 #[test]
 fn odd_but_valid_answers() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     // No tools capability, no tools/list: an empty list, with a warning.
     let spec = scripted(&[(
         "initialize",
@@ -1215,6 +1322,9 @@ fn odd_but_valid_answers() {
 
 #[test]
 fn invalid_answers() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let cases: &[(&str, McpErrorKind, &str)] = &[
         (
             r#""result":{"tools":[{"name":"a"},{"name":"a"}]}"#,
@@ -1253,4 +1363,31 @@ fn invalid_answers() {
         assert_eq!(e.kind(), want, "{answer}: {e}");
         assert!(e.message().contains(text), "{answer}: {e}");
     }
+}
+
+#[test]
+fn io_errors_chain_to_their_cause() {
+    use std::error::Error as _;
+    let missing = ServerSpec::File {
+        path: std::path::PathBuf::from("/nonexistent/contractpin/tools.json"),
+    };
+    let e = fetch_tools_list(&missing, &ClientOptions::default()).unwrap_err();
+    let io = e.source().and_then(|s| s.downcast_ref::<std::io::Error>());
+    assert_eq!(
+        io.map(|e| e.kind()),
+        Some(std::io::ErrorKind::NotFound),
+        "{e}"
+    );
+    let spawn = ServerSpec::Stdio {
+        command: vec!["/nonexistent/contractpin-server".into()],
+        env: Default::default(),
+        cwd: None,
+    };
+    let e = fetch_tools_list(&spawn, &ClientOptions::default()).unwrap_err();
+    assert!(
+        e.source()
+            .and_then(|s| s.downcast_ref::<std::io::Error>())
+            .is_some(),
+        "{e}"
+    );
 }

@@ -10,9 +10,12 @@
 //! independent oracle computed from the captured bytes
 //! (tests/mcp/expected-digests.json, section `fixtures`).
 //!
-//! These tests FAIL (they do not skip) when the servers are not installed.
+//! When node is missing these tests skip, saying so; where
+//! `CONTRACTPIN_REQUIRE_TOOLS` is set (scripts/test.sh) they fail instead.
 #![cfg(feature = "mcp-http")]
 
+#[path = "support/tools.rs"]
+mod tools;
 use std::collections::BTreeMap;
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -255,6 +258,9 @@ fn python_http(v: u32, args: &[&str]) -> Listening {
 
 #[test]
 fn server_everything_over_stdio_streamable_http_and_sse() {
+    if !tools::needs(&["node"]) {
+        return;
+    }
     let js = npm_server("server-everything");
     let spec = stdio(&["node", &js, "stdio"], &[]);
     let mut got = vec![get("everything stdio", &spec, &opts())];
@@ -296,6 +302,9 @@ fn server_everything_over_stdio_streamable_http_and_sse() {
 
 #[test]
 fn server_memory_stdio() {
+    if !tools::needs(&["node"]) {
+        return;
+    }
     let js = npm_server("server-memory");
     let dir = scratch_dir();
     let mem = dir.join("memory.jsonl").display().to_string();
@@ -311,6 +320,9 @@ fn server_memory_stdio() {
 
 #[test]
 fn server_filesystem_stdio() {
+    if !tools::needs(&["node"]) {
+        return;
+    }
     let js = npm_server("server-filesystem");
     let dir = scratch_dir();
     let d = dir.display().to_string();
@@ -330,6 +342,9 @@ fn server_filesystem_stdio() {
 
 #[test]
 fn server_sequential_thinking_stdio() {
+    if !tools::needs(&["node"]) {
+        return;
+    }
     let js = npm_server("server-sequential-thinking");
     let got = vec![get(
         "sequential-thinking stdio",
@@ -341,6 +356,9 @@ fn server_sequential_thinking_stdio() {
 
 #[test]
 fn ts_sdk_paging_server() {
+    if !tools::needs(&["node"]) {
+        return;
+    }
     let js = require("tests/mcp/ts_paged_server.mjs");
     let mut got = Vec::new();
     for (size, pages) in [("1", 5), ("2", 3), ("100", 1)] {

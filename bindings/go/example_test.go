@@ -1,6 +1,7 @@
 package contractpin_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -28,6 +29,44 @@ func Example() {
 	// unchanged add []
 	// drifted echo [description]
 	// exit code 1
+}
+
+// An MCP client decides each tools/list page before its model sees it, as
+// `contractpin proxy` would: the drifted tool is removed from the page,
+// reported, and refused when called.
+func ExampleLock_GuardPage() {
+	dir := filepath.Join("..", "c", "testdata")
+	lockBytes, _ := os.ReadFile(filepath.Join(dir, "demo.lock"))
+	lock, err := contractpin.ParseLock(lockBytes) // once, at start-up
+	if err != nil {
+		fmt.Println("refusing to start:", err)
+		return
+	}
+	defer lock.Close()
+
+	// The result object of the server's tools/list response, as received.
+	page, _ := os.ReadFile(filepath.Join(dir, "tools-drifted.json"))
+	decision, err := lock.GuardPage("demo", page, false)
+	if err != nil {
+		fmt.Println("refusing page:", err) // fail closed
+		return
+	}
+	for _, e := range decision.Events {
+		fmt.Println(e.Status, e.Tool, e.Changed) // or log e.JSON
+	}
+	var result struct{ Tools []struct{ Name string } }
+	_ = json.Unmarshal(decision.Result, &result) // what the model sees
+	for _, t := range result.Tools {
+		fmt.Println("listed", t.Name)
+	}
+	for _, name := range []string{"add", "echo"} {
+		fmt.Println("call", name, decision.Callable(name)) // before every tools/call
+	}
+	// Output:
+	// drifted echo [description]
+	// listed add
+	// call add true
+	// call echo false
 }
 
 func ExampleToolDigest() {

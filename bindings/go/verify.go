@@ -78,23 +78,32 @@ func Verify(lock []byte, server string, toolsList []byte) (*Report, error) {
 
 // VerifyWithOptions is Verify with options.
 func VerifyWithOptions(lock []byte, server string, toolsList []byte, opts VerifyOptions) (*Report, error) {
-	var flags C.uint32_t
-	if opts.AllowNew {
-		flags |= C.CONTRACTPIN_VERIFY_ALLOW_NEW
-	}
 	var rep *C.contractpin_report
 	var off C.size_t
 	st := C.contractpin_verify_with_limits(
 		bytesPtr(lock), C.size_t(len(lock)),
 		stringPtr(server), C.size_t(len(server)),
 		bytesPtr(toolsList), C.size_t(len(toolsList)),
-		flags, opts.Limits.c(), &rep, &off)
+		verifyFlags(opts), opts.Limits.c(), &rep, &off)
 	runtime.KeepAlive(lock)
 	runtime.KeepAlive(server)
 	runtime.KeepAlive(toolsList)
 	if st != C.CONTRACTPIN_STATUS_OK {
 		return nil, newError(st, off, hasOffset(st))
 	}
+	return takeReport(rep), nil
+}
+
+func verifyFlags(opts VerifyOptions) C.uint32_t {
+	var flags C.uint32_t
+	if opts.AllowNew {
+		flags |= C.CONTRACTPIN_VERIFY_ALLOW_NEW
+	}
+	return flags
+}
+
+// takeReport reads a contractpin_report into a Report, and frees it.
+func takeReport(rep *C.contractpin_report) *Report {
 	defer C.contractpin_report_free(rep)
 
 	out := &Report{ExitCode: int(C.contractpin_report_exit_code(rep))}
@@ -140,5 +149,5 @@ func VerifyWithOptions(lock []byte, server string, toolsList []byte, opts Verify
 	C.contractpin_report_json(rep, nil, 0, &need)
 	out.JSON = make([]byte, int(need))
 	C.contractpin_report_json(rep, bytesPtr(out.JSON), need, &need)
-	return out, nil
+	return out
 }

@@ -44,24 +44,64 @@ pub enum Command {
         value or URL user information is used for this fetch only, a literal env value is \
         stored as a reference to the variable of the same name, and a URL carrying a credential \
         in its query or path (?token=..., ?api_key=...) is refused unless that part is a \
-        ${VAR} reference. Credentials are never sent over plain http:// to another machine.",
+        ${VAR} reference. Credentials are never sent over plain http:// to another machine.\n\n\
+        Some servers list more tools to a client that declares roots, sampling or elicitation: \
+        --client-capabilities declares them in the handshake and records them in the lock \
+        entry (client_capabilities), and verify declares them again.",
         after_help = "Examples:\n  \
         contractpin init --name everything -- npx -y @modelcontextprotocol/server-everything\n  \
         contractpin init --name api --http https://mcp.example.com/mcp --header 'Authorization: Bearer ${TOKEN}'\n  \
         contractpin init --name dump --file tools-list.json\n  \
-        contractpin init --from ~/.cursor/mcp.json"
+        contractpin init --from ~/.cursor/mcp.json\n  \
+        contractpin init --from claude_desktop_config.json --client-capabilities roots,sampling,elicitation"
     )]
     Init(InitArgs),
     /// Re-fetch pinned servers and compare them with the lock (exit 0 / 1 / 2)
     #[command(
         long_about = "Re-fetch every pinned server (or those named with --server) using \
         the lock's command/env/cwd, url or path, and classify each tool as unchanged, drifted \
-        (naming the changed fields), added or removed.\n\n\
+        (naming the changed fields), added or removed. Each server's handshake declares the \
+        client capabilities its lock entry records (client_capabilities), unless \
+        --client-capabilities overrides them.\n\n\
         Exit codes: 0 = every selected server matches; 1 = drift, an added tool (unless \
         --allow-new), or a server that could not be reached or returned an invalid tools list; \
         2 = bad arguments, missing or corrupt lock, unknown lock version."
     )]
     Verify(VerifyArgs),
+    /// Make an MCP client start its pinned servers through `contractpin proxy`
+    #[command(
+        long_about = "Rewrite an MCP client configuration so that each server pinned in the lock \
+        (matched by name) starts through `contractpin proxy`: Claude Desktop, Cursor and Claude \
+        Code (`mcpServers`), VS Code `mcp.json` (`servers`) and `settings.json` (`mcp.servers`).\n\n\
+        A wrapped entry is {\"command\": \"/abs/contractpin\", \"args\": [\"proxy\", \"--lock\", \
+        \"/abs/contractpin.lock\", \"--name\", NAME]} plus the entry's other members (env, cwd, ...) \
+        as written: the proxy takes the server's command or URL from the lock, and an HTTP entry \
+        becomes a stdio entry (the proxy speaks stdio to the client). Servers not in the lock, \
+        disabled ones and wrapped ones are left as they are; a second wrap changes nothing.\n\n\
+        The original file is kept as FILE.contractpin-backup (same permissions; never \
+        overwritten) for `contractpin unwrap`. Only the wrapped entries' bytes change: comments \
+        and formatting elsewhere stay. Each ${VAR} the lock needs must be in the entry's env \
+        block (clients start servers with a minimal environment): a warning names any missing \
+        one.\n\n\
+        Exit codes: 0 = done (or nothing to do); 2 = bad arguments, unreadable or invalid \
+        configuration or lock, a symbolic link, or a backup already there.",
+        after_help = "Examples:\n  \
+        contractpin wrap --config ~/Library/Application\\ Support/Claude/claude_desktop_config.json --dry-run\n  \
+        contractpin wrap --config .vscode/mcp.json --lock contractpin.lock"
+    )]
+    Wrap(WrapArgs),
+    /// Undo `wrap`: put back the original entries from the backup
+    #[command(
+        long_about = "Undo `contractpin wrap`: put back, entry by entry, the original text of every \
+        wrapped entry from FILE.contractpin-backup, then remove the backup. Changes made since \
+        wrap elsewhere in the file (a new server, another setting) are kept; with none, the file \
+        is byte-identical to the one before wrap.\n\n\
+        A wrapped entry edited since wrap is refused (exit 2, nothing written) unless --force, \
+        which restores it from the backup anyway (losing that edit).\n\n\
+        Exit codes: 0 = done (or nothing to do); 2 = no backup, an edited entry without --force, \
+        bad arguments, an unreadable or invalid file, a symbolic link."
+    )]
+    Unwrap(UnwrapArgs),
     /// Print the server digest and every tool digest of a tools/list document
     #[command(
         long_about = "Print the server digest and every tool digest of a tools/list \
@@ -92,9 +132,10 @@ pub enum Command {
 const PROXY_ABOUT: &str = "Run the server pinned as NAME in the lock behind a checking proxy. \
 Point an MCP client at `contractpin proxy --name NAME` instead of the server's own command: \
 the proxy speaks MCP over stdio (newline-delimited JSON-RPC on its stdin/stdout) to the client, \
-starts the server exactly as verify does (the lock's command, env with ${VAR} expanded, cwd inside \
-the lock's directory; only HOME, LOGNAME, PATH, SHELL, TERM and USER of this environment unless \
---inherit-env; its own process group), and passes every message through unchanged, the client's \
+reaches the server exactly as verify does (a stdio entry: the lock's command, env with ${VAR} \
+expanded, cwd inside the lock's directory, only HOME, LOGNAME, PATH, SHELL, TERM and USER of this \
+environment unless --inherit-env, its own process group; an http entry: Streamable HTTP with the \
+lock's headers and --header, falling back to legacy HTTP+SSE), and passes every message through unchanged, the client's \
 own initialize included, so the server sees the real client: a server that serves clean contracts \
 to contractpin and poisoned ones to other clients is caught here, where verify was fooled.\n\n\
 Enforcement (--mode enforce, the default): every tools/list answer is checked page by page \
@@ -115,7 +156,8 @@ SIGTERM/SIGINT/SIGHUP); 1 = the server could not start, exited, closed its stdou
 over --max-line-bytes or stopped reading while the client was connected (or the client wrote a \
 line over the limit); 2 = bad arguments, a missing or invalid lock, an unknown server name, an \
 unset ${VAR}, or an entry that cannot be proxied, all before the server is started. The server is \
-always shut down (stdin closed, then SIGTERM and SIGKILL to its process group).";
+always shut down (stdio: stdin closed, then SIGTERM and SIGKILL to its process group; http: the \
+session is deleted).";
 
 const PROXY_EXAMPLES: &str = "Examples:\n  \
 contractpin proxy --name everything\n  \
@@ -279,6 +321,12 @@ pub struct InitArgs {
     /// Working directory of a stdio server
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
+    /// Client capabilities to declare in the handshake, comma-separated: roots, sampling,
+    /// sampling.context, sampling.tools, elicitation, elicitation.form, elicitation.url, tasks,
+    /// tasks.list, tasks.cancel, tasks.requests.sampling.createMessage,
+    /// tasks.requests.elicitation.create, experimental.NAME; or none [default: none]. Recorded in the lock entry (verify declares them again)
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub client_capabilities: Option<String>,
     /// Fetch limits and timeouts
     #[command(flatten)]
     pub limits: FetchLimitArgs,
@@ -351,9 +399,43 @@ pub struct VerifyArgs {
     /// Allow a file `path` or stdio `cwd` outside the lock's directory
     #[arg(long)]
     pub allow_outside_paths: bool,
+    /// Client capabilities to declare in the handshake, comma-separated: roots, sampling,
+    /// sampling.context, sampling.tools, elicitation, elicitation.form, elicitation.url, tasks,
+    /// tasks.list, tasks.cancel, tasks.requests.sampling.createMessage,
+    /// tasks.requests.elicitation.create, experimental.NAME; or none [default: each lock entry's client_capabilities]. Overrides the lock for every selected server
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub client_capabilities: Option<String>,
     /// Fetch limits and timeouts
     #[command(flatten)]
     pub limits: FetchLimitArgs,
+}
+
+/// `contractpin wrap`.
+#[derive(Debug, Args)]
+pub struct WrapArgs {
+    /// The MCP client configuration to rewrite
+    #[arg(long, value_name = "FILE")]
+    pub config: PathBuf,
+    /// The lock the proxy reads (its absolute path goes into each wrapped entry)
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_LOCK)]
+    pub lock: PathBuf,
+    /// Print the change as a unified diff and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// `contractpin unwrap`.
+#[derive(Debug, Args)]
+pub struct UnwrapArgs {
+    /// The wrapped MCP client configuration
+    #[arg(long, value_name = "FILE")]
+    pub config: PathBuf,
+    /// Restore wrapped entries edited since wrap as well (those edits are lost)
+    #[arg(long)]
+    pub force: bool,
+    /// Print the change as a unified diff and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `contractpin digest`.

@@ -20,15 +20,15 @@ use contractpin::Limits;
 
 use crate::fail::Failure;
 use crate::input::read_file;
-use crate::source::CliSource;
+use contractpin::lock::Source;
 
 /// One imported server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Imported {
     /// The server's name in the configuration.
     pub name: String,
-    /// How to reach it.
-    pub source: CliSource,
+    /// How to reach it; paths as written in the configuration (relative to the working directory).
+    pub source: Source,
 }
 
 /// The result of reading a configuration.
@@ -48,21 +48,7 @@ pub fn import(path: &Path, only: Option<&str>) -> Result<ImportResult, Failure> 
     let mut nodes = vec![Node::EMPTY; json::scratch_needed(&bytes)];
     let tape = json::parse(&bytes, &mut nodes, &Limits::DEFAULT)
         .map_err(|e| Failure::usage(format!("{shown} is not valid JSON: {e}")))?;
-    let root = tape.root();
-    let map = root
-        .get("mcpServers")
-        .or_else(|| root.get("servers"))
-        .or_else(|| root.get("mcp").and_then(|m| m.get("servers")))
-        .ok_or_else(|| {
-            Failure::usage(format!(
-                "{shown}: no \"mcpServers\" (Claude Desktop, Cursor, Claude Code) or \"servers\" (VS Code) map"
-            ))
-        })?;
-    if map.tag() != Tag::Object {
-        return Err(Failure::usage(format!(
-            "{shown}: the servers map is not an object"
-        )));
-    }
+    let map = servers_map(tape.root(), &shown)?;
     let mut result = ImportResult::default();
     for (key, entry) in map.members() {
         let name = text(key);
@@ -73,7 +59,7 @@ pub fn import(path: &Path, only: Option<&str>) -> Result<ImportResult, Failure> 
         if entry.tag() != Tag::Object {
             return Err(ctx("entry is not an object".into()));
         }
-        if entry.get("disabled").and_then(|v| v.as_bool()) == Some(true) {
+        if is_disabled(entry) {
             result
                 .warnings
                 .push(format!("{shown}: skipping disabled server {name:?}"));
@@ -92,7 +78,34 @@ pub fn import(path: &Path, only: Option<&str>) -> Result<ImportResult, Failure> 
     Ok(result)
 }
 
-fn entry_source(entry: Value<'_>) -> Result<CliSource, String> {
+/// The servers map of a parsed configuration: `mcpServers` (Claude
+/// Desktop, Cursor, Claude Code), `servers` (VS Code `mcp.json`) or
+/// `mcp.servers` (VS Code `settings.json`), which must be an object.
+pub fn servers_map<'a>(root: Value<'a>, shown: &str) -> Result<Value<'a>, Failure> {
+    let map = root
+        .get("mcpServers")
+        .or_else(|| root.get("servers"))
+        .or_else(|| root.get("mcp").and_then(|m| m.get("servers")))
+        .ok_or_else(|| {
+            Failure::usage(format!(
+                "{shown}: no \"mcpServers\" (Claude Desktop, Cursor, Claude Code) or \"servers\" (VS Code) map"
+            ))
+        })?;
+    if map.tag() != Tag::Object {
+        return Err(Failure::usage(format!(
+            "{shown}: the servers map is not an object"
+        )));
+    }
+    Ok(map)
+}
+
+/// Whether an entry says `"disabled": true` (such entries are skipped).
+pub fn is_disabled(entry: Value<'_>) -> bool {
+    entry.get("disabled").and_then(|v| v.as_bool()) == Some(true)
+}
+
+/// How one configuration entry reaches its server.
+pub fn entry_source(entry: Value<'_>) -> Result<Source, String> {
     let kind = match entry.get("type") {
         None => None,
         Some(v) => Some(string(v).ok_or("\"type\" is not a string")?),
@@ -113,10 +126,8 @@ fn entry_source(entry: Value<'_>) -> Result<CliSource, String> {
     };
     if is_http {
         let url = url.ok_or("an HTTP server needs \"url\"")?;
-        let headers = string_map(entry.get("headers"), "headers")?
-            .into_iter()
-            .collect();
-        return Ok(CliSource::Http { url, headers });
+        let headers = string_map(entry.get("headers"), "headers")?;
+        return Ok(Source::Http { url, headers });
     }
     let program = command.ok_or("needs \"command\" (stdio) or \"url\" (HTTP)")?;
     let mut argv = vec![program];
@@ -134,7 +145,7 @@ fn entry_source(entry: Value<'_>) -> Result<CliSource, String> {
         Some(v) if v.is_null() => None,
         Some(v) => Some(string(v).ok_or("\"cwd\" is not a string")?),
     };
-    Ok(CliSource::Stdio {
+    Ok(Source::Stdio {
         command: argv,
         env,
         cwd,
@@ -158,11 +169,13 @@ fn string_map(v: Option<Value<'_>>, what: &str) -> Result<BTreeMap<String, Strin
     Ok(out)
 }
 
-fn string(v: Value<'_>) -> Option<String> {
+/// The decoded text of a string value (`None` for other values).
+pub fn string(v: Value<'_>) -> Option<String> {
     (v.tag() == Tag::String).then(|| text(v))
 }
 
-fn text(v: Value<'_>) -> String {
+/// The decoded text of a string value or key (empty for other values).
+pub fn text(v: Value<'_>) -> String {
     let raw = v.raw_str().unwrap_or(b"");
     let mut buf = vec![0u8; raw.len()];
     v.decode_str(&mut buf).unwrap_or("").to_string()

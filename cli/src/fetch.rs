@@ -1,13 +1,13 @@
 //! Fetching a server's tools/list (through `contractpin::mcp`).
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::time::Duration;
 
+use contractpin::lock::Source;
 use contractpin::mcp::{check_spec, fetch_tools_list, reap_orphans, ClientOptions, ServerSpec};
 
 use crate::args::FetchLimitArgs;
 use crate::fail::Failure;
-use crate::source::CliSource;
 
 /// A fetched tools/list, ready for the digest.
 #[derive(Debug)]
@@ -44,6 +44,8 @@ pub struct FetchOptions {
     pub max_input_bytes: Option<usize>,
     /// Whether stdio servers inherit our whole environment.
     pub inherit_env: bool,
+    /// Client capabilities declared in the handshake (normal form).
+    pub client_capabilities: Vec<String>,
 }
 
 fn seconds(flag: &str, v: Option<f64>) -> Result<Option<Duration>, Failure> {
@@ -79,6 +81,7 @@ impl FetchOptions {
             max_response_bytes: a.max_response_bytes,
             max_input_bytes: a.max_input_bytes,
             inherit_env: a.inherit_env,
+            client_capabilities: Vec::new(),
         })
     }
 }
@@ -106,46 +109,43 @@ impl FetchOptions {
             o.max_input_bytes = n;
         }
         o.inherit_env = self.inherit_env;
+        o.client_capabilities = self.client_capabilities.clone();
         o
     }
 }
 
-/// The MCP client spec of a source (paths already resolved).
-fn spec_of(source: &CliSource) -> ServerSpec {
-    match source {
-        CliSource::Stdio { command, env, cwd } => ServerSpec::Stdio {
-            command: command.clone(),
-            env: env.clone(),
-            cwd: cwd.as_ref().map(PathBuf::from),
-        },
-        CliSource::Http { url, headers } => ServerSpec::Http {
-            url: url.clone(),
-            headers: headers.clone(),
-        },
-        CliSource::File { path } => ServerSpec::File {
-            path: PathBuf::from(path),
-        },
-    }
+/// Parses `--client-capabilities LIST` (exit 2 on an unknown name).
+pub fn client_capabilities(list: Option<&str>) -> Result<Option<Vec<String>>, Failure> {
+    list.map(|l| {
+        contractpin::lock::parse_client_capabilities(l)
+            .map_err(|e| Failure::usage(format!("--client-capabilities: {e}")))
+    })
+    .transpose()
 }
 
 /// Checks a source before anything is fetched (every `${VAR}` set, header
 /// names valid, no credentials over plain http to another machine), so a
 /// usage problem exits 2 before any server is started.
-pub fn check(source: &CliSource) -> Result<(), FetchError> {
-    check_spec(&spec_of(source)).map_err(|e| FetchError {
+pub fn check(spec: &ServerSpec) -> Result<(), FetchError> {
+    check_spec(spec).map_err(|e| FetchError {
         usage: true,
         message: e.to_string(),
     })
 }
 
-/// Fetches the tools/list of `source`. Relative paths are already resolved.
-pub fn fetch(source: &CliSource, opts: &FetchOptions) -> Result<Fetched, FetchError> {
-    let spec = spec_of(source);
-    let fetched = fetch_tools_list(&spec, &opts.client());
+/// The spec of a lock entry's source (`ServerSpec::from_source`, the one
+/// conversion), with a refused path as a usage error.
+pub fn spec(source: &Source, lock: &Path, allow_outside: bool) -> Result<ServerSpec, String> {
+    ServerSpec::from_source(source, lock, allow_outside).map_err(|e| e.to_string())
+}
+
+/// Fetches the tools/list of `spec`.
+pub fn fetch(spec: &ServerSpec, opts: &FetchOptions) -> Result<Fetched, FetchError> {
+    let fetched = fetch_tools_list(spec, &opts.client());
     // Whatever the stdio server left behind outside its process group was
     // re-parented to us (main.rs makes this process a child subreaper).
-    let orphans = match source {
-        CliSource::Stdio { .. } => reap_orphans(),
+    let orphans = match spec {
+        ServerSpec::Stdio { .. } => reap_orphans(),
         _ => 0,
     };
     match fetched {

@@ -1,49 +1,6 @@
-//! A server source as the CLI knows it, before it becomes an MCP client
-//! spec (to fetch) or a lock source (to persist).
-//!
-//! Relative paths: on the command line (and in an imported client
-//! configuration) they are relative to the current directory; in the lock,
-//! relative to the lock's directory (`contractpin::lock::relative_to_lock`
-//! and `resolve_inside` convert).
-
-use std::collections::BTreeMap;
-
-/// Where one server's tools come from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CliSource {
-    /// A child process.
-    Stdio {
-        /// argv (non-empty).
-        command: Vec<String>,
-        /// Extra environment (values may be `${VAR}` references).
-        env: BTreeMap<String, String>,
-        /// Working directory, as given.
-        cwd: Option<String>,
-    },
-    /// A Streamable HTTP / legacy SSE endpoint.
-    Http {
-        /// The URL.
-        url: String,
-        /// Headers (values may hold `${VAR}`; never persisted).
-        headers: Vec<(String, String)>,
-    },
-    /// A tools/list dump.
-    File {
-        /// The path, as given.
-        path: String,
-    },
-}
-
-impl CliSource {
-    /// The transport name, for messages.
-    pub fn transport(&self) -> &'static str {
-        match self {
-            CliSource::Stdio { .. } => "stdio",
-            CliSource::Http { .. } => "http",
-            CliSource::File { .. } => "file",
-        }
-    }
-}
+//! The `--header` and `--env` arguments. (A server's source is the lock's
+//! model, `contractpin::lock::Source`; `ServerSpec::from_source` turns it
+//! into what the MCP client connects to.)
 
 /// Parses one `--header 'Name: value'` argument.
 ///

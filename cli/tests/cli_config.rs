@@ -23,6 +23,9 @@ fn init_from(lock: &std::path::Path, cfg: &str, extra: &[&str]) -> Out {
 
 #[test]
 fn claude_desktop_imports_every_server() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("claude");
     let lock = dir.path("l.lock");
     let o = init_from(&lock, "claude_desktop_config.json", &[]);
@@ -72,6 +75,9 @@ fn claude_desktop_imports_every_server() {
 
 #[test]
 fn name_filters_one_server() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("filter");
     let lock = dir.path("l.lock");
     init_from(
@@ -88,6 +94,9 @@ fn name_filters_one_server() {
 
 #[test]
 fn cursor_with_an_unreachable_server_writes_nothing() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("cursor");
     let lock = dir.path("l.lock");
     // The remote entry's header references an unset variable: usage error.
@@ -131,6 +140,9 @@ fn cursor_with_an_unreachable_server_writes_nothing() {
 
 #[test]
 fn claude_code_typed_entries() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("claudecode");
     let lock = dir.path("l.lock");
     init_from(&lock, "claude-code.mcp.json", &["--name", "fake-stdio"]).code(0);
@@ -157,6 +169,9 @@ fn claude_code_typed_entries() {
 
 #[test]
 fn vscode_mcp_json_with_comments_inputs_and_disabled_entries() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("vscode");
     let lock = dir.path("l.lock");
     // All servers: the SSE entry uses ${input:api-key}, which only VS Code can
@@ -180,6 +195,9 @@ fn vscode_mcp_json_with_comments_inputs_and_disabled_entries() {
 
 #[test]
 fn vscode_settings_json() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("settings");
     let lock = dir.path("l.lock");
     init_from(&lock, "vscode-settings.json", &[]).code(0);
@@ -189,6 +207,9 @@ fn vscode_settings_json() {
 
 #[test]
 fn http_entries_from_a_config() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("cfghttp");
     let lock = dir.path("l.lock");
     let srv = FakeHttp::start("http", "ok", &[]);

@@ -135,6 +135,9 @@ fn sigkill_during_init_never_tears_the_lock() {
 
 #[test]
 fn concurrent_inits_keep_every_entry() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("concurrent");
     let lock = dir.path("contractpin.lock");
     let dump = big_dump(&dir, "dump.json", 500, "c");

@@ -38,6 +38,9 @@ fn init_file_writes_the_shipped_lock_byte_for_byte() {
 
 #[test]
 fn lock_formatting() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let (_dir, lock) = pinned();
     let text = read(&lock);
     assert!(text.ends_with("}\n") && !text.ends_with("\n\n"));
@@ -70,6 +73,9 @@ fn lock_formatting() {
 
 #[test]
 fn generated_at_is_now_without_source_date_epoch_and_bad_epoch_exits_2() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("ts");
     let lock = dir.path("l.lock");
     let before = std::time::SystemTime::now()
@@ -111,6 +117,9 @@ fn generated_at_is_now_without_source_date_epoch_and_bad_epoch_exits_2() {
 
 #[test]
 fn force_is_needed_to_replace_and_other_servers_are_kept() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let (dir, lock) = pinned();
     let drifted = std::path::PathBuf::from(beside(&lock, "examples/drifted-tools-list.json"));
     let before = std::fs::read(&lock).unwrap();
@@ -497,6 +506,9 @@ fn with_dump(lock: &std::path::Path, dir: &TempDir, name: &str, code: &str) {
 
 #[test]
 fn verify_drifted_text_names_the_changed_fields() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let (dir, lock) = pinned();
     set_string(
         &lock,
@@ -551,6 +563,9 @@ fn verify_drifted_text_names_the_changed_fields() {
 
 #[test]
 fn verify_json_report() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let (dir, lock) = pinned();
     set_string(
         &lock,
@@ -603,6 +618,9 @@ fn verify_json_report() {
 
 #[test]
 fn verify_added_fails_unless_allow_new() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let (dir, lock) = pinned();
     with_dump(
         &lock,
@@ -640,6 +658,9 @@ fn verify_added_fails_unless_allow_new() {
 
 #[test]
 fn verify_removed_fails_even_with_allow_new() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let (dir, lock) = pinned();
     with_dump(
         &lock,
@@ -662,6 +683,9 @@ fn verify_removed_fails_even_with_allow_new() {
 
 #[test]
 fn verify_reports_a_likely_rename() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let (dir, lock) = pinned();
     with_dump(
         &lock,
@@ -688,6 +712,9 @@ fn verify_reports_a_likely_rename() {
 
 #[test]
 fn verify_server_selection() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let (dir, lock) = pinned();
     cp(&[
         "init",
@@ -749,6 +776,9 @@ fn verify_server_selection() {
 
 #[test]
 fn verify_missing_dump_is_unreachable_exit_1() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let (dir, lock) = pinned();
     std::fs::remove_file(dir.path("tools-list.json")).unwrap();
     let o = cp(&["verify", "--lock", &s(&lock)]).run();

@@ -327,6 +327,9 @@ fn common() -> Vec<Case> {
 
 #[test]
 fn stdio_scenarios() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("stdio");
     let lock = pin_stdio(&dir);
     let mut cases = common();
@@ -376,6 +379,9 @@ fn stdio_scenarios() {
 
 #[test]
 fn stdio_timeouts_are_prompt() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("prompt");
     let lock = pin_stdio(&dir);
     let o = verify_stdio(&lock, "never-answers-tools-list", &[], &["--timeout", "1"]);
@@ -414,6 +420,9 @@ fn stdio_timeouts_are_prompt() {
 
 #[test]
 fn http_scenarios() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("http");
     let lock = pin_http(&dir, "http");
     let mut cases = common();
@@ -477,6 +486,9 @@ fn http_scenarios() {
 
 #[test]
 fn legacy_sse_scenarios() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("sse");
     let lock = pin_http(&dir, "sse");
     let cases = vec![
@@ -538,6 +550,9 @@ fn legacy_sse_scenarios() {
 
 #[test]
 fn unreachable_http_server_exits_1() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("down");
     let lock = pin_http(&dir, "http");
     // Nothing listens on port 9 of the loopback (discard service is not run).
@@ -612,6 +627,9 @@ fn init_fails_with_exit_1_for_every_invalid_listing() {
 
 #[test]
 fn limits_at_and_just_over() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("limits");
     let lock = dir.path("l.lock");
     let run = |scenario: &str, extra: &[&str], cli: &[&str]| {
@@ -681,6 +699,9 @@ fn limits_at_and_just_over() {
 
 #[test]
 fn same_digests_over_every_transport() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     // The shipped example served over stdio, Streamable HTTP (JSON and SSE
     // answers), legacy SSE and paged, against the file transport and the
     // independent reference.
@@ -791,6 +812,9 @@ fn same_digests_over_every_transport() {
 
 #[test]
 fn stdio_env_and_cwd_reach_the_server() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     // The server's argv is relative to its cwd; env values are passed.
     let dir = TempDir::new("envcwd");
     let lock = dir.path("l.lock");

@@ -28,6 +28,9 @@ fn line_of(text: &str, needle: &str) -> usize {
 
 #[test]
 fn github_actions_annotations() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("gha");
     let lock = drifted_lock(&dir);
     let lock_text = read(&lock);
@@ -162,6 +165,9 @@ fn under_tty(args: &str, no_color: Option<&str>) -> Option<String> {
 
 #[test]
 fn colour_only_on_a_tty_and_never_with_no_color() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("colour");
     let lock = drifted_lock(&dir);
     let args = format!("verify --lock {}", s(&lock));
@@ -306,6 +312,9 @@ fn hostile_drift(dir: &TempDir) -> (std::path::PathBuf, Vec<String>) {
 
 #[test]
 fn hostile_tool_names_are_escaped_in_text_and_annotations() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("spoof");
     let (lock, names) = hostile_drift(&dir);
     let lock_arg = s(&lock);
@@ -409,6 +418,9 @@ for line in sys.stdin:
 
 #[test]
 fn hostile_server_text_is_escaped_in_errors_reports_and_annotations() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("spoof-err");
     let lock = dir.path("contractpin.lock");
     let lock_arg = s(&lock);

@@ -25,6 +25,9 @@ fn all(o: &Out) -> Vec<String> {
 
 #[test]
 fn header_token_never_persisted_or_printed() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("hdr");
     let lock = dir.path("l.lock");
     let record = dir.path("record.jsonl");
@@ -193,6 +196,9 @@ fn leaking_server(var: &str) -> Vec<String> {
 
 #[test]
 fn env_reference_and_literal_never_persisted_or_printed() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("env");
     let lock = dir.path("l.lock");
     let mut texts = Vec::new();
@@ -273,6 +279,9 @@ fn env_reference_and_literal_never_persisted_or_printed() {
 
 #[test]
 fn literal_env_in_a_client_config_never_persisted_or_printed() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("cfgenv");
     let lock = dir.path("l.lock");
     let mut texts = Vec::new();
@@ -327,6 +336,9 @@ fn literal_env_in_a_client_config_never_persisted_or_printed() {
 
 #[test]
 fn url_user_information_never_persisted_or_printed() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("userinfo");
     let lock = dir.path("l.lock");
     let srv = FakeHttp::start("http", "ok", &[]);

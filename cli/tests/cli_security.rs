@@ -45,6 +45,9 @@ fn authorizations(record: &std::path::Path) -> Vec<String> {
 
 #[test]
 fn a_pull_request_server_never_gets_another_servers_token() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("percred");
     let lock = lock_in(&dir);
     let (rec_a, rec_b) = (dir.path("a.jsonl"), dir.path("b.jsonl"));
@@ -107,6 +110,9 @@ fn a_pull_request_server_never_gets_another_servers_token() {
 
 #[test]
 fn init_stores_header_templates_and_never_a_literal() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("literal");
     let lock = lock_in(&dir);
     let record = dir.path("r.jsonl");
@@ -143,6 +149,9 @@ fn init_stores_header_templates_and_never_a_literal() {
 
 #[test]
 fn init_from_a_config_attaches_headers_to_their_own_server_only() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("fromcfg");
     let lock = lock_in(&dir);
     let (rec_a, rec_b) = (dir.path("a.jsonl"), dir.path("b.jsonl"));
@@ -193,6 +202,9 @@ fn init_from_a_config_attaches_headers_to_their_own_server_only() {
 
 #[test]
 fn credentials_never_go_over_plain_http_to_another_host() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("plainhttp");
     let lock = lock_in(&dir);
     for extra in [
@@ -251,6 +263,9 @@ fn credentials_never_go_over_plain_http_to_another_host() {
 
 #[test]
 fn url_credentials_are_references_or_refused() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("urlcred");
     let lock = lock_in(&dir);
     let record = dir.path("r.jsonl");
@@ -319,6 +334,9 @@ s.serve_forever()
 
 #[test]
 fn a_basic_auth_echo_is_redacted_as_base64() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("basic");
     let port_file = dir.path("port");
     let mut child = std::process::Command::new("python3")
@@ -409,6 +427,9 @@ fn planted(marker: &std::path::Path) -> Vec<String> {
 
 #[test]
 fn a_changed_command_is_not_run_against_the_trusted_lock() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let pr = pull_request();
     set_command(
         &pr.dir.path("contractpin.lock"),
@@ -448,6 +469,9 @@ fn a_changed_command_is_not_run_against_the_trusted_lock() {
 
 #[test]
 fn a_server_the_trusted_lock_lacks_is_not_run() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let pr = pull_request();
     let mut args = vec![
         "init".to_string(),
@@ -482,6 +506,9 @@ fn a_server_the_trusted_lock_lacks_is_not_run() {
 
 #[test]
 fn transports_outside_the_allowlist_are_not_run() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let pr = pull_request();
     set_command(
         &pr.dir.path("contractpin.lock"),
@@ -550,6 +577,9 @@ fn a_lock_or_config_that_is_not_a_regular_file_fails_at_once() {
 
 #[test]
 fn a_file_transport_path_must_be_a_regular_file_inside_the_lock_directory() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
     let dir = TempDir::new("filepath");
     let lock = lock_in(&dir);
     std::fs::copy(

@@ -23,6 +23,8 @@
 //! `slow --delay S`.
 #![cfg(unix)]
 
+#[path = "../../tests/support/tools.rs"]
+mod tools;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
@@ -332,6 +334,9 @@ fn input_size_cli_canon_digest_and_init_file_at_and_over() {
 
 #[test]
 fn input_size_of_a_live_list_at_and_over() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     // The limit applies to the tools/list document the client assembles
     // (the pages as a JSON array); measure it with the library first.
     let fetched = fetch(&stdio("ok", &[]), &opts()).unwrap();
@@ -439,6 +444,9 @@ fn depth_cli_at_and_over() {
 
 #[test]
 fn depth_of_a_live_list_at_and_over() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let fetched = fetch(&stdio("ok", &[]), &opts()).unwrap();
     let depth = depth_of(&fetched.pages);
     assert!(depth >= 4, "{depth}");
@@ -514,6 +522,9 @@ fn tools_library_at_and_over_including_the_default() {
 
 #[test]
 fn tools_cli_at_and_over() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let dir = Scratch::new();
     let file = dir.path("list.json");
     let f = file.to_str().unwrap();
@@ -538,6 +549,9 @@ fn tools_cli_at_and_over() {
 
 #[test]
 fn pages_library_at_and_over() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let mut o = opts();
     o.max_pages = 4;
     let f = fetch(&stdio("many-pages", &["--pages", "4"]), &o).unwrap();
@@ -553,6 +567,9 @@ fn pages_library_at_and_over() {
 
 #[test]
 fn pages_default_is_1000() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     assert_eq!(ClientOptions::default().max_pages, 1000);
     let o = opts(); // default max_pages
     let f = fetch(&stdio("many-pages", &["--pages", "1000"]), &o).unwrap();
@@ -563,6 +580,9 @@ fn pages_default_is_1000() {
 
 #[test]
 fn pages_cli_at_and_over() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     assert_ok(
         &init_stdio(
             &["--max-pages", "3"],
@@ -594,6 +614,9 @@ fn pages_cli_at_and_over() {
 
 #[test]
 fn line_length_library_at_and_over_including_the_default() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let n = 100_000usize;
     let arg = n.to_string();
     let mut o = opts();
@@ -616,6 +639,9 @@ fn line_length_library_at_and_over_including_the_default() {
 
 #[test]
 fn line_length_cli_at_and_over() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let extra = ["--huge-bytes", "50000"];
     assert_ok(
         &init_stdio(&["--max-line-bytes", "50000"], "huge-line", &extra, QUICK),
@@ -631,6 +657,9 @@ fn line_length_cli_at_and_over() {
 
 #[test]
 fn response_size_library_at_and_over_including_the_default() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let n = 100_000usize;
     let fake = http_fake("huge-line", &["--huge-bytes", &n.to_string()]);
     let spec = ServerSpec::Http {
@@ -662,6 +691,9 @@ fn response_size_library_at_and_over_including_the_default() {
 
 #[test]
 fn response_size_cli_at_and_over() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let fake = http_fake("huge-line", &["--huge-bytes", "50000"]);
     assert_ok(
         &init_http(&["--max-response-bytes", "50000"], &fake.url, QUICK),
@@ -726,6 +758,9 @@ fn timeout_defaults_by_value() {
 
 #[test]
 fn request_timeout_library_within_and_over() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let mut o = opts();
     o.request_timeout = Duration::from_millis(3000);
     let f = fetch(&stdio("slow", &["--delay", "0.5"]), &o).unwrap();
@@ -739,6 +774,9 @@ fn request_timeout_library_within_and_over() {
 
 #[test]
 fn request_timeout_cli_within_and_over() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     assert_ok(
         &init_stdio(&["--timeout", "3"], "slow", &["--delay", "0.5"], QUICK),
         3,
@@ -754,6 +792,9 @@ fn request_timeout_cli_within_and_over() {
 
 #[test]
 fn total_timeout_library_within_and_over() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     // Three pages, each answered after 0.4 s: ~1.2 s in all, every request
     // well within its own timeout.
     let extra = ["--delay", "0.4", "--page-size", "1"];
@@ -772,6 +813,9 @@ fn total_timeout_library_within_and_over() {
 
 #[test]
 fn total_timeout_cli_within_and_over() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let extra = ["--delay", "0.4", "--page-size", "1"];
     assert_ok(
         &init_stdio(

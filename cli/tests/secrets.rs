@@ -21,6 +21,8 @@
 
 #[path = "support/run.rs"]
 mod run;
+#[path = "../../tests/support/tools.rs"]
+mod tools;
 
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -174,6 +176,9 @@ fn init(source: &[&str]) -> String {
 
 #[test]
 fn echoed_tokens_are_redacted_in_library_errors() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     set_secret();
     // A JSON-RPC error over stdio, with junk lines on stdout.
     let e = fetch_tools_list(&stdio(RPC_ERROR_SERVER, &["0"]), &opts()).unwrap_err();
@@ -202,6 +207,9 @@ fn echoed_tokens_are_redacted_in_library_errors() {
 
 #[test]
 fn echoed_tokens_are_redacted_in_cli_output() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let script_rpc = [
         "--env",
         "API_TOKEN=${CONTRACTPIN_TEST_SECRET}",
@@ -239,6 +247,9 @@ fn echoed_tokens_are_redacted_in_cli_output() {
 
 #[test]
 fn echoed_tokens_are_redacted_in_verify_reports() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     // Pin a good server, then verify against one that echoes the token.
     let dir = Scratch::new();
     let lock = dir.path("contractpin.lock");
@@ -310,6 +321,9 @@ fn serde_free_set_command(lock: &str, script: &str) -> String {
 // cut marker (src/mcp/error.rs `redact`).
 #[test]
 fn a_token_cut_by_the_300_character_limit_leaks_no_piece() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     set_secret();
     // stdio JSON-RPC error: sweep the token across the cut.
     for pad in (220..300).step_by(4) {

@@ -26,7 +26,6 @@ mod pki;
 #[path = "tls/proxy.rs"]
 mod proxy;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -50,30 +49,10 @@ const NET_VARS: [&str; 11] = [
     "REQUEST_METHOD",
 ];
 
-/// Whether `openssl` and `python3` run. If not: a loud skip, or a failure
-/// under CI (`CI` set), where a missing tool is a broken image.
-fn tools_present(test: &str) -> bool {
-    for (tool, arg) in [("openssl", "version"), ("python3", "--version")] {
-        let ok = Command::new(tool)
-            .arg(arg)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|st| st.success());
-        if !ok {
-            let why = format!(
-                "`{tool}` is not installed: tests/tls.rs cannot make its test CA or server"
-            );
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "{test}: {why} (CI is set)"
-            );
-            // Straight to the stream: libtest captures eprintln! of passing tests.
-            let _ = writeln!(std::io::stderr(), "\n*** SKIPPED {test}: {why} ***\n");
-            return false;
-        }
-    }
-    true
+/// Whether `openssl` and `python3` are there (tests/support/tools.rs: a
+/// loud skip, or a failure where nothing may be skipped).
+fn tools_present(_test: &str) -> bool {
+    cli_support::tools::needs(&["openssl", "python3"])
 }
 
 /// A fake MCP server behind TLS on 127.0.0.1; killed on drop.

@@ -113,6 +113,18 @@ pub(crate) unsafe fn input<'a>(ptr: *const u8, len: usize) -> Result<&'a [u8], F
 }
 
 /// Fails with [`contractpin_status::NullArgument`] if `ptr` is NULL.
+/// Borrows a library-allocated object (a server, report, lock, ...) from a
+/// pointer the caller may have left NULL.
+///
+/// # Safety
+/// `p` is NULL or a live pointer returned by this library and not yet freed,
+/// not written to by anyone during the borrow.
+pub(crate) unsafe fn borrow<'a, T>(p: *const T) -> Result<&'a T, Failure> {
+    non_null(p)?;
+    // SAFETY: non-null, and live and immutable by the caller's contract.
+    Ok(unsafe { &*p })
+}
+
 pub(crate) fn non_null<T>(ptr: *const T) -> Result<(), Failure> {
     if ptr.is_null() {
         Err(contractpin_status::NullArgument.into())

@@ -9,7 +9,7 @@ use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::boundary::{finish, guarded, input, non_null, status_of, write_opt, Failure};
+use super::boundary::{borrow, finish, guarded, input, non_null, status_of, write_opt, Failure};
 use super::limits::{contractpin_limits, resolve};
 use super::status::contractpin_status;
 use super::verify::{lock_failure, verify_parsed};
@@ -42,14 +42,14 @@ impl contractpin_lock_error {
     }
 }
 
-/// Borrows a live object from a possibly NULL pointer.
+/// The parsed lock behind a possibly NULL handle (for the other modules of
+/// the ABI that read a lock: `contractpin_guard_page`).
 ///
 /// # Safety
-/// `p` is NULL or a live pointer returned by this module and not freed.
-unsafe fn borrow<'a, T>(p: *const T) -> Result<&'a T, Failure> {
-    non_null(p)?;
-    // SAFETY: non-null, and live and immutable by the caller's contract.
-    Ok(unsafe { &*p })
+/// `lock` is NULL or a live pointer from `contractpin_lock_parse`.
+pub(super) unsafe fn borrow_lock<'a>(lock: *const contractpin_lock) -> Result<&'a Lock, Failure> {
+    // SAFETY: NULL or live by the caller's contract.
+    Ok(&unsafe { borrow(lock)? }.lock)
 }
 
 /// Parses and validates the bytes of a `contractpin.lock`.

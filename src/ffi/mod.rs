@@ -15,7 +15,8 @@
 //!   `size_t *error_offset` out-parameter; there is no thread-local "last
 //!   error";
 //! - library-allocated results ([`contractpin_server`],
-//!   [`contractpin_report`], [`contractpin_lock`], [`contractpin_lock_error`])
+//!   [`contractpin_report`], [`contractpin_lock`], [`contractpin_lock_error`],
+//!   [`contractpin_guard_result`])
 //!   are opaque and freed by a matching `*_free`;
 //! - the streaming SHA-256 state [`contractpin_sha256`] is caller-allocated,
 //!   with a fixed size and alignment;
@@ -26,7 +27,9 @@
 //!   `extern "C"` function, so the boundary stays sound either way.
 //!
 //! The ABI code, including verification ([`contractpin_verify`], built on
-//! the lock reader and the verify classifier), needs only `alloc`. The
+//! the lock reader and the verify classifier) and the run-time guard
+//! ([`contractpin_guard_page`], the decision of `contractpin proxy`, built on
+//! [`crate::guard`]), needs only `alloc`. The
 //! shipped `cdylib`/`staticlib` (`scripts/build-lib.sh`) are built with the
 //! features `ffi,std`: `std` gives the panic boundary, the panic handler and
 //! the allocator (a `no_std` build must bring its own, and then panics abort
@@ -42,6 +45,7 @@
 mod boundary;
 mod canon;
 mod digest_text;
+mod guard;
 mod limits;
 mod lock;
 mod server;
@@ -57,6 +61,13 @@ pub use canon::{
 pub use digest_text::{
     contractpin_digest_to_text, CONTRACTPIN_DIGEST_SIZE, CONTRACTPIN_DIGEST_TEXT_LEN,
     CONTRACTPIN_DIGEST_TEXT_SIZE,
+};
+pub use guard::{
+    contractpin_guard_page, contractpin_guard_result, contractpin_guard_result_bytes,
+    contractpin_guard_result_callable, contractpin_guard_result_event,
+    contractpin_guard_result_event_count, contractpin_guard_result_event_json,
+    contractpin_guard_result_free, contractpin_guard_result_passed_count,
+    contractpin_guard_result_passed_name, contractpin_guard_status, CONTRACTPIN_GUARD_OBSERVE,
 };
 pub use limits::{contractpin_limits, contractpin_limits_default};
 pub use lock::{

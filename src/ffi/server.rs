@@ -4,7 +4,7 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::ffi::c_char;
 
-use super::boundary::{finish, guarded, input, non_null, status_of, write_opt, Failure};
+use super::boundary::{borrow, finish, guarded, input, non_null, status_of, write_opt, Failure};
 use super::digest_text::write_bytes;
 use super::limits::{contractpin_limits, resolve};
 use super::status::contractpin_status;
@@ -141,17 +141,6 @@ impl contractpin_server {
             .binary_search_by(|t| crate::jcs::cmp_utf16(&t.name, name))
             .ok()
     }
-}
-
-/// Borrows a server from a possibly NULL pointer.
-///
-/// # Safety
-/// `server` is NULL or a live pointer from `contractpin_digest_tools_list`.
-unsafe fn borrow<'a>(server: *const contractpin_server) -> Result<&'a contractpin_server, Failure> {
-    non_null(server)?;
-    // SAFETY: non-null, and live and unaliased by writers (the object is
-    // immutable) by the caller's contract.
-    Ok(unsafe { &*server })
 }
 
 /// Digests a tools/list in any accepted shape, with the default limits.

@@ -4,7 +4,7 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use super::boundary::{
-    copy_out, finish, guarded, input, non_null, out_buffer, status_of, write_opt, Failure,
+    borrow, copy_out, finish, guarded, input, non_null, out_buffer, status_of, write_opt, Failure,
 };
 use super::digest_text::write_bytes;
 use super::limits::{contractpin_limits, resolve};
@@ -144,16 +144,6 @@ pub(super) fn lock_failure(e: &LockError) -> Failure {
         }
         _ => contractpin_status::LockInvalid.into(),
     }
-}
-
-/// Borrows a report from a possibly NULL pointer.
-///
-/// # Safety
-/// `report` is NULL or a live pointer from `contractpin_verify`.
-unsafe fn borrow<'a>(report: *const contractpin_report) -> Result<&'a contractpin_report, Failure> {
-    non_null(report)?;
-    // SAFETY: non-null, and live and immutable by the caller's contract.
-    Ok(unsafe { &*report })
 }
 
 /// Verifies a live tools/list against one server of a lock, with the

@@ -19,6 +19,9 @@
 //! - `headers` on a server that is not http, an invalid header name, two
 //!   names that differ only in case, or a header value that is not a
 //!   `${VAR}` template ([`classify_header`]): a lock never holds a secret;
+//! - a `client_capabilities` that is not an array of known capability names
+//!   ([`CLIENT_CAPABILITIES`], `experimental.NAME`), or one on a file
+//!   server (it is read into normal form: sorted, deduplicated);
 //! - a `tool_count` that is not the number of tools;
 //! - a server `digest` that is not the digest of its tools (spec 4.3), which
 //!   catches hand edits and bad merges before they can be misreported as drift.
@@ -54,6 +57,7 @@
 //! in an exclusive `flock` on a sidecar file `<lock path>.lock`, so concurrent
 //! `init` runs never lose each other's entries.
 
+mod capabilities;
 mod error;
 #[cfg(feature = "std")]
 mod location;
@@ -67,6 +71,10 @@ mod secrets;
 mod timestamp;
 mod write;
 
+pub use capabilities::{
+    capabilities_json, capabilities_of_initialize, capability_difference, is_client_capability,
+    normalize_capabilities, parse_client_capabilities, CLIENT_CAPABILITIES,
+};
 pub use error::{LockError, LockErrorKind};
 #[cfg(feature = "std")]
 pub use location::{lock_dir, relative_to_lock, resolve_from_lock, resolve_inside};

@@ -42,6 +42,10 @@ pub struct LockServer {
     pub headers: Option<BTreeMap<String, String>>,
     /// file: a local `tools/list` dump (required for [`Transport::File`]).
     pub path: Option<String>,
+    /// stdio and http: the client capabilities declared when the tools were
+    /// fetched, in normal form ([`normalize_capabilities`](super::normalize_capabilities));
+    /// `verify` declares them again. Outside every digest. `None`: none.
+    pub client_capabilities: Option<Vec<String>>,
     /// Number of tools; always `tools.len()` in a valid lock.
     pub tool_count: usize,
     /// The server digest (spec 4.3).
@@ -194,6 +198,7 @@ impl LockServer {
             url: None,
             headers: None,
             path: None,
+            client_capabilities: None,
             tool_count: digests.tools.len(),
             digest: digests.digest,
             tools: digests

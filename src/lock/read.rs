@@ -6,6 +6,7 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
+use super::capabilities::{is_client_capability, normalize_capabilities};
 use super::error::{LockError, LockErrorKind};
 use super::model::{Lock, LockServer, LockTool, Transport};
 use super::path::child;
@@ -175,6 +176,26 @@ fn header_map(v: Value<'_>, path: &str) -> Res<BTreeMap<String, String>> {
     Ok(map)
 }
 
+/// A `client_capabilities` array: known names ([`is_client_capability`]),
+/// read into normal form.
+fn capability_list(v: Value<'_>, path: &str) -> Res<Vec<String>> {
+    let names = string_array(v, path)?;
+    for (i, name) in names.iter().enumerate() {
+        if !is_client_capability(name) {
+            return Err(LockError::new(
+                LockErrorKind::InvalidValue,
+                format!("{path}[{i}]"),
+                format!(
+                    "unknown client capability {name:?} (this contractpin knows {}, experimental.NAME)",
+                    super::CLIENT_CAPABILITIES.join(", ")
+                ),
+            ));
+        }
+    }
+    normalize_capabilities(names)
+        .map_err(|e| LockError::new(LockErrorKind::InvalidValue, String::from(path), e))
+}
+
 fn optional<T>(
     obj: Value<'_>,
     path: &str,
@@ -271,6 +292,14 @@ fn read_server(v: Value<'_>, path: &str) -> Res<LockServer> {
             ),
         ));
     }
+    let client_capabilities = optional(obj, path, "client_capabilities", capability_list)?;
+    if client_capabilities.is_some() && transport == Transport::File {
+        return Err(LockError::new(
+            LockErrorKind::InvalidValue,
+            child(path, "client_capabilities"),
+            String::from("client capabilities apply only to transports \"stdio\" and \"http\""),
+        ));
+    }
     let server = LockServer {
         transport,
         command,
@@ -279,6 +308,7 @@ fn read_server(v: Value<'_>, path: &str) -> Res<LockServer> {
         url,
         headers,
         path: file_path,
+        client_capabilities,
         tool_count,
         digest: server_digest,
         tools,

@@ -44,9 +44,17 @@ impl Lock {
 }
 
 fn write_server(p: &mut Pretty, s: &LockServer) {
-    // Keys in canonical order: command, cwd, digest, env, headers, path,
-    // tool_count, tools, transport, url.
+    // Keys in canonical order: client_capabilities, command, cwd, digest,
+    // env, headers, path, tool_count, tools, transport, url.
     p.begin_object();
+    if let Some(caps) = &s.client_capabilities {
+        p.key("client_capabilities");
+        p.begin_array();
+        for name in caps {
+            p.string(name);
+        }
+        p.end_array();
+    }
     if let Some(command) = &s.command {
         p.key("command");
         p.begin_array();

@@ -85,12 +85,26 @@ impl McpErrorKind {
 /// The message never contains the values of expanded `${VAR}` references or
 /// of HTTP headers: they are redacted before the error leaves
 /// [`fetch_tools_list`](super::fetch_tools_list).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct McpError {
     kind: McpErrorKind,
     message: String,
     stderr_tail: Option<String>,
+    /// The I/O error this one wraps (`std::error::Error::source`).
+    source: Option<std::sync::Arc<std::io::Error>>,
 }
+
+/// Two errors are equal when kind, message and stderr tail are: the wrapped
+/// I/O error (which has no equality of its own) is not compared.
+impl PartialEq for McpError {
+    fn eq(&self, other: &McpError) -> bool {
+        self.kind == other.kind
+            && self.message == other.message
+            && self.stderr_tail == other.stderr_tail
+    }
+}
+
+impl Eq for McpError {}
 
 impl McpError {
     /// A new error of `kind` with a one-line `message`.
@@ -99,7 +113,14 @@ impl McpError {
             kind,
             message: crate::escape::escape_hidden_cut(&message.into(), ONE_LINE_CHARS),
             stderr_tail: None,
+            source: None,
         }
+    }
+
+    /// Keeps the I/O error this one was made from, as its `source()`.
+    pub(crate) fn caused_by(mut self, e: std::io::Error) -> McpError {
+        self.source = Some(std::sync::Arc::new(e));
+        self
     }
 
     /// The kind of error.
@@ -163,7 +184,13 @@ impl fmt::Display for McpError {
     }
 }
 
-impl std::error::Error for McpError {}
+impl std::error::Error for McpError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
 
 /// Marks where server text was cut ([`one_line`], and the start of a stderr tail).
 pub(crate) use crate::escape::CUT;

@@ -1,11 +1,14 @@
 //! Both handshake generations: the `server/discover` probe (2026-07-28) and
-//! `initialize` with version negotiation (2024-11-05 .. 2025-11-25).
+//! `initialize` with version negotiation (2024-11-05 .. 2025-11-25). Both
+//! declare [`ClientOptions::client_capabilities`](super::ClientOptions::client_capabilities)
+//! (checked by `fetch_tools_list` before anything starts).
 
 use std::string::{String, ToString};
 use std::vec::Vec;
 
 use crate::jcs;
 use crate::json::Tag;
+use crate::lock::capabilities_json;
 
 use super::error::{one_line, McpError, McpErrorKind};
 use super::jsonrpc;
@@ -31,10 +34,12 @@ pub(crate) struct Negotiated {
     pub meta: Option<Vec<u8>>,
 }
 
-/// `{"io.modelcontextprotocol/clientCapabilities":{},...}` for the modern generation.
+/// `{"io.modelcontextprotocol/clientCapabilities":{...},...}` for the modern generation.
 pub(crate) fn modern_meta(s: &Session<'_>) -> Vec<u8> {
     let mut m = Vec::with_capacity(200);
-    m.extend_from_slice(b"{\"io.modelcontextprotocol/clientCapabilities\":{},\"io.modelcontextprotocol/clientInfo\":");
+    m.extend_from_slice(b"{\"io.modelcontextprotocol/clientCapabilities\":");
+    m.extend_from_slice(&capabilities_json(&s.opts.client_capabilities));
+    m.extend_from_slice(b",\"io.modelcontextprotocol/clientInfo\":");
     client_info(&mut m, s);
     m.extend_from_slice(b",\"io.modelcontextprotocol/protocolVersion\":");
     jcs::write_str(&mut m, MODERN_PROTOCOL_VERSION);
@@ -158,7 +163,9 @@ fn initialize(
 ) -> Result<Negotiated, McpError> {
     t.set_version(None, false);
     let mut params = Vec::with_capacity(160);
-    params.extend_from_slice(b"{\"capabilities\":{},\"clientInfo\":");
+    params.extend_from_slice(b"{\"capabilities\":");
+    params.extend_from_slice(&capabilities_json(&s.opts.client_capabilities));
+    params.extend_from_slice(b",\"clientInfo\":");
     client_info(&mut params, s);
     params.extend_from_slice(b",\"protocolVersion\":");
     jcs::write_str(&mut params, offer);

@@ -1,5 +1,7 @@
-//! The Streamable HTTP transport (ureq), with automatic fallback to the
-//! legacy HTTP+SSE transport when the endpoint refuses POST (404/405).
+//! The Streamable HTTP transport (ureq), and the HTTP client pieces both
+//! HTTP transports share (the agent, TLS trust and proxies, status and I/O
+//! errors, body reading). The fallback to the legacy HTTP+SSE transport is
+//! `remote`, above both, so neither transport imports the other.
 //!
 //! Every POST carries `Accept: application/json, text/event-stream`; the
 //! answer is a JSON body or an SSE stream, in which priming events,
@@ -24,80 +26,14 @@ use std::vec::Vec;
 
 use super::error::{one_line, McpError, McpErrorKind};
 use super::jsonrpc;
-use super::legacy_sse::LegacySse;
 use super::options::ClientOptions;
-use super::session::{self, Session};
+use super::session::Session;
 use super::sse::{SseEvent, SseParser};
 use super::transport::{Deadline, Transport};
-use super::Fetched;
 
 mod proxy;
 #[cfg(feature = "https")]
 mod trust;
-
-/// Fetches `tools/list` from an HTTP endpoint; `url` and `headers` are
-/// already expanded and checked (`credentials::http`).
-pub(crate) fn fetch(
-    url: &str,
-    headers: &[(String, String)],
-    opts: &ClientOptions,
-) -> Result<Fetched, McpError> {
-    check_url(url)?;
-    let mut s = Session::new(opts);
-    let mut t = StreamableHttp::new(url, headers, opts)?;
-    let mut listing = session::run(&mut t, &mut s);
-    if t.session_lost {
-        // The server forgot our session (HTTP 404): the spec says to start a
-        // new one. Once; a server that loses it again has failed. Warnings of
-        // the first attempt would repeat: drop them.
-        let warnings_before = 0;
-        let first_error = listing
-            .err()
-            .map(|e| String::from(e.message()))
-            .unwrap_or_default();
-        s.warnings.truncate(warnings_before);
-        s.warnings.push(std::format!(
-            "the server lost the session ({first_error}); started a new session once"
-        ));
-        t = StreamableHttp::new(url, headers, opts)?;
-        listing = session::run(&mut t, &mut s);
-    }
-    let (listing, transport) = match listing {
-        Err(e) if !t.answered && matches!(e.kind(), McpErrorKind::Http { status: 404 | 405 }) => {
-            // The endpoint refuses POST: maybe a server of the legacy HTTP+SSE transport.
-            let mut legacy = match LegacySse::connect(url, headers, &s.clock, opts) {
-                Ok(l) => l,
-                Err(le) => {
-                    return Err(McpError::new(
-                        e.kind().clone(),
-                        std::format!(
-                            "{}; the legacy HTTP+SSE transport did not work either: {}",
-                            e.message(),
-                            le.message()
-                        ),
-                    ))
-                }
-            };
-            let listing = session::run(&mut legacy, &mut s);
-            legacy.close();
-            (listing?, "legacy-sse")
-        }
-        other => {
-            t.delete_session(&s);
-            (other?, "streamable-http")
-        }
-    };
-    Ok(Fetched {
-        pages: listing.pages,
-        page_count: listing.page_count,
-        tool_names_seen: listing.tool_names_seen,
-        protocol_version: listing.protocol_version,
-        handshake: listing.handshake,
-        warnings: s.warnings,
-        skipped_stdout_lines: 0,
-        transport,
-    })
-}
 
 /// An unusable URL as an error shows it: user information can hide before
 /// any `@` of a malformed URL (`user:pass@host`, `http:/user:pass@host`), so
@@ -275,12 +211,43 @@ pub(crate) fn status_error(status: u16, body: &[u8], url: &str, session: bool) -
     McpError::new(McpErrorKind::Http { status }, msg)
 }
 
-fn is_visible_ascii(s: &str) -> bool {
+/// The `Accept` header of every POST: the answer may be JSON or an event stream.
+pub(crate) const POST_ACCEPT: &str = "application/json, text/event-stream";
+
+/// Adds what every request of a Streamable HTTP session carries: the server
+/// spec's headers, then `Mcp-Session-Id` and `MCP-Protocol-Version` once
+/// known, and for a message of the 2026-07-28 generation its method in
+/// `Mcp-Method`.
+pub(crate) fn with_session_headers<B>(
+    mut req: ureq::RequestBuilder<B>,
+    headers: &[(String, String)],
+    session: Option<&str>,
+    version: Option<&str>,
+    method: Option<&str>,
+) -> ureq::RequestBuilder<B> {
+    for (k, v) in headers {
+        req = req.header(k.as_str(), v.as_str());
+    }
+    if let Some(sid) = session {
+        req = req.header("Mcp-Session-Id", sid);
+    }
+    if let Some(v) = version {
+        req = req.header("MCP-Protocol-Version", v);
+    }
+    if let Some(m) = method {
+        req = req.header("Mcp-Method", m);
+    }
+    req
+}
+
+/// Whether a header value from the server (a session id, a protocol
+/// version) may be sent back as is.
+pub(crate) fn is_visible_ascii(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| (0x21..=0x7e).contains(&b))
 }
 
 /// One Streamable HTTP session.
-struct StreamableHttp {
+pub(crate) struct StreamableHttp {
     agent: ureq::Agent,
     url: String,
     headers: Vec<(String, String)>,
@@ -290,13 +257,14 @@ struct StreamableHttp {
     max_body: usize,
     /// Whether any POST got a success status (then 404/405 mean something else
     /// than "this is no Streamable HTTP endpoint").
-    answered: bool,
+    pub(crate) answered: bool,
     /// Whether a request with our session id got 404 (the session is gone).
-    session_lost: bool,
+    pub(crate) session_lost: bool,
 }
 
 impl StreamableHttp {
-    fn new(
+    /// A session on `url` (nothing is sent yet).
+    pub(crate) fn new(
         url: &str,
         headers: &[(String, String)],
         opts: &ClientOptions,
@@ -323,23 +291,18 @@ impl StreamableHttp {
         deadline: &Deadline,
     ) -> Result<Option<Vec<u8>>, McpError> {
         let what = std::format!("answer to {method}");
-        let mut req = self
+        let req = self
             .agent
             .post(&self.url)
-            .header("Accept", "application/json, text/event-stream")
+            .header("Accept", POST_ACCEPT)
             .header("Content-Type", "application/json");
-        for (k, v) in &self.headers {
-            req = req.header(k.as_str(), v.as_str());
-        }
-        if let Some(sid) = &self.session {
-            req = req.header("Mcp-Session-Id", sid.as_str());
-        }
-        if let Some(v) = &self.version {
-            req = req.header("MCP-Protocol-Version", v.as_str());
-        }
-        if self.modern {
-            req = req.header("Mcp-Method", method);
-        }
+        let req = with_session_headers(
+            req,
+            &self.headers,
+            self.session.as_deref(),
+            self.version.as_deref(),
+            self.modern.then_some(method),
+        );
         let left = deadline.remaining();
         if left.is_zero() {
             return Err(deadline.error(&what));
@@ -495,7 +458,7 @@ impl StreamableHttp {
     }
 
     /// Ends the session (DELETE), ignoring every outcome (405 = not supported).
-    fn delete_session(&mut self, s: &Session<'_>) {
+    pub(crate) fn delete_session(&mut self, s: &Session<'_>) {
         let Some(sid) = self.session.take() else {
             return;
         };
@@ -503,16 +466,13 @@ impl StreamableHttp {
         if left.is_zero() {
             return;
         }
-        let mut req = self
-            .agent
-            .delete(&self.url)
-            .header("Mcp-Session-Id", sid.as_str());
-        for (k, v) in &self.headers {
-            req = req.header(k.as_str(), v.as_str());
-        }
-        if let Some(v) = &self.version {
-            req = req.header("MCP-Protocol-Version", v.as_str());
-        }
+        let req = with_session_headers(
+            self.agent.delete(&self.url),
+            &self.headers,
+            Some(&sid),
+            self.version.as_deref(),
+            None,
+        );
         let _ = req.config().timeout_global(Some(left)).build().call();
     }
 }

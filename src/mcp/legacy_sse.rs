@@ -148,7 +148,13 @@ impl LegacySse {
         }
     }
 
-    fn next_event(&mut self, deadline: &Deadline, what: &str) -> Result<SseEvent, McpError> {
+    /// The next event of the stream, waiting until `deadline`: a timeout is
+    /// [`McpErrorKind::Timeout`], the end of the stream [`McpErrorKind::Io`].
+    pub(crate) fn next_event(
+        &mut self,
+        deadline: &Deadline,
+        what: &str,
+    ) -> Result<SseEvent, McpError> {
         let left = deadline.remaining();
         if left.is_zero() {
             return Err(deadline.error(what));
@@ -175,36 +181,25 @@ impl LegacySse {
     }
 
     fn post(&mut self, message: &[u8], deadline: &Deadline, what: &str) -> Result<(), McpError> {
-        let mut req = self
-            .agent
-            .post(&self.endpoint)
-            .header("Accept", "application/json, text/event-stream")
-            .header("Content-Type", "application/json");
-        for (k, v) in &self.headers {
-            req = req.header(k.as_str(), v.as_str());
-        }
-        let left = deadline.remaining();
-        if left.is_zero() {
-            return Err(deadline.error(what));
-        }
-        let resp = req
-            .config()
-            .timeout_global(Some(left))
-            .build()
-            .send(message)
-            .map_err(|e| transport_error(e, &self.endpoint, deadline, what))?;
-        let status = resp.status().as_u16();
-        let text = read_body(resp.into_body(), 64 * 1024, &self.endpoint, deadline, what)
-            .unwrap_or_default();
-        if !(200..300).contains(&status) {
-            return Err(status_error(
-                status,
-                &text,
-                &std::format!("POST {}", self.endpoint),
-                false,
-            ));
-        }
-        Ok(())
+        post_message(
+            &self.agent,
+            &self.endpoint,
+            &self.headers,
+            message,
+            deadline,
+            what,
+        )
+    }
+
+    /// The URL that takes our messages (announced by the `endpoint` event).
+    pub(crate) fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    /// A handle on the stream's connection: [`ureq::Agent::shutdown`] on it
+    /// ends the stream (as [`close`](Self::close) does) from another thread.
+    pub(crate) fn stream_handle(&self) -> Option<ureq::Agent> {
+        self.stream_agent.clone()
     }
 
     /// Closes the stream (unblocking its thread).
@@ -256,6 +251,46 @@ impl Transport for LegacySse {
     ) -> Result<(), McpError> {
         self.post(message, deadline, &std::format!("acceptance of {method}"))
     }
+}
+
+/// POSTs one message to the legacy endpoint; any success status will do
+/// (202 normally), its body is ignored.
+pub(crate) fn post_message(
+    agent: &ureq::Agent,
+    endpoint: &str,
+    headers: &[(String, String)],
+    message: &[u8],
+    deadline: &Deadline,
+    what: &str,
+) -> Result<(), McpError> {
+    let mut req = agent
+        .post(endpoint)
+        .header("Accept", super::http::POST_ACCEPT)
+        .header("Content-Type", "application/json");
+    for (k, v) in headers {
+        req = req.header(k.as_str(), v.as_str());
+    }
+    let left = deadline.remaining();
+    if left.is_zero() {
+        return Err(deadline.error(what));
+    }
+    let resp = req
+        .config()
+        .timeout_global(Some(left))
+        .build()
+        .send(message)
+        .map_err(|e| transport_error(e, endpoint, deadline, what))?;
+    let status = resp.status().as_u16();
+    let text = read_body(resp.into_body(), 64 * 1024, endpoint, deadline, what).unwrap_or_default();
+    if !(200..300).contains(&status) {
+        return Err(status_error(
+            status,
+            &text,
+            &std::format!("POST {endpoint}"),
+            false,
+        ));
+    }
+    Ok(())
 }
 
 /// The stream thread. Each event is queued at the cost of the memory it

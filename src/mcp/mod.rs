@@ -19,7 +19,8 @@
 //! - handshake: a `server/discover` probe (protocol 2026-07-28); on a
 //!   JSON-RPC error or an HTTP 4xx, `initialize` offering 2025-11-25 and
 //!   accepting 2024-11-05, 2025-03-26, 2025-06-18 or 2025-11-25, then
-//!   `notifications/initialized`;
+//!   `notifications/initialized`; both declare
+//!   [`ClientOptions::client_capabilities`] (default `{}`);
 //! - pagination: `nextCursor` is followed until absent or null, with the
 //!   rules of DESIGN.md for `""`, repeated cursors and duplicate tools;
 //! - results are parsed with this crate's strict parser and re-serialized
@@ -43,8 +44,9 @@ pub(crate) mod byte_queue;
 pub(crate) mod credentials;
 pub(crate) mod error;
 mod handshake;
-mod jsonrpc;
-mod options;
+pub(crate) mod jsonrpc;
+mod listing;
+pub(crate) mod options;
 mod paginate;
 mod reaper;
 mod session;
@@ -54,11 +56,13 @@ pub(crate) mod stdio;
 pub(crate) mod transport;
 
 #[cfg(feature = "mcp-http")]
-mod http;
+pub(crate) mod http;
 #[cfg(feature = "mcp-http")]
-mod legacy_sse;
+pub(crate) mod legacy_sse;
 #[cfg(feature = "mcp-http")]
-mod sse;
+mod remote;
+#[cfg(feature = "mcp-http")]
+pub(crate) mod sse;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -110,6 +114,8 @@ pub struct Fetched {
 /// others mean "the server could not be checked". A stdio server is always
 /// shut down before this returns.
 pub fn fetch_tools_list(spec: &ServerSpec, opts: &ClientOptions) -> Result<Fetched, McpError> {
+    crate::lock::normalize_capabilities(&opts.client_capabilities)
+        .map_err(|e| McpError::new(McpErrorKind::Spec, e))?;
     match spec {
         ServerSpec::File { path } => read_file(path, opts.max_response_bytes),
         ServerSpec::Stdio { command, env, cwd } => {
@@ -124,7 +130,7 @@ pub fn fetch_tools_list(spec: &ServerSpec, opts: &ClientOptions) -> Result<Fetch
         ServerSpec::Http { url, headers } => {
             let c = credentials::http(url, headers)?;
             let mut fetched =
-                http::fetch(&c.url, &c.headers, opts).map_err(|e| e.redact(&c.secrets))?;
+                remote::fetch(&c.url, &c.headers, opts).map_err(|e| e.redact(&c.secrets))?;
             redact_all(&mut fetched.warnings, &c.secrets);
             Ok(fetched)
         }
@@ -178,7 +184,7 @@ fn fetch_stdio(
     let mut s = Session::new(opts);
     let cwd = cwd.map(Path::to_path_buf);
     let mut t = stdio::StdioTransport::spawn(command, env, cwd.as_ref(), opts)?;
-    let listing = session::run(&mut t, &mut s);
+    let listing = listing::run(&mut t, &mut s);
     let ended = t.shutdown();
     if ended == stdio::Ended::Killed {
         s.warnings.push(String::from(
@@ -208,6 +214,7 @@ fn read_file(path: &Path, max: usize) -> Result<Fetched, McpError> {
             McpErrorKind::Io,
             std::format!("cannot read {}: {e}", path.display()),
         )
+        .caused_by(e)
     };
     let pages = match crate::fs::read_regular_file(path, max as u64) {
         Ok(p) => p,

@@ -2,6 +2,7 @@
 
 use std::string::String;
 use std::time::Duration;
+use std::vec::Vec;
 
 /// The protocol version of the `server/discover` generation.
 pub const MODERN_PROTOCOL_VERSION: &str = "2026-07-28";
@@ -87,6 +88,13 @@ pub struct ClientOptions {
     /// `env` is added either way. Default `false`, as the official SDK
     /// clients do.
     pub inherit_env: bool,
+    /// The client capabilities declared in the handshake (`initialize`
+    /// `capabilities`, and the `_meta` key
+    /// `io.modelcontextprotocol/clientCapabilities` of the 2026-07-28
+    /// generation), by name ([`crate::lock::CLIENT_CAPABILITIES`],
+    /// `experimental.NAME`). An unknown name is a usage error
+    /// ([`McpErrorKind::Spec`](super::McpErrorKind::Spec)). Default: none (`{}`).
+    pub client_capabilities: Vec<String>,
 }
 
 impl Default for ClientOptions {
@@ -103,6 +111,7 @@ impl Default for ClientOptions {
             client_version: String::from(crate::VERSION),
             shutdown_grace: Duration::from_secs(1),
             inherit_env: false,
+            client_capabilities: Vec::new(),
         }
     }
 }

@@ -1,5 +1,6 @@
-//! One exchange with a server over any transport: handshake, then every page
-//! of `tools/list`.
+//! The state of one exchange with a server: request ids, the clock, the
+//! warnings. (The exchange itself, handshake then every page, is
+//! `listing::run`; the handshake and the pagination use this state.)
 
 use std::string::String;
 use std::vec::Vec;
@@ -8,7 +9,6 @@ use super::error::McpError;
 use super::jsonrpc;
 use super::options::ClientOptions;
 use super::transport::{Clock, Transport};
-use super::{handshake, paginate};
 
 /// Request ids, the clock and the warnings of one exchange.
 pub(crate) struct Session<'o> {
@@ -55,31 +55,4 @@ impl<'o> Session<'o> {
         let deadline = self.clock.request();
         t.notify(method, &msg, &deadline)
     }
-}
-
-/// What [`run`] produced.
-pub(crate) struct Listing {
-    /// A JSON array of the canonical page results.
-    pub pages: Vec<u8>,
-    /// Number of pages in `pages`.
-    pub page_count: usize,
-    /// Distinct tool names seen.
-    pub tool_names_seen: usize,
-    /// The protocol version in use.
-    pub protocol_version: String,
-    /// `"discover"` or `"initialize"`.
-    pub handshake: &'static str,
-}
-
-/// Handshake, then all pages of `tools/list`.
-pub(crate) fn run(t: &mut dyn Transport, s: &mut Session<'_>) -> Result<Listing, McpError> {
-    let neg = handshake::handshake(t, s)?;
-    let pages = paginate::list_tools(t, s, &neg)?;
-    Ok(Listing {
-        pages: pages.json,
-        page_count: pages.count,
-        tool_names_seen: pages.names,
-        protocol_version: neg.version,
-        handshake: neg.handshake,
-    })
 }

@@ -1,7 +1,8 @@
-//! Where a server is and how to reach it; `${VAR}` expansion.
+//! Where a server is and how to reach it; `${VAR}` expansion; the one
+//! conversion from a lock entry's source to a spec ([`ServerSpec::from_source`]).
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::string::String;
 use std::vec::Vec;
 
@@ -37,6 +38,55 @@ pub enum ServerSpec {
         /// The file to read.
         path: PathBuf,
     },
+}
+
+impl ServerSpec {
+    /// The spec of a lock entry's source: `cwd` and `path` (relative to the
+    /// lock's directory) resolved against the directory of `lock`, and
+    /// refused when they reach outside it (absolute, climbing with `..`, or
+    /// through a symbolic link) unless `allow_outside`. The refusal is an
+    /// [`McpErrorKind::Spec`] error (a usage problem) naming the path.
+    ///
+    /// The CLI's `init` and `verify` and the proxy all reach servers through
+    /// this function, so they resolve a lock entry the same way.
+    pub fn from_source(
+        source: &crate::lock::Source,
+        lock: &Path,
+        allow_outside: bool,
+    ) -> Result<ServerSpec, McpError> {
+        use crate::lock::Source;
+        let resolve = |p: &str| -> Result<PathBuf, McpError> {
+            if allow_outside {
+                return Ok(crate::lock::resolve_from_lock(p, lock));
+            }
+            crate::lock::resolve_inside(p, lock).map_err(|why| {
+                McpError::new(
+                    McpErrorKind::Spec,
+                    std::format!(
+                        "{why}: paths must stay inside the lock's directory \
+                         (--allow-outside-paths allows it)"
+                    ),
+                )
+            })
+        };
+        Ok(match source {
+            Source::Stdio { command, env, cwd } => ServerSpec::Stdio {
+                command: command.clone(),
+                env: env.clone(),
+                cwd: cwd.as_deref().map(resolve).transpose()?,
+            },
+            Source::Http { url, headers } => ServerSpec::Http {
+                url: url.clone(),
+                headers: headers
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            },
+            Source::File { path } => ServerSpec::File {
+                path: resolve(path)?,
+            },
+        })
+    }
 }
 
 /// Expands every `${NAME}` (and VS Code's `${env:NAME}`) in `text` from the

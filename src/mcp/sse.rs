@@ -1,7 +1,9 @@
 //! An incremental `text/event-stream` parser (the WHATWG rules that matter
 //! for MCP): CRLF, LF or CR line ends; `:` comments; `data:` lines joined
 //! with `\n`; one optional space after the colon; an empty line dispatches;
-//! `id`, `retry` and unknown fields ignored; a leading BOM skipped.
+//! unknown fields ignored; a leading BOM skipped. `id` and `retry` do not
+//! change the events but are kept for reconnection: [`SseParser::last_event_id`]
+//! (what a `Last-Event-ID` header sends back) and [`SseParser::retry`].
 
 use std::string::String;
 use std::vec::Vec;
@@ -25,6 +27,12 @@ pub(crate) struct SseParser {
     after_cr: bool,
     first_line: bool,
     max: usize,
+    /// The `id` field's buffer (WHATWG "last event ID buffer").
+    id_buffer: Option<String>,
+    /// The buffer as of the last dispatch (an empty line), even of an event
+    /// without data: the "last event ID string".
+    last_id: Option<String>,
+    retry_ms: Option<u64>,
 }
 
 /// A line or an event's data grew beyond the limit.
@@ -42,7 +50,21 @@ impl SseParser {
             after_cr: false,
             first_line: true,
             max,
+            id_buffer: None,
+            last_id: None,
+            retry_ms: None,
         }
+    }
+
+    /// The id of the last dispatched event (`None` before any `id` field, and
+    /// after an empty one): the value for a reconnection's `Last-Event-ID`.
+    pub fn last_event_id(&self) -> Option<&str> {
+        self.last_id.as_deref()
+    }
+
+    /// The reconnection time the stream asked for (`retry:`), if any.
+    pub fn retry(&self) -> Option<core::time::Duration> {
+        self.retry_ms.map(core::time::Duration::from_millis)
     }
 
     /// Feeds the next chunk of the stream; complete events are appended to `out`.
@@ -88,6 +110,9 @@ impl SseParser {
             }
         }
         if line.is_empty() {
+            if self.last_id != self.id_buffer {
+                self.last_id.clone_from(&self.id_buffer);
+            }
             if self.has_data {
                 if self.data.last() == Some(&b'\n') {
                     self.data.pop();
@@ -118,6 +143,15 @@ impl SseParser {
                     self.has_data = true;
                 }
                 b"event" => self.event = Some(String::from_utf8_lossy(value).into_owned()),
+                b"id" if !value.contains(&0) => {
+                    self.id_buffer =
+                        (!value.is_empty()).then(|| String::from_utf8_lossy(value).into_owned());
+                }
+                b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                    self.retry_ms = core::str::from_utf8(value)
+                        .ok()
+                        .and_then(|v| v.parse().ok());
+                }
                 _ => {}
             }
         }
@@ -164,6 +198,27 @@ mod tests {
     fn field_without_colon_and_spaces() {
         let got = parse_in_pieces(b"data\ndata:  two spaces\nevent\n\n", 4);
         assert_eq!(got, std::vec![ev(Some(""), "\n two spaces")]);
+    }
+
+    #[test]
+    fn event_ids_and_retry() {
+        let mut p = SseParser::new(1 << 10);
+        let mut out = Vec::new();
+        assert_eq!((p.last_event_id(), p.retry()), (None, None));
+        p.feed(b"retry: 1500\nid: a1\ndata: x\n", &mut out).unwrap();
+        // Not dispatched yet: the id counts from the empty line on.
+        assert_eq!(p.last_event_id(), None);
+        p.feed(b"\nid: p2\n\n", &mut out).unwrap();
+        // A priming event without data still moves the id.
+        assert_eq!(p.last_event_id(), Some("p2"));
+        assert_eq!(p.retry(), Some(core::time::Duration::from_millis(1500)));
+        p.feed(b"retry: soon\ndata: y\n\nid: bad\0\n\n", &mut out)
+            .unwrap();
+        assert_eq!(p.last_event_id(), Some("p2"));
+        assert_eq!(p.retry(), Some(core::time::Duration::from_millis(1500)));
+        p.feed(b"id\n\n", &mut out).unwrap();
+        assert_eq!(p.last_event_id(), None);
+        assert_eq!(out.len(), 2);
     }
 
     #[test]

@@ -193,6 +193,7 @@ impl StdioTransport {
                 McpErrorKind::Spawn,
                 std::format!("could not start `{}`{where_}: {e}", one_line(program)),
             )
+            .caused_by(e)
         })?;
         let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
         let (wtx, wrx) = byte_queue::<Vec<u8>>(WRITE_BUDGET);

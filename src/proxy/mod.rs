@@ -29,16 +29,25 @@
 //! - a page the guard rejects is an error for the client (fail closed);
 //!   a server line that is not a JSON-RPC message is dropped and logged.
 //!
-//! Threads and queues: `src/proxy/pump.rs`. The stdio upstream: `src/proxy/stdio.rs`.
+//! Threads and queues: `src/proxy/pump.rs`. The upstreams: `src/proxy/stdio.rs`,
+//! `src/proxy/http.rs` (Streamable HTTP, falling back to legacy HTTP+SSE as
+//! `verify` does) and `src/proxy/legacy_sse.rs`.
 //! The event log format: `src/proxy/log.rs` (and `contractpin proxy --help`).
 
 mod enforce;
 mod gate;
+#[cfg(feature = "mcp-http")]
+pub(crate) mod http;
 mod log;
 mod message;
 mod pump;
 mod signals;
 mod stdio;
+#[cfg(feature = "mcp-http")]
+#[doc(hidden)]
+pub use http::testing;
+#[cfg(feature = "mcp-http")]
+pub(crate) mod legacy_sse;
 pub(crate) mod upstream;
 
 use std::boxed::Box;
@@ -198,11 +207,15 @@ fn connect(
                 stdio::StdioUpstream::new(command.clone(), expanded, cwd.clone(), opts.clone());
             Ok((Box::new(up), secrets))
         }
-        // Replace with the Streamable HTTP / legacy SSE upstream of
-        // `src/proxy/http.rs` when it lands (branch `proxyhttp`).
+        #[cfg(feature = "mcp-http")]
+        ServerSpec::Http { url, headers } => {
+            let secrets = crate::mcp::credentials::http(url, headers)?.secrets;
+            Ok((http::connect_http(url, headers, opts)?, secrets))
+        }
+        #[cfg(not(feature = "mcp-http"))]
         ServerSpec::Http { .. } => Err(McpError::new(
             McpErrorKind::Spec,
-            "proxying an http server is not yet supported (only stdio servers for now)",
+            "this build has no HTTP support (feature `mcp-http`)",
         )),
         ServerSpec::File { .. } => Err(McpError::new(
             McpErrorKind::Spec,

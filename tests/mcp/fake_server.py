@@ -710,6 +710,7 @@ class State:
         self.lock = threading.Lock()   # the core is not thread-safe
         self.sessions = set()
         self.legacy = {}               # legacy SSE: session id -> queue of SSE blocks
+        self.held = {}                 # --sse-resume: priming event id -> frames not sent yet
         self.event_id = 0
         self.stop = threading.Event()
         # Set when a scenario is about to exit: no further request is served.
@@ -786,6 +787,9 @@ class Handler(BaseHTTPRequestHandler):
         if a.transport == "sse" and path == "/sse":
             return self.legacy_stream()
         if a.transport == "http" and path == a.path:
+            held = self.st.held.pop(self.headers.get("Last-Event-ID"), None)
+            if a.sse_resume and held is not None:
+                return self.sse_resumed(held)
             return self.send_text(405, b"Method Not Allowed", [("Allow", "POST, DELETE")])
         self.send_text(404, b"Not Found")
 
@@ -902,11 +906,25 @@ class Handler(BaseHTTPRequestHandler):
                     out += (b"data:" if i % 2 else b"data: ") + p + nl
                 w.raw(out + nl)
             return w.end()
+        if a.sse_resume:
+            # 2025-11-25 polling: a priming event with an id, then the stream closes; the frames
+            # come on the GET that names that id in Last-Event-ID.
+            eid = st.next_id()
+            with st.lock:
+                st.held[str(eid)] = frames
+            w.raw(b"id: %d\nretry: 200\ndata: \n\n" % eid)
+            return w.end()
         if a.scenario == "sse-unrelated-events":
             w.raw(b": keep-alive comment before anything else\n\n")
         w.event(b"", event=None, eid=st.next_id())  # priming event, as the TS SDK sends for 2025-11-25
         for frame in frames:
             w.event(frame, eid=st.next_id())
+        w.end()
+
+    def sse_resumed(self, frames):
+        w = SseWriter(self)
+        for frame in frames:
+            w.event(frame, eid=self.st.next_id())
         w.end()
 
     # -- legacy HTTP+SSE
@@ -1054,6 +1072,9 @@ def parse_args(argv=None):
     p.add_argument("--http-answer", choices=["json", "sse"], default="json",
                    help="answer POSTs with application/json (default) or an SSE stream")
     p.add_argument("--no-session", action="store_true", help="http: never issue an Mcp-Session-Id")
+    p.add_argument("--sse-resume", action="store_true",
+                   help="http SSE answers: send only a priming event (id, retry: 200) and close; the frames "
+                        "come on a GET with that Last-Event-ID (2025-11-25 resumption)")
     p.add_argument("--ping-interval", type=float, default=10.0, help="sse: seconds between ': ping' comments")
     p.add_argument("--record", help="append one JSON line per received message / request / signal to FILE")
     p.add_argument("--verbose", action="store_true", help="log every HTTP request to stderr")

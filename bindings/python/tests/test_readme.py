@@ -1,4 +1,6 @@
-"""The README example runs (from the repository root, as written)."""
+"""The README examples: the plain ones run (from the repository root, as
+written); an `# excerpt of PATH` block is checked line for line against that
+file, which another suite runs (bindings/python/tests_mcp)."""
 
 import contextlib
 import io
@@ -15,10 +17,23 @@ def test_readme_example():
     old = os.getcwd()
     os.chdir(ROOT)
     out = io.StringIO()
+    excerpts = 0
     try:
         with contextlib.redirect_stdout(out):
             for block in blocks:
+                lines = block.rstrip("\n").split("\n")
+                m = re.match(r"^# excerpt of (\S+)$", lines[0])
+                if m:
+                    source = (ROOT / m.group(1)).read_text().split("\n")
+                    body = lines[1:]
+                    assert any(source[i : i + len(body)] == body for i in range(len(source))), m.group(1)
+                    excerpts += 1
+                    continue
                 exec(compile(block, "README.md", "exec"), {})
     finally:
         os.chdir(old)
-    assert out.getvalue() == "unchanged add []\ndrifted echo ['description']\n"
+    assert excerpts == 1
+    assert out.getvalue() == (
+        "unchanged add []\ndrifted echo ['description']\n"  # verify
+        "drifted echo ['description']\n"  # guard_page
+    )

@@ -16,7 +16,7 @@ use crate::config_import;
 use crate::fail::{CliResult, Failure, EXIT_OK};
 use crate::fetch::{self, FetchOptions};
 use crate::output::{self, write_stdout};
-use crate::source::{parse_env, parse_header, CliSource};
+use crate::source::{parse_env, parse_header};
 
 /// Document limits from the fetch flags.
 pub fn doc_limits(a: &FetchLimitArgs) -> Limits {
@@ -37,21 +37,30 @@ pub fn doc_limits(a: &FetchLimitArgs) -> Limits {
 pub fn run(args: &InitArgs) -> CliResult {
     let targets = targets(args)?;
     let limits = doc_limits(&args.limits);
-    let opts = FetchOptions::from_args(&args.limits)?;
+    let mut opts = FetchOptions::from_args(&args.limits)?;
+    let caps = fetch::client_capabilities(args.client_capabilities.as_deref())?.unwrap_or_default();
+    if !caps.is_empty() && args.file.is_some() {
+        return Err(Failure::usage(
+            "--client-capabilities applies to a live server, not a --file dump",
+        ));
+    }
+    opts.client_capabilities = caps.clone();
     precheck(&args.lock, &targets, args.force)?;
+    // Every source checked before anything is fetched: a usage problem exits
+    // 2 without starting a server.
+    let mut specs = Vec::new();
     for (name, source) in &targets {
         let ctx = |m: String| Failure::usage(format!("server {name:?}: {m}"));
-        fetch::check(source).map_err(|e| ctx(e.message))?;
+        let spec = fetch::spec(source, &args.lock, args.allow_outside_paths).map_err(ctx)?;
+        fetch::check(&spec).map_err(|e| ctx(e.message))?;
         secrets_policy(name, source).map_err(ctx)?;
-        if !args.allow_outside_paths {
-            paths_inside(source, &args.lock).map_err(ctx)?;
-        }
+        specs.push(spec);
     }
 
-    let mut pinned: Vec<(String, CliSource, ServerDigest)> = Vec::new();
+    let mut pinned: Vec<(String, Source, ServerDigest)> = Vec::new();
     let mut failed = 0usize;
-    for (name, source) in &targets {
-        match fetch::fetch(source, &opts) {
+    for ((name, source), spec) in targets.iter().zip(&specs) {
+        match fetch::fetch(spec, &opts) {
             Err(e) if e.usage => {
                 return Err(Failure::usage(format!("server {name:?}: {}", e.message)));
             }
@@ -88,10 +97,11 @@ pub fn run(args: &InitArgs) -> CliResult {
     let entries: Vec<(String, LockServer)> = pinned
         .iter()
         .map(|(name, source, digests)| {
-            (
-                name.clone(),
-                LockServer::from_server_digest(lock_source(source, &args.lock), digests),
-            )
+            let mut server = LockServer::from_server_digest(source.clone(), digests);
+            if !caps.is_empty() && !matches!(source, Source::File { .. }) {
+                server.client_capabilities = Some(caps.clone());
+            }
+            (name.clone(), server)
         })
         .collect();
     let force = args.force;
@@ -124,8 +134,13 @@ pub fn run(args: &InitArgs) -> CliResult {
     let mut text = String::new();
     for (name, source, digests) in &pinned {
         let n = digests.tools.len();
+        let declared = if caps.is_empty() || matches!(source, Source::File { .. }) {
+            String::new()
+        } else {
+            format!(", client capabilities {}", caps.join(","))
+        };
         text.push_str(&format!(
-            "pinned {} ({}): {}  ({n} tool{})\n",
+            "pinned {} ({}): {}  ({n} tool{}{declared})\n",
             output::printable(name),
             source.transport(),
             digests.digest,
@@ -148,8 +163,8 @@ fn exists(name: &str, lock: &Path) -> Failure {
 /// fetched: a URL carrying a literal credential in its query or path, or a
 /// header mixing literal text into references, is refused; a literal header
 /// value or URL user information is used for this fetch only (a warning).
-fn secrets_policy(name: &str, source: &CliSource) -> Result<(), String> {
-    let CliSource::Http { url, headers } = source else {
+fn secrets_policy(name: &str, source: &Source) -> Result<(), String> {
+    let Source::Http { url, headers } = source else {
         return Ok(());
     };
     if let Some(what) = lock::url_credential(url) {
@@ -184,24 +199,8 @@ fn secrets_policy(name: &str, source: &CliSource) -> Result<(), String> {
     Ok(())
 }
 
-/// A `--file` path or `--cwd` outside the lock's directory is refused
-/// (unless `--allow-outside-paths`): verify would refuse it too.
-fn paths_inside(source: &CliSource, lock_path: &Path) -> Result<(), String> {
-    let path = match source {
-        CliSource::Stdio { cwd: Some(c), .. } => c,
-        CliSource::File { path } => path,
-        _ => return Ok(()),
-    };
-    let stored = lock::relative_to_lock(path, lock_path);
-    lock::resolve_inside(&stored, lock_path)
-        .map(|_| ())
-        .map_err(|why| {
-            format!("{why}: paths must stay inside the lock's directory (--allow-outside-paths allows it)")
-        })
-}
-
 /// Fails early (before any fetch) on a corrupt lock or a replacement without --force.
-fn precheck(lock_path: &Path, targets: &[(String, CliSource)], force: bool) -> Result<(), Failure> {
+fn precheck(lock_path: &Path, targets: &[(String, Source)], force: bool) -> Result<(), Failure> {
     let bytes = match lock::read(lock_path) {
         Ok(b) => b,
         Err(ReadFileError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -226,26 +225,10 @@ fn precheck(lock_path: &Path, targets: &[(String, CliSource)], force: bool) -> R
     Ok(())
 }
 
-/// The source as written to the lock: paths relative to the lock's directory.
-fn lock_source(source: &CliSource, lock: &Path) -> Source {
-    match source {
-        CliSource::Stdio { command, env, cwd } => Source::Stdio {
-            command: command.clone(),
-            env: env.clone(),
-            cwd: cwd.as_deref().map(|c| lock::relative_to_lock(c, lock)),
-        },
-        CliSource::Http { url, headers } => Source::Http {
-            url: url.clone(),
-            headers: headers.iter().cloned().collect(),
-        },
-        CliSource::File { path } => Source::File {
-            path: lock::relative_to_lock(path, lock),
-        },
-    }
-}
-
-/// The servers to pin, from the command line or an imported configuration.
-fn targets(args: &InitArgs) -> Result<Vec<(String, CliSource)>, Failure> {
+/// The servers to pin, from the command line or an imported configuration,
+/// as lock sources: a path given relative to the working directory is stored
+/// relative to the lock's directory.
+fn targets(args: &InitArgs) -> Result<Vec<(String, Source)>, Failure> {
     let sources = [
         !args.command.is_empty(),
         args.http.is_some(),
@@ -260,9 +243,10 @@ fn targets(args: &InitArgs) -> Result<Vec<(String, CliSource)>, Failure> {
             "init needs exactly one server source: `-- CMD ARGS...`, --http URL, --file DUMP or --from CONFIG",
         ));
     }
-    let mut headers = Vec::new();
+    let mut headers = BTreeMap::new();
     for h in &args.headers {
-        headers.push(parse_header(h).map_err(Failure::usage)?);
+        let (k, v) = parse_header(h).map_err(Failure::usage)?;
+        headers.insert(k, v);
     }
     let mut env = BTreeMap::new();
     for e in &args.env {
@@ -294,18 +278,18 @@ fn targets(args: &InitArgs) -> Result<Vec<(String, CliSource)>, Failure> {
             .into_iter()
             .map(|s| {
                 let source = match s.source {
-                    CliSource::Http {
+                    Source::Http {
                         url,
                         headers: mut hs,
                     } => {
                         // --header (given with --name) overrides the config's.
-                        hs.retain(|(n, _)| !headers.iter().any(|(m, _)| m.eq_ignore_ascii_case(n)));
-                        hs.extend(headers.iter().cloned());
-                        CliSource::Http { url, headers: hs }
+                        hs.retain(|n, _| !headers.keys().any(|m| m.eq_ignore_ascii_case(n)));
+                        hs.extend(headers.clone());
+                        Source::Http { url, headers: hs }
                     }
                     other => other,
                 };
-                (s.name, source)
+                (s.name, lock_relative(source, &args.lock))
             })
             .collect());
     }
@@ -317,21 +301,37 @@ fn targets(args: &InitArgs) -> Result<Vec<(String, CliSource)>, Failure> {
         return Err(Failure::usage("--name must not be empty"));
     }
     let source = if stdio {
-        CliSource::Stdio {
+        Source::Stdio {
             command: args.command.clone(),
             env,
             cwd: args.cwd.as_ref().map(|c| c.to_string_lossy().into_owned()),
         }
     } else if let Some(url) = &args.http {
-        CliSource::Http {
+        Source::Http {
             url: url.clone(),
             headers,
         }
     } else {
         let path = args.file.as_ref().map(|p| p.to_string_lossy().into_owned());
-        CliSource::File {
+        Source::File {
             path: path.unwrap_or_default(),
         }
     };
-    Ok(vec![(name, source)])
+    Ok(vec![(name, lock_relative(source, &args.lock))])
+}
+
+/// `source` with its `cwd` or `path` (given relative to the working
+/// directory) made relative to the lock's directory, as the lock stores it.
+fn lock_relative(source: Source, lock_path: &Path) -> Source {
+    match source {
+        Source::Stdio { command, env, cwd } => Source::Stdio {
+            command,
+            env,
+            cwd: cwd.map(|c| lock::relative_to_lock(&c, lock_path)),
+        },
+        Source::File { path } => Source::File {
+            path: lock::relative_to_lock(&path, lock_path),
+        },
+        http => http,
+    }
 }

@@ -5,6 +5,7 @@ mod digest;
 mod init;
 mod proxy;
 mod verify;
+mod wrap;
 
 use crate::args::{Cli, Command};
 use crate::fail::CliResult;
@@ -17,5 +18,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Init(args) => init::run(&args),
         Command::Verify(args) => verify::run(&args),
         Command::Proxy(args) => proxy::run(&args),
+        Command::Wrap(args) => wrap::run_wrap(&args),
+        Command::Unwrap(args) => wrap::run_unwrap(&args),
     }
 }

@@ -9,6 +9,7 @@
 //! the lock's directory) exit 2 before any server is started.
 
 use contractpin::lock::{self, cmp_utf16, Lock, LockServer, Source};
+use contractpin::mcp::ServerSpec;
 use contractpin::verify::{overall_exit_code, verify_server, ServerReport};
 
 use crate::args::{Format, VerifyArgs};
@@ -16,12 +17,12 @@ use crate::fail::{CliResult, Failure};
 use crate::fetch::{self, FetchOptions};
 use crate::input::read_file;
 use crate::output::{self, write_stdout};
-use crate::source::{parse_header, CliSource};
+use crate::source::parse_header;
 
 /// What verify does with one server.
 enum Plan {
     /// Fetch from this source and compare.
-    Run(CliSource),
+    Run(ServerSpec),
     /// Do not run it; report it unreachable with this reason.
     Refuse(String),
 }
@@ -38,6 +39,7 @@ pub fn run(args: &VerifyArgs) -> CliResult {
     };
     let names = selected(&lock, args)?;
     let cli_headers = cli_headers(args, &lock)?;
+    let cli_caps = fetch::client_capabilities(args.client_capabilities.as_deref())?;
 
     // Every plan first, and every source checked, before anything is
     // fetched: a usage problem exits 2 without half a report.
@@ -57,14 +59,16 @@ pub fn run(args: &VerifyArgs) -> CliResult {
             r.allow_new = args.allow_new;
             r
         };
-        let source = match plan {
+        let spec = match plan {
             Plan::Refuse(reason) => {
                 reports.push(unreachable(format!("not run: {reason}")));
                 continue;
             }
-            Plan::Run(source) => source,
+            Plan::Run(spec) => spec,
         };
-        let report = match fetch::fetch(&source, &opts) {
+        let mut opts = opts.clone();
+        opts.client_capabilities = declared_capabilities(name, server, cli_caps.as_deref());
+        let report = match fetch::fetch(&spec, &opts) {
             Err(e) if e.usage => {
                 return Err(Failure::usage(format!("server {name:?}: {}", e.message)));
             }
@@ -83,6 +87,28 @@ pub fn run(args: &VerifyArgs) -> CliResult {
     }
     print_reports(args, &reports, &bytes)?;
     Ok(overall_exit_code(&reports) as u8)
+}
+
+/// The client capabilities to declare for one server: `--client-capabilities`
+/// (with a warning when it differs from the lock entry's), else the entry's.
+fn declared_capabilities(name: &str, server: &LockServer, cli: Option<&[String]>) -> Vec<String> {
+    let pinned = server.client_capabilities.clone().unwrap_or_default();
+    let Some(cli) = cli else { return pinned };
+    if cli != pinned.as_slice() && server.transport != lock::Transport::File {
+        let list = |v: &[String]| {
+            if v.is_empty() {
+                "none".to_string()
+            } else {
+                v.join(",")
+            }
+        };
+        output::warning_line(&format!(
+            "server {name:?}: declaring client capabilities {} instead of the lock's {}",
+            list(cli),
+            list(&pinned)
+        ));
+    }
+    cli.to_vec()
 }
 
 /// Reads and parses a lock named on the command line (exit 2 on failure).
@@ -179,9 +205,13 @@ fn plan(
             }
         },
     };
-    let source = cli_source(source_of, &args.lock, args.allow_outside_paths, cli_headers)?;
-    fetch::check(&source).map_err(|e| e.message)?;
-    Ok(Plan::Run(source))
+    let source = with_headers(
+        source_of.source().ok_or("the server has no source")?,
+        cli_headers,
+    );
+    let spec = fetch::spec(&source, &args.lock, args.allow_outside_paths)?;
+    fetch::check(&spec).map_err(|e| e.message)?;
+    Ok(Plan::Run(spec))
 }
 
 /// The source keys in which two lock entries differ.
@@ -202,42 +232,17 @@ fn source_differences(a: &LockServer, b: &LockServer) -> Vec<&'static str> {
     out
 }
 
-/// The lock entry's source with its paths resolved against the lock's
-/// directory (refused outside it unless allowed) and `--header` added.
-fn cli_source(
-    server: &LockServer,
-    lock_path: &std::path::Path,
-    allow_outside: bool,
-    cli_headers: &[(String, String)],
-) -> Result<CliSource, String> {
-    let resolve = |p: &str| -> Result<String, String> {
-        let resolved = if allow_outside {
-            lock::resolve_from_lock(p, lock_path)
-        } else {
-            lock::resolve_inside(p, lock_path).map_err(|why| {
-                format!("{why}: paths must stay inside the lock's directory (--allow-outside-paths allows it)")
-            })?
-        };
-        Ok(resolved.to_string_lossy().into_owned())
-    };
-    Ok(match server.source().ok_or("the server has no source")? {
-        Source::Stdio { command, env, cwd } => CliSource::Stdio {
-            command,
-            env,
-            cwd: cwd.as_deref().map(resolve).transpose()?,
-        },
-        Source::Http { url, headers } => {
-            let mut all: Vec<(String, String)> = headers
-                .into_iter()
-                .filter(|(n, _)| !cli_headers.iter().any(|(m, _)| m.eq_ignore_ascii_case(n)))
-                .collect();
-            all.extend(cli_headers.iter().cloned());
-            CliSource::Http { url, headers: all }
+/// `source` with the `--header` values added (replacing a stored header of
+/// the same name, ignoring case).
+fn with_headers(source: Source, cli_headers: &[(String, String)]) -> Source {
+    match source {
+        Source::Http { url, mut headers } if !cli_headers.is_empty() => {
+            headers.retain(|n, _| !cli_headers.iter().any(|(m, _)| m.eq_ignore_ascii_case(n)));
+            headers.extend(cli_headers.iter().cloned());
+            Source::Http { url, headers }
         }
-        Source::File { path } => CliSource::File {
-            path: resolve(&path)?,
-        },
-    })
+        other => other,
+    }
 }
 
 /// Prints the report in the chosen format (and annotations on GitHub).

@@ -4,6 +4,9 @@
 //! digests (cli/tests/cli_support/reference_digest.py).
 #![allow(dead_code)]
 
+#[path = "../../../tests/support/tools.rs"]
+pub mod tools;
+
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

@@ -12,10 +12,13 @@ loaded.
 'sha256:'
 """
 
+import contextlib
 import ctypes
 import json
+import os
+import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Mapping, Optional, Union
 
 from . import _lib
 from ._lib import library_path
@@ -32,7 +35,10 @@ from .errors import (
 from .errors import *  # noqa: F401,F403  (every per-kind exception class)
 
 __all__ = [
+    "GuardEvent",
+    "GuardResult",
     "Limits",
+    "Lock",
     "Report",
     "ToolVerdict",
     "canonicalize",
@@ -56,7 +62,9 @@ _OK = 0
 _OUTPUT_TOO_SMALL = 15
 _FIELD_COUNT = 5
 _ALLOW_NEW = 1
+_OBSERVE = 1
 _TOOL_STATUS = ("unchanged", "drifted", "added", "removed")
+_GUARD_STATUS = {1: "drifted", 2: "unpinned"}
 
 
 def version() -> str:
@@ -99,7 +107,7 @@ def _limits(limits: Optional[Limits]) -> Any:
     return limits._c() if limits is not None else None
 
 
-def _to_bytes(data: bytes, what: str) -> bytes:
+def _to_bytes(data: object, what: str) -> bytes:
     if isinstance(data, (bytearray, memoryview)):
         return bytes(data)
     if not isinstance(data, bytes):
@@ -265,6 +273,11 @@ def verify(
         _ALLOW_NEW if allow_new else 0, _limits(limits), ctypes.byref(report), ctypes.byref(offset),
     )
     _check(status, offset)
+    return _take_report(report)
+
+
+def _take_report(report: "ctypes.c_void_p") -> Report:
+    """Reads a contractpin_report into a Report, and frees it."""
     try:
         raw = (ctypes.c_uint8 * 32)()
         pinned = _digest_text(raw) if _lib_.contractpin_report_pinned_digest(report, raw) == _OK else None
@@ -313,3 +326,257 @@ def verify(
         )
     finally:
         _lib_.contractpin_report_free(report)
+
+
+@dataclass(frozen=True)
+class GuardEvent:
+    """One tool of a tools/list page that did not match its pin."""
+
+    #: The tool's name.
+    tool: str
+    #: ``"drifted"`` (pinned under this name, contract changed) or
+    #: ``"unpinned"`` (not in the lock).
+    status: str
+    #: For a drifted tool: the contract members whose digests differ from the
+    #: pinned field digests, in canonical order; empty for an unpinned tool.
+    changed: List[str]
+    #: The live tool digest, ``"sha256:"`` + 64 hex digits.
+    live_digest: str
+    #: The event as one JSON line (no newline): the log format of
+    #: ``contractpin proxy --log``.
+    json: bytes
+
+
+@dataclass(frozen=True)
+class GuardResult:
+    """The decision of :meth:`Lock.guard_page` for one tools/list page:
+    exactly what ``contractpin proxy`` would do with it."""
+
+    #: The result object to hand on in place of the page: in enforce mode
+    #: the page with every event's tool removed from ``tools``, in observe mode
+    #: (or when every tool passed) the page itself. Every other byte is the
+    #: server's.
+    result: bytes
+    #: The tools that matched their pins, in page order.
+    passed: List[str]
+    #: The tools that did not, in page order.
+    events: List[GuardEvent]
+    #: Whether the page was decided in observe mode.
+    observe: bool
+    _callable: FrozenSet[str] = field(repr=False)
+
+    def callable(self, name: str) -> bool:
+        """Whether the client may call tool ``name``: a passing tool of this
+        page, and in observe mode a reported one too. A tool that is not on
+        this page is never callable."""
+        return name in self._callable
+
+    def to_dict(self) -> Dict[str, Any]:
+        """:attr:`result`, parsed."""
+        doc: Dict[str, Any] = json.loads(self.result)
+        return doc
+
+
+def _span(call: Callable[[Any, Any], int]) -> bytes:
+    """Bytes owned by a library object, returned through (pointer, length)."""
+    ptr = ctypes.POINTER(ctypes.c_uint8)()
+    length = ctypes.c_size_t(0)
+    status = call(ctypes.byref(ptr), ctypes.byref(length))
+    if status != _OK:
+        raise _error(status, 0)
+    return ctypes.string_at(ptr, length.value) if length.value else b""
+
+
+def _page_bytes(page: Union[bytes, bytearray, memoryview, Mapping[str, Any]]) -> bytes:
+    if isinstance(page, Mapping):
+        # Strict JSON: NaN and infinities cannot be written (ValueError).
+        return json.dumps(page, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+    return _to_bytes(page, "page")
+
+
+def _take_guard_result(res: "ctypes.c_void_p", observe: bool) -> GuardResult:
+    """Reads a contractpin_guard_result into a GuardResult, and frees it."""
+    try:
+        result = _span(lambda p, n: _lib_.contractpin_guard_result_bytes(res, p, n))
+        passed = [
+            _span(lambda p, n: _lib_.contractpin_guard_result_passed_name(res, i, p, n)).decode("utf-8")
+            for i in range(_lib_.contractpin_guard_result_passed_count(res))
+        ]
+        events: List[GuardEvent] = []
+        for i in range(_lib_.contractpin_guard_result_event_count(res)):
+            name_ptr = ctypes.POINTER(ctypes.c_uint8)()
+            name_len = ctypes.c_size_t(0)
+            st = ctypes.c_uint32(0)
+            changed = ctypes.c_uint32(0)
+            raw = (ctypes.c_uint8 * 32)()
+            status = _lib_.contractpin_guard_result_event(
+                res, i, ctypes.byref(name_ptr), ctypes.byref(name_len), ctypes.byref(st), ctypes.byref(changed), raw
+            )
+            if status != _OK:
+                raise _error(status, 0)
+            events.append(
+                GuardEvent(
+                    tool=_name(name_ptr, name_len.value),
+                    status=_GUARD_STATUS[st.value],
+                    changed=[
+                        _lib_.contractpin_field_name(f).decode()
+                        for f in range(_FIELD_COUNT)
+                        if changed.value & (1 << f)
+                    ],
+                    live_digest=_digest_text(raw),
+                    json=_span(lambda p, n: _lib_.contractpin_guard_result_event_json(res, i, p, n)),
+                )
+            )
+        # The library decides what is callable; every name on the page is asked.
+        names = [n.encode("utf-8") for n in passed] + [e.tool.encode("utf-8") for e in events]
+        allowed = frozenset(
+            n.decode("utf-8") for n in names if _lib_.contractpin_guard_result_callable(res, n, len(n)) == 1
+        )
+        return GuardResult(result=result, passed=passed, events=events, observe=observe, _callable=allowed)
+    finally:
+        _lib_.contractpin_guard_result_free(res)
+
+
+class Lock:
+    """A ``contractpin.lock`` parsed and validated once, to verify or guard
+    any number of tools/list documents against it at run time.
+
+    Raises :class:`LockError` (with ``.path``, the JSON path of the problem,
+    and ``.detail``) when the lock cannot be used. Immutable: one Lock may be
+    shared by threads and asyncio tasks. The library object is released by
+    :meth:`close` (or ``with Lock(...) as lock:``), else when the Lock is
+    garbage-collected.
+    """
+
+    def __init__(self, data: bytes) -> None:
+        data = _to_bytes(data, "lock")
+        handle = ctypes.c_void_p()
+        error = ctypes.c_void_p()
+        offset = ctypes.c_size_t(0)
+        status = _lib_.contractpin_lock_parse(
+            data, len(data), ctypes.byref(handle), ctypes.byref(error), ctypes.byref(offset)
+        )
+        if status != _OK:
+            path = detail = ""
+            if error.value:
+                try:
+                    path = _span(lambda p, n: _lib_.contractpin_lock_error_path(error, p, n)).decode("utf-8")
+                    detail = _span(lambda p, n: _lib_.contractpin_lock_error_detail(error, p, n)).decode("utf-8")
+                finally:
+                    _lib_.contractpin_lock_error_free(error)
+            e = _error(status, offset.value)
+            if detail:
+                e = type(e)(f"{e}: {path or '(document)'}: {detail}", e.offset)
+            if isinstance(e, LockError):
+                e.path, e.detail = path, detail
+            raise e
+        self._handle: Optional[int] = handle.value
+        self._mutex = threading.Lock()
+        self._users = 0
+        self._closing = False
+        names = []
+        for i in range(_lib_.contractpin_lock_server_count(self._handle)):
+            names.append(_span(lambda p, n: _lib_.contractpin_lock_server_name(self._handle, i, p, n)).decode("utf-8"))
+        #: The server names, in the lock's order.
+        self.servers: List[str] = names
+
+    @classmethod
+    def from_path(cls, path: "Union[str, os.PathLike[str]]") -> "Lock":
+        """Reads and parses a lock file."""
+        with open(path, "rb") as f:
+            return cls(f.read())
+
+    @contextlib.contextmanager
+    def _borrow(self) -> Iterator[int]:
+        """The handle, kept alive (close() defers the free) during the block."""
+        with self._mutex:
+            if self._handle is None or self._closing:
+                raise ValueError("contractpin.Lock is closed")
+            self._users += 1
+            handle = self._handle
+        try:
+            yield handle
+        finally:
+            with self._mutex:
+                self._users -= 1
+                free = self._closing and self._users == 0
+                if free:
+                    self._handle = None
+            if free:
+                _lib_.contractpin_lock_free(handle)
+
+    def close(self) -> None:
+        """Releases the library object (once no call in another thread is
+        still using it); the Lock cannot be used afterwards. Results already
+        obtained stay valid."""
+        with self._mutex:
+            if self._handle is None or self._closing:
+                return
+            self._closing = True
+            if self._users:
+                return  # the last user frees it
+            handle, self._handle = self._handle, None
+        _lib_.contractpin_lock_free(handle)
+
+    def __enter__(self) -> "Lock":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if getattr(self, "_handle", None) is not None:
+            try:
+                self.close()
+            except Exception:  # interpreter shutdown
+                pass
+
+    def verify(
+        self, server: str, tools_list: bytes, allow_new: bool = False, *, limits: Optional[Limits] = None
+    ) -> Report:
+        """:func:`verify` against this lock, without parsing it again."""
+        tools_list = _to_bytes(tools_list, "tools_list")
+        name = server.encode("utf-8")
+        report = ctypes.c_void_p()
+        offset = ctypes.c_size_t(0)
+        with self._borrow() as handle:
+            status = _lib_.contractpin_lock_verify(
+                handle, name, len(name), tools_list, len(tools_list),
+                _ALLOW_NEW if allow_new else 0, _limits(limits), ctypes.byref(report), ctypes.byref(offset),
+            )
+        _check(status, offset)
+        return _take_report(report)
+
+    def guard_page(
+        self,
+        server: str,
+        page: Union[bytes, bytearray, memoryview, Mapping[str, Any]],
+        observe: bool = False,
+        *,
+        limits: Optional[Limits] = None,
+    ) -> GuardResult:
+        """Decides one tools/list page against the pins of ``server``: the
+        decision of ``contractpin proxy``.
+
+        ``page`` is the ``result`` object of a tools/list response,
+        ``{"tools": [...], ...}``, as bytes (kept byte for byte when it passes)
+        or as a dict (written as JSON first). A drifted or unpinned tool is an
+        event; it is removed from :attr:`GuardResult.result` and is not
+        callable, unless ``observe`` keeps it (and still reports it).
+
+        Fails closed: raises :class:`LockUnknownServerError` when the lock has
+        no such server, and :class:`JSONError` / :class:`ToolsListError` /
+        :class:`LimitError` (with ``.offset``) when the page is rejected;
+        then nothing of the page may be used.
+        """
+        data = _page_bytes(page)
+        name = server.encode("utf-8")
+        res = ctypes.c_void_p()
+        offset = ctypes.c_size_t(0)
+        with self._borrow() as handle:
+            status = _lib_.contractpin_guard_page(
+                handle, name, len(name), data, len(data), _OBSERVE if observe else 0,
+                _limits(limits), ctypes.byref(res), ctypes.byref(offset),
+            )
+        _check(status, offset)
+        return _take_guard_result(res, observe)

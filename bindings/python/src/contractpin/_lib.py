@@ -150,3 +150,31 @@ _proto("contractpin_report_tool_live_digest", _status, _vp, ctypes.c_size_t, _u8
 _proto("contractpin_report_pinned_digest", _status, _vp, _u8p)
 _proto("contractpin_report_live_digest", _status, _vp, _u8p)
 _proto("contractpin_report_json", _status, _vp, _u8p, ctypes.c_size_t, _sizep)
+_proto("contractpin_lock_parse", _status, _bytes, ctypes.c_size_t, _vpp, _vpp, _sizep)
+_proto("contractpin_lock_free", None, _vp)
+_proto("contractpin_lock_server_count", ctypes.c_size_t, _vp)
+_proto("contractpin_lock_server_name", _status, _vp, ctypes.c_size_t, ctypes.POINTER(_u8p), _sizep)
+_proto(
+    "contractpin_lock_verify",
+    _status, _vp, _bytes, ctypes.c_size_t, _bytes, ctypes.c_size_t, ctypes.c_uint32, _limitsp, _vpp, _sizep,
+)
+_proto("contractpin_lock_error_free", None, _vp)
+_proto("contractpin_lock_error_status", _status, _vp)
+_proto("contractpin_lock_error_path", _status, _vp, ctypes.POINTER(_u8p), _sizep)
+_proto("contractpin_lock_error_detail", _status, _vp, ctypes.POINTER(_u8p), _sizep)
+_proto(
+    "contractpin_guard_page",
+    _status, _vp, _bytes, ctypes.c_size_t, _bytes, ctypes.c_size_t, ctypes.c_uint32, _limitsp, _vpp, _sizep,
+)
+_proto("contractpin_guard_result_free", None, _vp)
+_proto("contractpin_guard_result_bytes", _status, _vp, ctypes.POINTER(_u8p), _sizep)
+_proto("contractpin_guard_result_passed_count", ctypes.c_size_t, _vp)
+_proto("contractpin_guard_result_passed_name", _status, _vp, ctypes.c_size_t, ctypes.POINTER(_u8p), _sizep)
+_proto("contractpin_guard_result_event_count", ctypes.c_size_t, _vp)
+_proto(
+    "contractpin_guard_result_event",
+    _status, _vp, ctypes.c_size_t, ctypes.POINTER(_u8p), _sizep,
+    ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(ctypes.c_uint32), _u8p,
+)
+_proto("contractpin_guard_result_event_json", _status, _vp, ctypes.c_size_t, ctypes.POINTER(_u8p), _sizep)
+_proto("contractpin_guard_result_callable", ctypes.c_int32, _vp, _bytes, ctypes.c_size_t)

@@ -84,6 +84,12 @@ class LimitError(ContractpinError, ValueError):
 class LockError(ContractpinError, ValueError):
     """The lock file cannot be used (spec: exit code 2)."""
 
+    #: For a lock refused by :class:`contractpin.Lock`: the JSON path of the
+    #: problem (``""`` for the whole document or when not known).
+    path: str = ""
+    #: For a lock refused by :class:`contractpin.Lock`: what is wrong there.
+    detail: str = ""
+
 
 class ArgumentError(ContractpinError):
     """The library was called wrongly (a bug in this binding)."""

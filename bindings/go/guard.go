@@ -1,0 +1,263 @@
+package contractpin
+
+/*
+#include "contractpin.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"runtime"
+	"sync"
+)
+
+// ErrLockClosed is returned by the methods of a Lock after Close.
+var ErrLockClosed = errors.New("contractpin: lock is closed")
+
+// LockError is the error of ParseLock for a lock that cannot be used: the
+// status (ErrLockSyntax ... ErrLockInvalid), the byte offset of a syntax
+// error, the JSON path of the problem and what is wrong there. It unwraps to
+// an *Error, so errors.Is(err, ErrLockInvalid) and errors.As(err, &e) with
+// e an *Error work as for the other functions.
+type LockError struct {
+	Kind   Status
+	Offset int
+	// Path is the JSON path of the problem, such as
+	// "servers.acme.tools.search.digest" ("" for the whole document).
+	Path string
+	// Detail says what is wrong there, in one line.
+	Detail string
+}
+
+func (e *LockError) Error() string {
+	msg := (&Error{Kind: e.Kind, Offset: e.Offset}).Error()
+	if e.Detail == "" {
+		return msg
+	}
+	where := e.Path
+	if where == "" {
+		where = "(document)"
+	}
+	return msg + ": " + where + ": " + e.Detail
+}
+
+// Unwrap returns the *Error (which unwraps to the Status).
+func (e *LockError) Unwrap() error { return &Error{Kind: e.Kind, Offset: e.Offset} }
+
+// Lock is a contractpin.lock parsed and validated once, to verify or guard
+// any number of tools/list documents against it at run time (the C ABI's
+// contractpin_lock). Safe for concurrent use; Close releases it (a finalizer
+// does otherwise).
+type Lock struct {
+	mu      sync.RWMutex
+	h       *C.contractpin_lock
+	servers []string
+}
+
+// ParseLock parses and validates the bytes of a contractpin.lock. A lock
+// that cannot be used is a *LockError.
+func ParseLock(data []byte) (*Lock, error) {
+	var h *C.contractpin_lock
+	var lerr *C.contractpin_lock_error
+	var off C.size_t
+	st := C.contractpin_lock_parse(bytesPtr(data), C.size_t(len(data)), &h, &lerr, &off)
+	runtime.KeepAlive(data)
+	if st != C.CONTRACTPIN_STATUS_OK {
+		e := &LockError{Kind: Status(st), Offset: -1}
+		if hasOffset(st) {
+			e.Offset = int(off)
+		}
+		if lerr != nil {
+			var p *C.uint8_t
+			var n C.size_t
+			if C.contractpin_lock_error_path(lerr, &p, &n) == C.CONTRACTPIN_STATUS_OK {
+				e.Path = goString(p, n)
+			}
+			if C.contractpin_lock_error_detail(lerr, &p, &n) == C.CONTRACTPIN_STATUS_OK {
+				e.Detail = goString(p, n)
+			}
+			C.contractpin_lock_error_free(lerr)
+		}
+		return nil, e
+	}
+	l := &Lock{h: h}
+	for i := C.size_t(0); i < C.contractpin_lock_server_count(h); i++ {
+		var p *C.uint8_t
+		var n C.size_t
+		C.contractpin_lock_server_name(h, i, &p, &n)
+		l.servers = append(l.servers, goString(p, n))
+	}
+	runtime.SetFinalizer(l, (*Lock).Close)
+	return l, nil
+}
+
+// Close releases the lock once no call in another goroutine still uses it.
+// Calling it again is a no-op; results already obtained stay valid.
+func (l *Lock) Close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.h != nil {
+		C.contractpin_lock_free(l.h)
+		l.h = nil
+		runtime.SetFinalizer(l, nil)
+	}
+}
+
+// Servers lists the lock's server names (in the lock's order).
+func (l *Lock) Servers() []string {
+	return append([]string(nil), l.servers...)
+}
+
+// Verify is VerifyWithOptions against this lock, without parsing it again.
+func (l *Lock) Verify(server string, toolsList []byte, opts VerifyOptions) (*Report, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.h == nil {
+		return nil, ErrLockClosed
+	}
+	var rep *C.contractpin_report
+	var off C.size_t
+	st := C.contractpin_lock_verify(l.h,
+		stringPtr(server), C.size_t(len(server)),
+		bytesPtr(toolsList), C.size_t(len(toolsList)),
+		verifyFlags(opts), opts.Limits.c(), &rep, &off)
+	runtime.KeepAlive(server)
+	runtime.KeepAlive(toolsList)
+	if st != C.CONTRACTPIN_STATUS_OK {
+		return nil, newError(st, off, hasOffset(st))
+	}
+	return takeReport(rep), nil
+}
+
+// GuardStatus is why a tool of a page did not pass (contractpin_guard_status).
+type GuardStatus uint32
+
+// The guard statuses (stable numbers).
+const (
+	// GuardDrifted: pinned under this name, but its contract changed.
+	GuardDrifted GuardStatus = C.CONTRACTPIN_GUARD_STATUS_DRIFTED
+	// GuardUnpinned: not in the lock.
+	GuardUnpinned GuardStatus = C.CONTRACTPIN_GUARD_STATUS_UNPINNED
+)
+
+// String is "drifted" or "unpinned".
+func (s GuardStatus) String() string {
+	switch s {
+	case GuardDrifted:
+		return "drifted"
+	case GuardUnpinned:
+		return "unpinned"
+	}
+	return "unknown"
+}
+
+// GuardEvent is one tool of a page that did not match its pin.
+type GuardEvent struct {
+	Tool   string
+	Status GuardStatus
+	// Changed names, for a drifted tool, the contract members whose digests
+	// differ from the pinned field digests, in canonical order.
+	Changed []string
+	// LiveDigest is the live tool digest, "sha256:" + 64 hex digits.
+	LiveDigest string
+	// JSON is the event as one line of JSON (no newline): the log format of
+	// `contractpin proxy --log`.
+	JSON []byte
+}
+
+// GuardResult is the decision for one tools/list page: exactly what
+// `contractpin proxy` does with it.
+type GuardResult struct {
+	// Result is the result object to hand on in place of the page: in
+	// enforce mode the page with every event's tool removed from "tools", in
+	// observe mode (or when every tool passed) the page itself. Every other
+	// byte is the server's.
+	Result []byte
+	// Passed lists the tools that matched their pins, in page order.
+	Passed []string
+	// Events lists the tools that did not, in page order.
+	Events []GuardEvent
+	// Observe tells whether the page was decided in observe mode.
+	Observe  bool
+	callable map[string]bool
+}
+
+// Callable tells whether the client may call tool name: a passing tool of
+// the page, and in observe mode a reported one too. A tool that is not on
+// the page is never callable.
+func (r *GuardResult) Callable(name string) bool { return r.callable[name] }
+
+// GuardPage decides one tools/list page against the pins of server: the
+// decision of `contractpin proxy`. page is the result object of a tools/list
+// response, {"tools": [...], ...}, as the server sent it (not the JSON-RPC
+// response). A drifted or unpinned tool is an event; it is removed from
+// Result and is not callable, unless observe keeps it (still reported).
+//
+// A non-nil error means the page must not be used: ErrLockUnknownServer, or
+// the *Error (with Offset) of a page the digest core rejects.
+func (l *Lock) GuardPage(server string, page []byte, observe bool) (*GuardResult, error) {
+	return l.GuardPageWithLimits(server, page, observe, nil)
+}
+
+// GuardPageWithLimits is GuardPage with limits on the page (nil means the
+// defaults).
+func (l *Lock) GuardPageWithLimits(server string, page []byte, observe bool, limits *Limits) (*GuardResult, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.h == nil {
+		return nil, ErrLockClosed
+	}
+	var flags C.uint32_t
+	if observe {
+		flags |= C.CONTRACTPIN_GUARD_OBSERVE
+	}
+	var res *C.contractpin_guard_result
+	var off C.size_t
+	st := C.contractpin_guard_page(l.h,
+		stringPtr(server), C.size_t(len(server)),
+		bytesPtr(page), C.size_t(len(page)),
+		flags, limits.c(), &res, &off)
+	runtime.KeepAlive(server)
+	runtime.KeepAlive(page)
+	if st != C.CONTRACTPIN_STATUS_OK {
+		return nil, newError(st, off, hasOffset(st))
+	}
+	defer C.contractpin_guard_result_free(res)
+
+	var p *C.uint8_t
+	var n C.size_t
+	out := &GuardResult{Observe: observe, callable: map[string]bool{}}
+	C.contractpin_guard_result_bytes(res, &p, &n)
+	out.Result = []byte(goString(p, n))
+	for i := C.size_t(0); i < C.contractpin_guard_result_passed_count(res); i++ {
+		C.contractpin_guard_result_passed_name(res, i, &p, &n)
+		out.Passed = append(out.Passed, goString(p, n))
+	}
+	var raw [32]C.uint8_t
+	for i := C.size_t(0); i < C.contractpin_guard_result_event_count(res); i++ {
+		var status C.contractpin_guard_status
+		var changed C.uint32_t
+		C.contractpin_guard_result_event(res, i, &p, &n, &status, &changed, &raw[0])
+		e := GuardEvent{Tool: goString(p, n), Status: GuardStatus(status), LiveDigest: digestText(&raw)}
+		for f := C.uint32_t(0); f < C.CONTRACTPIN_FIELD_COUNT; f++ {
+			if changed&(1<<f) != 0 {
+				e.Changed = append(e.Changed, C.GoString(C.contractpin_field_name(f)))
+			}
+		}
+		C.contractpin_guard_result_event_json(res, i, &p, &n)
+		e.JSON = []byte(goString(p, n))
+		out.Events = append(out.Events, e)
+	}
+	// The library decides what is callable; every name of the page is asked.
+	names := append([]string(nil), out.Passed...)
+	for _, e := range out.Events {
+		names = append(names, e.Tool)
+	}
+	for _, name := range names {
+		if C.contractpin_guard_result_callable(res, stringPtr(name), C.size_t(len(name))) == 1 {
+			out.callable[name] = true
+		}
+		runtime.KeepAlive(name)
+	}
+	return out, nil
+}

@@ -1,0 +1,219 @@
+"""Run-time enforcement for clients of the official MCP Python SDK (``mcp``
+1.x and 2.x): the decision of ``contractpin proxy``, inside the client.
+
+``mcp`` is imported only when these functions run, so ``contractpin`` has no
+dependency on it. ::
+
+    import contractpin
+    from contractpin.mcp_guard import GuardedSession
+
+    lock = contractpin.Lock.from_path("contractpin.lock")
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        guarded = GuardedSession(session, lock, "everything")
+        tools = (await guarded.list_tools()).tools  # drifted and unpinned tools removed
+        await guarded.call_tool("echo", {"message": "hi"})  # ToolRefusedError if not passed
+
+Each ``tools/list`` page is decided as the server sent it: the raw result
+object (every member, before the SDK's models drop the ones they do not
+know) goes through :meth:`contractpin.Lock.guard_page`, and the filtered
+result is then validated into the SDK's ``ListToolsResult``. Deciding on a
+re-serialised ``ListToolsResult`` instead would see a different contract
+wherever a model drops or rewrites members (unknown annotation keys, for
+one) and call pinned tools drifted. One difference with the proxy remains,
+in the SDK: it parses the JSON-RPC message before this module sees it, so a
+response with a duplicate key is read as the SDK reads it (the proxy
+rejects it).
+"""
+
+import importlib
+import json
+import logging
+from typing import Any, Callable, Dict, Optional, Tuple
+
+from . import GuardEvent, GuardResult, Lock
+
+__all__ = ["GuardedSession", "ToolRefusedError", "guarded_list_tools"]
+
+logger = logging.getLogger("contractpin")
+
+EventHandler = Callable[[GuardEvent], None]
+
+
+class ToolRefusedError(PermissionError):
+    """A ``tools/call`` the guard refused: the tool did not pass its pin on
+    the last listing (drifted, unpinned) or was never listed. Nothing was
+    sent to the server."""
+
+    def __init__(self, tool: str, event: Optional[GuardEvent]) -> None:
+        if event is None:
+            why = "not on the current listing"
+        elif event.status == "unpinned":
+            why = "unpinned (not in the lock)"
+        else:
+            why = f"drifted (changed: {', '.join(event.changed) or 'the tool digest'})"
+        super().__init__(f"contractpin: refusing to call tool {tool!r}: {why}")
+        #: The tool's name.
+        self.tool = tool
+        #: Why, when the tool was on the last listing; None if it never was.
+        self.event = event
+
+
+def _log_event(event: GuardEvent) -> None:
+    logger.warning("%s", event.json.decode("utf-8"))
+
+
+_raw_type: Any = None
+
+
+def _raw_result_type() -> Any:
+    """A pydantic model that keeps a result object as the parsed JSON dict
+    (both SDK generations accept a model class as ``result_type``)."""
+    global _raw_type
+    if _raw_type is None:
+        pydantic = importlib.import_module("pydantic")
+        _raw_type = pydantic.RootModel[Dict[str, Any]]
+    return _raw_type
+
+
+async def _fetch_page(session: Any, cursor: Optional[str], params: Any) -> Tuple[Dict[str, Any], bool]:
+    """One tools/list result object, as the server sent it; and whether the
+    request had a cursor."""
+    types = importlib.import_module("mcp.types")
+    if params is None and cursor is not None:
+        params = types.PaginatedRequestParams(cursor=cursor)
+    raw = await session.send_request(types.ListToolsRequest(params=params), _raw_result_type())
+    page: Dict[str, Any] = raw.root
+    return page, params is not None and getattr(params, "cursor", None) is not None
+
+
+def _absorb(session: Any, result: Any, complete: bool) -> Any:
+    """Hands the guarded listing to the SDK's own per-tool state, as its
+    ``list_tools()`` would (the output schemas ``call_tool()`` validates
+    structured results against; in 2.x also the x-mcp-header maps). SDK
+    internals: used only where present."""
+    absorb = getattr(session, "_absorb_tool_listing", None)  # mcp 2.x
+    if callable(absorb):
+        return absorb(result, complete=complete)
+    schemas = getattr(session, "_tool_output_schemas", None)  # mcp 1.x
+    if isinstance(schemas, dict):
+        for tool in result.tools:
+            schemas[tool.name] = tool.outputSchema
+    return result
+
+
+async def _guarded_page(
+    session: Any,
+    lock: Lock,
+    server: str,
+    cursor: Optional[str],
+    params: Any,
+    observe: bool,
+    on_event: Optional[EventHandler],
+) -> Tuple[Any, GuardResult, bool]:
+    page, paged = await _fetch_page(session, cursor, params)
+    decision = lock.guard_page(server, page, observe=observe)
+    for event in decision.events:
+        (on_event or _log_event)(event)
+    doc = json.loads(decision.result)
+    types = importlib.import_module("mcp.types")
+    result = types.ListToolsResult.model_validate(doc)
+    complete = not paged and doc.get("nextCursor") is None
+    return _absorb(session, result, complete), decision, paged
+
+
+async def guarded_list_tools(
+    session: Any,
+    lock: Lock,
+    server: str,
+    *,
+    cursor: Optional[str] = None,
+    observe: bool = False,
+    on_event: Optional[EventHandler] = None,
+) -> Any:
+    """``session.list_tools()`` for one page, decided against the pins of
+    ``server`` in ``lock``: returns the SDK's ``mcp.types.ListToolsResult``
+    without the drifted and unpinned tools (with them when ``observe``).
+
+    Each such tool is passed to ``on_event`` (default: a warning on the
+    ``contractpin`` logger with the proxy's JSON log line). Raises what
+    :meth:`contractpin.Lock.guard_page` raises for a page it rejects, and the
+    SDK's errors for a failed request. Refusing calls to removed tools is
+    the caller's job here; :class:`GuardedSession` does both.
+    """
+    result, _, _ = await _guarded_page(session, lock, server, cursor, None, observe, on_event)
+    return result
+
+
+class GuardedSession:
+    """Wraps an initialised ``mcp.ClientSession`` (1.x or 2.x):
+    :meth:`list_tools` removes the tools that do not match their pins, and
+    :meth:`call_tool` refuses every tool that did not pass on the current
+    listing (:class:`ToolRefusedError`, nothing sent). Every other attribute
+    is the session's.
+
+    A listing starts with a request without a cursor (which forgets what
+    earlier listings allowed) and goes on with the cursors the server gives.
+    If a page is rejected (the guard's exceptions, see
+    :meth:`contractpin.Lock.guard_page`) nothing stays callable until the
+    next successful listing. ``observe`` keeps and allows drifted and
+    unpinned tools, and still reports them to ``on_event``.
+    """
+
+    def __init__(
+        self,
+        session: Any,
+        lock: Lock,
+        server: str,
+        *,
+        observe: bool = False,
+        on_event: Optional[EventHandler] = None,
+    ) -> None:
+        self.session = session
+        self.lock = lock
+        self.server = server
+        self.observe = observe
+        self.on_event = on_event
+        self._allowed: Dict[str, bool] = {}
+        self._events: Dict[str, GuardEvent] = {}
+        #: The decision for the last page listed.
+        self.last_decision: Optional[GuardResult] = None
+
+    async def list_tools(self, cursor: Optional[str] = None, *, params: Any = None) -> Any:
+        """One page of tools/list (``cursor`` or ``params`` as in the SDK),
+        guarded: the SDK's ``ListToolsResult`` with only the tools the
+        model may see."""
+        try:
+            result, decision, paged = await _guarded_page(
+                self.session, self.lock, self.server, cursor, params, self.observe, self.on_event
+            )
+        except BaseException:
+            self._allowed.clear()
+            self._events.clear()
+            self.last_decision = None
+            raise
+        if not paged:
+            self._allowed.clear()
+            self._events.clear()
+        for name in decision.passed:
+            self._allowed[name] = True
+            self._events.pop(name, None)
+        for event in decision.events:
+            self._allowed[event.tool] = decision.callable(event.tool)
+            self._events[event.tool] = event
+        self.last_decision = decision
+        return result
+
+    def callable(self, name: str) -> bool:
+        """Whether :meth:`call_tool` lets ``name`` through."""
+        return self._allowed.get(name, False)
+
+    async def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None, *args: Any, **kwargs: Any) -> Any:
+        """``session.call_tool`` for a tool that passed on the current
+        listing; :class:`ToolRefusedError` for any other."""
+        if not self.callable(name):
+            raise ToolRefusedError(name, self._events.get(name))
+        return await self.session.call_tool(name, arguments, *args, **kwargs)
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self.session, attr)

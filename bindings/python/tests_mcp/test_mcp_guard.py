@@ -1,0 +1,371 @@
+"""contractpin.mcp_guard against the official MCP Python SDK and real servers.
+
+Runs with the Python of an environment that has the SDK (``mcp`` 1.x or
+2.x); scripts/test-bindings.sh runs it with .venv-mcp1 (mcp 1.30.0) and
+.venv-mcp2 (mcp 2.3.0), the package from bindings/python/src and the library
+under test in CONTRACTPIN_LIB. Plain unittest (those environments have no
+pytest); pytest collects it too. Every prerequisite is required: a missing
+one fails the run, it is never skipped.
+
+The lock is written at test time by the contractpin CLI (CONTRACTPIN_CLI,
+default target/debug/contractpin): `contractpin init` of the reference
+server-everything over stdio, and of tests/mcp/fake_server.py in its `ok`
+scenario. The client then connects with the SDK's stdio_client to
+server-everything (everything passes, a call goes through) and to the fake
+server's `drift-description` (send_email's description changed) and
+`added-tool` (export_contacts added) scenarios: the drifted or unpinned tool
+is removed from the SDK's ListToolsResult and a call to it is refused before
+anything is sent (the fake server's --record log shows no tools/call); in
+observe mode it is kept, reported and called.
+
+    CONTRACTPIN_LIB=$PWD/target/lib/debug/libcontractpin.so PYTHONPATH=bindings/python/src \\
+        .venv-mcp2/bin/python -m unittest discover -s bindings/python/tests_mcp -v
+"""
+
+import asyncio
+import contextlib
+import importlib.metadata
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+from typing import Any, AsyncIterator, Dict, List, Optional, Tuple
+
+import contractpin
+from contractpin.mcp_guard import GuardedSession, ToolRefusedError, guarded_list_tools
+
+ROOT = Path(os.environ.get("CONTRACTPIN_REPO") or Path(__file__).resolve().parents[3])
+CLI = Path(os.environ.get("CONTRACTPIN_CLI") or ROOT / "target" / "debug" / "contractpin")
+EVERYTHING = ROOT / "tests/mcp/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+FAKE = ROOT / "tests/mcp/fake_server.py"
+FAKE_TOOLS = ["get_weather", "search_docs", "send_email"]
+TIMEOUT = 60
+# A tool with an annotation key the SDK's models may not know.
+VENDOR_PAGE = {
+    "tools": [
+        {
+            "name": "lookup",
+            "description": "Look a word up.",
+            "inputSchema": {"type": "object", "properties": {"word": {"type": "string"}}},
+            "annotations": {"readOnlyHint": True, "vendorHint": {"tier": 2}},
+        }
+    ]
+}
+
+try:
+    import mcp
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+except ImportError as e:  # fail, never skip
+    raise RuntimeError(f"test_mcp_guard needs the MCP Python SDK (mcp) in {sys.executable}") from e
+
+_state: Dict[str, Any] = {}
+
+
+def _fake_args(scenario: str, record: Optional[Path] = None) -> List[str]:
+    args = [str(FAKE), "--transport", "stdio", "--scenario", scenario]
+    return args + (["--record", str(record)] if record else [])
+
+
+def setUpModule() -> None:
+    node = shutil.which("node")
+    missing = [
+        what
+        for what, ok in [
+            (f"the contractpin CLI at {CLI} (cargo build -p contractpin-cli)", CLI.is_file()),
+            ("node on PATH", node is not None),
+            (f"server-everything at {EVERYTHING} (.ci/install-servers.sh)", EVERYTHING.is_file()),
+            (f"{FAKE}", FAKE.is_file()),
+        ]
+        if not ok
+    ]
+    if missing:
+        raise RuntimeError("test_mcp_guard: missing " + "; ".join(missing))
+    tmp = Path(tempfile.mkdtemp(prefix="contractpin-mcp-guard-"))
+    lock_path = tmp / "contractpin.lock"
+    (tmp / "vendor.json").write_text(json.dumps(VENDOR_PAGE))
+    for name, argv in [
+        ("everything", ["--", str(node), str(EVERYTHING), "stdio"]),
+        ("fake", ["--", sys.executable] + _fake_args("ok")),
+        ("vendor", ["--file", str(tmp / "vendor.json")]),
+    ]:
+        run = subprocess.run(
+            [str(CLI), "init", "--lock", str(lock_path), "--name", name, *argv],
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
+        if run.returncode != 0:
+            raise RuntimeError(f"contractpin init {name} failed ({run.returncode}):\n{run.stderr}")
+    _state.update(tmp=tmp, node=node, lock_path=lock_path, lock_bytes=lock_path.read_bytes())
+    _state["lock"] = contractpin.Lock(_state["lock_bytes"])
+    print(
+        f"\nmcp {importlib.metadata.version('mcp')} ({mcp.__file__}); {contractpin.library_path}",
+        file=sys.stderr,
+    )
+
+
+def tearDownModule() -> None:
+    if "lock" in _state:
+        _state["lock"].close()
+    if "tmp" in _state:
+        shutil.rmtree(_state["tmp"], ignore_errors=True)
+
+
+def pinned(server: str) -> Dict[str, Any]:
+    entry: Dict[str, Any] = json.loads(_state["lock_bytes"])["servers"][server]
+    return entry
+
+
+@contextlib.asynccontextmanager
+async def connect(command: str, args: List[str]) -> AsyncIterator[Any]:
+    errlog = open(_state["tmp"] / "server-stderr.log", "a")
+    try:
+        params = StdioServerParameters(command=command, args=args)
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                yield session
+    finally:
+        errlog.close()
+
+
+def names(result: Any) -> List[str]:
+    assert isinstance(result, mcp.types.ListToolsResult), type(result)
+    return [t.name for t in result.tools]
+
+
+def next_cursor(result: Any) -> Optional[str]:
+    """nextCursor (mcp 1.x) or next_cursor (mcp 2.x)."""
+    cursor: Optional[str] = getattr(result, "next_cursor", getattr(result, "nextCursor", None))
+    return cursor
+
+
+def received(record: Path) -> List[Tuple[str, Any]]:
+    """(method, params) of every request the fake server read."""
+    out = []
+    for line in record.read_text().splitlines():
+        event = json.loads(line)
+        if event.get("kind") == "stdin":
+            msg = json.loads(event["line"])
+            out.append((msg.get("method"), msg.get("params")))
+    return out
+
+
+class GuardTest(unittest.IsolatedAsyncioTestCase):
+    async def asyncSetUp(self) -> None:
+        self.lock: contractpin.Lock = _state["lock"]
+        self.events: List[contractpin.GuardEvent] = []
+
+    def fake(self, scenario: str) -> Tuple[Path, Any]:
+        record = _state["tmp"] / f"{self.id()}.{scenario}.jsonl"
+        return record, connect(sys.executable, _fake_args(scenario, record))
+
+    async def test_server_everything_passes_and_is_called(self) -> None:
+        async def run() -> None:
+            async with connect(_state["node"], [str(EVERYTHING), "stdio"]) as session:
+                guarded = GuardedSession(session, self.lock, "everything", on_event=self.events.append)
+                result = await guarded.list_tools()
+                self.assertEqual(sorted(names(result)), sorted(pinned("everything")["tools"]))
+                self.assertEqual(len(result.tools), pinned("everything")["tool_count"])
+                self.assertEqual(self.events, [])
+                decision = guarded.last_decision
+                assert decision is not None
+                self.assertEqual(decision.events, [])
+                self.assertEqual(sorted(decision.passed), sorted(pinned("everything")["tools"]))
+                self.assertTrue(guarded.callable("echo"))
+                self.assertFalse(guarded.callable("no-such-tool"))
+                reply = await guarded.call_tool("echo", {"message": "pinned hello"})
+                self.assertIn("pinned hello", json.dumps(reply.model_dump(mode="json")))
+                with self.assertRaises(ToolRefusedError) as refused:
+                    await guarded.call_tool("no-such-tool", {})
+                self.assertIsNone(refused.exception.event)
+                # The function form gives the same listing.
+                again = await guarded_list_tools(session, self.lock, "everything")
+                self.assertEqual(names(again), names(result))
+                # Against the fake server's pins every tool of server-everything
+                # is unpinned: nothing is left, nothing is callable.
+                other = GuardedSession(session, self.lock, "fake", on_event=self.events.append)
+                self.assertEqual(names(await other.list_tools()), [])
+                self.assertEqual({e.status for e in self.events}, {"unpinned"})
+                self.assertEqual(len(self.events), len(result.tools))
+                with self.assertRaises(ToolRefusedError):
+                    await other.call_tool("echo", {"message": "x"})
+
+        await asyncio.wait_for(run(), TIMEOUT)
+
+    async def test_a_drifted_description_is_removed_and_refused(self) -> None:
+        record, session_cm = self.fake("drift-description")
+
+        async def run() -> None:
+            async with session_cm as session:
+                guarded = GuardedSession(session, self.lock, "fake", on_event=self.events.append)
+                result = await guarded.list_tools()
+                self.assertEqual(names(result), ["get_weather", "search_docs"])
+                self.assertEqual([(e.tool, e.status, e.changed) for e in self.events],
+                                 [("send_email", "drifted", ["description"])])
+                event = self.events[0]
+                self.assertNotEqual(event.live_digest, pinned("fake")["tools"]["send_email"]["digest"])
+                line = json.loads(event.json)
+                self.assertEqual(line, {"changed": ["description"], "live": event.live_digest,
+                                        "server": "fake", "status": "drifted", "tool": "send_email"})
+                with self.assertRaises(ToolRefusedError) as refused:
+                    await guarded.call_tool("send_email", {"to": "a@example.com"})
+                self.assertEqual(refused.exception.event, event)
+                self.assertIn("drifted (changed: description)", str(refused.exception))
+                self.assertTrue(guarded.callable("get_weather"))
+                # The function form, with the default handler (a warning).
+                with self.assertLogs("contractpin", "WARNING") as logs:
+                    again = await guarded_list_tools(session, self.lock, "fake")
+                self.assertEqual(names(again), ["get_weather", "search_docs"])
+                self.assertEqual(logs.records[0].getMessage(), event.json.decode())
+
+        await asyncio.wait_for(run(), TIMEOUT)
+        methods = [m for m, _ in received(record)]
+        self.assertEqual(methods.count("tools/list"), 2, methods)
+        self.assertNotIn("tools/call", methods)
+
+    async def test_an_added_tool_is_removed_unless_observed(self) -> None:
+        record, session_cm = self.fake("added-tool")
+
+        async def run() -> None:
+            async with session_cm as session:
+                guarded = GuardedSession(session, self.lock, "fake", on_event=self.events.append)
+                self.assertEqual(names(await guarded.list_tools()), FAKE_TOOLS)
+                self.assertEqual([(e.tool, e.status, e.changed) for e in self.events],
+                                 [("export_contacts", "unpinned", [])])
+                with self.assertRaises(ToolRefusedError) as refused:
+                    await guarded.call_tool("export_contacts")
+                self.assertIn("unpinned", str(refused.exception))
+
+                observing = GuardedSession(session, self.lock, "fake", observe=True,
+                                           on_event=self.events.append)
+                result = await observing.list_tools()
+                self.assertEqual(names(result), FAKE_TOOLS + ["export_contacts"])
+                self.assertEqual(len(self.events), 2)
+                self.assertTrue(observing.callable("export_contacts"))
+                # Let through: the fake server answers tools/call with an error.
+                with self.assertRaises(Exception) as sent:
+                    await observing.call_tool("export_contacts")
+                self.assertNotIsInstance(sent.exception, ToolRefusedError)
+
+        await asyncio.wait_for(run(), TIMEOUT)
+        calls = [p["name"] for m, p in received(record) if m == "tools/call"]
+        self.assertEqual(calls, ["export_contacts"])
+
+    async def test_pages_are_guarded_one_by_one(self) -> None:
+        record, session_cm = self.fake("one-per-page")
+
+        async def run() -> None:
+            async with session_cm as session:
+                guarded = GuardedSession(session, self.lock, "fake", on_event=self.events.append)
+                seen: List[str] = []
+                result = await guarded.list_tools()
+                seen += names(result)
+                self.assertFalse(guarded.callable("search_docs"))
+                while next_cursor(result) is not None:
+                    result = await guarded.list_tools(next_cursor(result))
+                    seen += names(result)
+                self.assertEqual(seen, FAKE_TOOLS)
+                self.assertEqual(self.events, [])
+                self.assertTrue(all(guarded.callable(n) for n in FAKE_TOOLS))
+                # A new listing starts over.
+                self.assertEqual(names(await guarded.list_tools()), ["get_weather"])
+                self.assertFalse(guarded.callable("send_email"))
+
+        await asyncio.wait_for(run(), TIMEOUT)
+        cursors = [(p or {}).get("cursor") for m, p in received(record) if m == "tools/list"]
+        self.assertEqual(cursors, [None, "cursor-1", "cursor-2", None])
+
+
+class ExampleTest(unittest.TestCase):
+    """bindings/python/examples/mcp_guard_client.py, the README's example."""
+
+    def run_example(self, *args: str) -> "subprocess.CompletedProcess[str]":
+        example = ROOT / "bindings/python/examples/mcp_guard_client.py"
+        return subprocess.run(
+            [sys.executable, str(example), str(_state["lock_path"]), *args],
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
+
+    def test_the_example_client(self) -> None:
+        fake = [sys.executable] + _fake_args("drift-description")
+        run = self.run_example("fake", "--call", "send_email", "--call", "get_weather", "--", *fake)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        lines = run.stdout.splitlines()
+        self.assertEqual(lines[:2], ["tool get_weather", "tool search_docs"])
+        self.assertEqual(
+            lines[2],
+            "call send_email: refused: contractpin: refusing to call tool 'send_email': "
+            "drifted (changed: description)",
+        )
+        # Sent; the fake server has no tools/call.
+        self.assertTrue(lines[3].startswith("call get_weather: sent, failed: "), lines[3])
+        logged = [json.loads(line) for line in run.stderr.splitlines() if line.startswith("{")]
+        self.assertEqual([(e["tool"], e["status"], e["changed"]) for e in logged],
+                         [("send_email", "drifted", ["description"])])
+
+        run = self.run_example("fake", "--observe", "--", *fake)
+        self.assertEqual(run.stdout.splitlines(), ["tool " + n for n in FAKE_TOOLS])
+        run = self.run_example("everything", "--call", "echo", "--", _state["node"], str(EVERYTHING), "stdio")
+        self.assertIn("call echo: sent", run.stdout.splitlines(), run.stderr)
+
+
+class StubSession:
+    """Answers tools/list with VENDOR_PAGE the way ClientSession.send_request
+    does (validating the raw result object into the requested type)."""
+
+    def __init__(self) -> None:
+        self.calls: List[str] = []
+
+    async def send_request(self, request: Any, result_type: Any, *args: Any, **kwargs: Any) -> Any:
+        assert request.method == "tools/list"
+        return result_type.model_validate(json.loads(json.dumps(VENDOR_PAGE)))
+
+    async def call_tool(self, name: str, arguments: Any = None, *args: Any, **kwargs: Any) -> str:
+        self.calls.append(name)
+        return "called"
+
+
+class RawPageTest(unittest.IsolatedAsyncioTestCase):
+    async def test_the_raw_result_is_decided_not_the_sdk_model(self) -> None:
+        lock: contractpin.Lock = _state["lock"]
+        stub = StubSession()
+        guarded = GuardedSession(stub, lock, "vendor")
+        self.assertEqual(names(await guarded.list_tools()), ["lookup"])
+        self.assertEqual(guarded.last_decision and guarded.last_decision.events, [])
+        self.assertEqual(await guarded.call_tool("lookup", {"word": "x"}), "called")
+        self.assertEqual(stub.calls, ["lookup"])
+        # What the SDK's model keeps of the same page: mcp 2.x drops the
+        # unknown annotation key, so deciding on it would call the tool drifted.
+        typed = mcp.types.ListToolsResult.model_validate(VENDOR_PAGE)
+        dumped = typed.model_dump(by_alias=True, exclude_unset=True, mode="json")
+        events = lock.guard_page("vendor", dumped).events
+        if "vendorHint" in json.dumps(dumped):
+            self.assertEqual(events, [])
+        else:
+            self.assertEqual([(e.tool, e.changed) for e in events], [("lookup", ["annotations"])])
+
+
+class PageTest(unittest.TestCase):
+    """Lock.guard_page on dicts, as the SDK hands result objects over."""
+
+    def test_dict_pages(self) -> None:
+        lock: contractpin.Lock = _state["lock"]
+        page = {"tools": [{"name": "zzz", "inputSchema": {"type": "object"}}], "nextCursor": None}
+        decision = lock.guard_page("fake", page)
+        self.assertEqual(decision.to_dict(), {"tools": [], "nextCursor": None})
+        self.assertEqual(decision.events[0].status, "unpinned")
+        with self.assertRaises(contractpin.LockUnknownServerError):
+            lock.guard_page("nope", page)
+        with self.assertRaises(ValueError):
+            lock.guard_page("fake", {"tools": [], "x": float("nan")})
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,639 @@
+//! `contractpin wrap` and `contractpin unwrap`: make an MCP client start
+//! its pinned servers through `contractpin proxy`, and undo it.
+//!
+//! **What wrap writes.** Each entry of the configuration's servers map
+//! (`mcpServers`: Claude Desktop, Cursor, Claude Code; `servers`: VS Code
+//! `mcp.json`; `mcp.servers`: VS Code `settings.json`) whose name is pinned
+//! in the lock becomes
+//! `{"command": "/abs/contractpin", "args": ["proxy", "--lock", "/abs/contractpin.lock", "--name", NAME], ...}`:
+//! the proxy takes the server's command (or URL) from the lock, so
+//! `command`, `args`, `url`, `serverUrl` and `headers` go; `type` becomes
+//! `"stdio"` (an HTTP entry becomes a stdio entry: the proxy speaks stdio to
+//! the client); every other member (`env`, `cwd`, `envFile`, client
+//! settings such as `autoApprove`) is kept byte for byte. Entries not in the
+//! lock (a warning names them), disabled entries and entries already
+//! wrapped are left as they are, so a second wrap changes nothing.
+//!
+//! **No marker in the entry.** Clients validate their configuration
+//! (Claude Desktop rejects entries it cannot read, and rewrites its own
+//! file), so nothing is added that a client might refuse or drop: a wrapped
+//! entry is recognised by its shape (a `command` named `contractpin*` whose
+//! `args` start with `proxy`), and the original file is kept next to the
+//! configuration as `FILE.contractpin-backup` (same permissions, written
+//! atomically, never overwritten: a wrap that would change entries while a
+//! backup exists is refused until `unwrap`).
+//!
+//! **Comments.** Only the byte ranges of the wrapped entries are rewritten,
+//! so comments, trailing commas and formatting elsewhere in a JSONC file
+//! stay; comments inside a wrapped entry live on in the backup only.
+//!
+//! **unwrap** puts back, entry by entry, the backup's text of every wrapped
+//! entry, keeping any other change made since (a new server, another
+//! setting); with no such change the file is byte-identical to the one
+//! before wrap. A wrapped entry edited since wrap is refused (exit 2)
+//! unless `--force`. The backup is removed afterwards.
+//!
+//! **Environment.** Clients start servers with a minimal environment, so
+//! every `${VAR}` the lock entry needs (env values, header templates, URL)
+//! must be in the entry's `env` block; wrap warns for each one that is not.
+
+mod config;
+mod diff;
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use contractpin::lock::{self, Lock, LockServer, Source, Transport};
+
+use crate::args::{UnwrapArgs, WrapArgs};
+use crate::fail::{CliResult, Failure, EXIT_OK};
+use crate::input::{io_reason, read_file};
+use crate::output::{self, printable, write_stdout};
+use config::{Config, Entry};
+
+/// The suffix of the backup file.
+pub const BACKUP_SUFFIX: &str = ".contractpin-backup";
+
+/// Entry members the wrapped entry replaces.
+const REPLACED: [&str; 6] = ["command", "args", "type", "url", "serverUrl", "headers"];
+
+/// Runs `wrap`.
+pub fn run_wrap(args: &WrapArgs) -> CliResult {
+    let shown = args.config.display().to_string();
+    refuse_link(&args.config, "configuration")?;
+    let cfg = Config::parse(read_file(&args.config, &shown)?, &shown)?;
+    let (lock_path, lock) = read_lock(&args.lock)?;
+    let exe = exe_path()?;
+    let plan = plan_wrap(&cfg, &lock, &shown, &exe, &lock_path)?;
+    let backup = backup_path(&args.config);
+    if plan.edits.is_empty() {
+        let mut text = format!("nothing to wrap in {shown}");
+        if !plan.already.is_empty() {
+            text.push_str(&format!(" (already wrapped: {})", names(&plan.already)));
+        }
+        text.push('\n');
+        write_stdout(text.as_bytes())?;
+        return Ok(EXIT_OK);
+    }
+    if fs::symlink_metadata(&backup).is_ok() {
+        return Err(Failure::usage(format!(
+            "{} exists (from an earlier wrap) and {shown} has entries that are not wrapped ({}): \
+             run `contractpin unwrap --config {shown}` first, then wrap again",
+            backup.display(),
+            names(
+                &plan
+                    .edits
+                    .iter()
+                    .map(|e| e.name.clone())
+                    .collect::<Vec<_>>()
+            )
+        )));
+    }
+    let new = splice(
+        &cfg.bytes,
+        plan.edits.iter().map(|e| (e.span, e.text.as_bytes())),
+    );
+    check_wrapped(&new, &plan, &shown)?;
+    if args.dry_run {
+        return show_diff(&cfg.bytes, &new, &shown, "wrapped");
+    }
+    write_backup(&backup, &cfg.bytes, &args.config).map_err(|e| {
+        Failure::usage(format!(
+            "cannot write {}: {}",
+            backup.display(),
+            io_reason(&e)
+        ))
+    })?;
+    if let Err(e) = lock::save_atomic(&args.config, &new) {
+        let _ = fs::remove_file(&backup);
+        return Err(Failure::usage(format!(
+            "cannot write {shown}: {}",
+            io_reason(&e)
+        )));
+    }
+    let mut text = String::new();
+    for e in &plan.edits {
+        text.push_str(&format!(
+            "wrapped {} (was {}): starts through contractpin proxy\n",
+            printable(&e.name),
+            e.was
+        ));
+    }
+    text.push_str(&format!(
+        "wrote {shown}; the original is in {} (`contractpin unwrap --config {shown}` restores it)\n",
+        backup.display()
+    ));
+    write_stdout(text.as_bytes())?;
+    Ok(EXIT_OK)
+}
+
+/// One entry to rewrite.
+struct Edit {
+    name: String,
+    span: (usize, usize),
+    text: String,
+    was: &'static str,
+}
+
+/// What wrap will do.
+struct WrapPlan {
+    edits: Vec<Edit>,
+    already: Vec<String>,
+}
+
+/// Decides every entry, printing the warnings.
+fn plan_wrap(
+    cfg: &Config,
+    lock: &Lock,
+    shown: &str,
+    exe: &str,
+    lock_path: &str,
+) -> Result<WrapPlan, Failure> {
+    let mut plan = WrapPlan {
+        edits: Vec::new(),
+        already: Vec::new(),
+    };
+    let mut unpinned = Vec::new();
+    for e in &cfg.entries {
+        let server = lock.servers.get(&e.name);
+        if e.wrapped.is_some() {
+            plan.already.push(e.name.clone());
+            continue;
+        }
+        if e.disabled {
+            continue;
+        }
+        let Some(server) = server else {
+            unpinned.push(e.name.clone());
+            continue;
+        };
+        if server.transport == Transport::File {
+            output::warning_line(&format!(
+                "{shown}: server {:?} is pinned from a tools/list file, which the proxy cannot run; left as it is",
+                e.name
+            ));
+            continue;
+        }
+        let source = e
+            .source
+            .as_ref()
+            .map_err(|m| Failure::usage(format!("{shown}: server {:?}: {m}", e.name)))?;
+        for w in entry_warnings(shown, e, source, server) {
+            output::warning_line(&w);
+        }
+        plan.edits.push(Edit {
+            name: e.name.clone(),
+            span: e.span,
+            text: wrapped_text(cfg, e, exe, lock_path),
+            was: source.transport().as_str(),
+        });
+    }
+    if !unpinned.is_empty() {
+        output::warning_line(&format!(
+            "{shown}: not pinned in the lock, left as they are: {}",
+            names(&unpinned)
+        ));
+    }
+    Ok(plan)
+}
+
+/// The wrapped entry's text: `type` (when the entry had one), `command` and
+/// `args`, then every kept member as written, in the entry's own layout.
+fn wrapped_text(cfg: &Config, e: &Entry, exe: &str, lock_path: &str) -> String {
+    let mut parts = Vec::new();
+    if e.members.iter().any(|m| m.key == "type") {
+        parts.push("\"type\": \"stdio\"".to_string());
+    }
+    parts.push(format!("\"command\": {}", json_str(exe)));
+    parts.push(format!(
+        "\"args\": [\"proxy\", \"--lock\", {}, \"--name\", {}]",
+        json_str(lock_path),
+        json_str(&e.name)
+    ));
+    for m in e
+        .members
+        .iter()
+        .filter(|m| !REPLACED.contains(&m.key.as_str()))
+    {
+        parts.push(String::from_utf8_lossy(cfg.slice(m.span)).into_owned());
+    }
+    if !cfg.slice(e.span).contains(&b'\n') {
+        return format!("{{{}}}", parts.join(", "));
+    }
+    let nl = cfg.newline;
+    let inner = e
+        .member_indent
+        .clone()
+        .unwrap_or_else(|| format!("{}  ", e.key_indent));
+    let close = e
+        .close_indent
+        .clone()
+        .unwrap_or_else(|| e.key_indent.clone());
+    format!(
+        "{{{nl}{inner}{}{nl}{close}}}",
+        parts.join(&format!(",{nl}{inner}"))
+    )
+}
+
+/// What the user should know about one entry before it runs through the
+/// proxy (no value is ever shown: names only).
+fn entry_warnings(shown: &str, e: &Entry, source: &Source, server: &LockServer) -> Vec<String> {
+    let name = &e.name;
+    let mut out = Vec::new();
+    if let Some(why) = source_differs(source, server) {
+        out.push(format!(
+            "{shown}: server {name:?}: {why}; the proxy runs the server as the lock says \
+             (re-pin with `contractpin init --from {shown} --name {name} --force` if the configuration is right)"
+        ));
+    }
+    for var in lock_references(server) {
+        if !e.env_keys.contains(&var) {
+            let env_file = if e.env_file {
+                " (or make sure its envFile sets it)"
+            } else {
+                ""
+            };
+            out.push(format!(
+                "the lock needs ${{{var}}} for server {name:?}; add it to the env block of {name} \
+                 in {shown}{env_file}: clients start servers with a minimal environment"
+            ));
+        }
+    }
+    if let Source::Http { headers, .. } = source {
+        let stored = server.headers.clone().unwrap_or_default();
+        for h in headers.keys() {
+            if !stored.keys().any(|k| k.eq_ignore_ascii_case(h)) {
+                out.push(format!(
+                    "{shown}: server {name:?} sends header {h}, which the lock does not store \
+                     (a literal value is never stored): the proxy will not send it; pin a \
+                     reference (`--header '{h}: Bearer ${{VAR}}'`) and put VAR in the env block"
+                ));
+            }
+        }
+    }
+    if e.commented {
+        out.push(format!(
+            "{shown}: the comments inside server {name:?} are kept in the backup only"
+        ));
+    }
+    out
+}
+
+/// Why the configuration's source differs from the lock's, if it does.
+fn source_differs(source: &Source, server: &LockServer) -> Option<&'static str> {
+    match (source, server.source()?) {
+        (
+            Source::Stdio { command, .. },
+            Source::Stdio {
+                command: pinned, ..
+            },
+        ) => (*command != pinned)
+            .then_some("its command in the configuration differs from the lock's"),
+        (Source::Http { url, .. }, Source::Http { url: pinned, .. }) => (lock::url_for_lock(url)
+            != pinned)
+            .then_some("its URL in the configuration differs from the lock's"),
+        _ => Some("its transport in the configuration differs from the lock's"),
+    }
+}
+
+/// Every `${VAR}` name the lock entry needs at run time.
+fn lock_references(server: &LockServer) -> Vec<String> {
+    let mut texts: Vec<&str> = Vec::new();
+    if let Some(env) = &server.env {
+        texts.extend(env.values().map(String::as_str));
+    }
+    if let Some(h) = &server.headers {
+        texts.extend(h.values().map(String::as_str));
+    }
+    if let Some(u) = &server.url {
+        texts.push(u);
+    }
+    let mut out: Vec<String> = texts.into_iter().flat_map(references).collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The names of the `${NAME}` / `${env:NAME}` references in `text`.
+fn references(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(p) = rest.find("${") {
+        let after = &rest[p + 2..];
+        let Some(end) = after.find('}') else { break };
+        let inner = &after[..end];
+        out.push(inner.strip_prefix("env:").unwrap_or(inner).to_string());
+        rest = &after[end + 1..];
+    }
+    out
+}
+
+/// Fails closed unless the new text parses and every edited entry now has
+/// the wrapped shape under its own name.
+fn check_wrapped(new: &[u8], plan: &WrapPlan, shown: &str) -> Result<(), Failure> {
+    let bug = || {
+        Failure::usage(format!("internal error: the wrapped {shown} would not read back; nothing was written (please report this bug)"))
+    };
+    let cfg = Config::parse(new.to_vec(), shown).map_err(|_| bug())?;
+    for edit in &plan.edits {
+        let ok = cfg
+            .get(&edit.name)
+            .and_then(|e| e.wrapped.as_ref())
+            .is_some_and(|w| w.name.as_deref() == Some(edit.name.as_str()));
+        if !ok {
+            return Err(bug());
+        }
+    }
+    Ok(())
+}
+
+/// Runs `unwrap`.
+pub fn run_unwrap(args: &UnwrapArgs) -> CliResult {
+    let shown = args.config.display().to_string();
+    refuse_link(&args.config, "configuration")?;
+    let backup = backup_path(&args.config);
+    let backup_shown = backup.display().to_string();
+    let cur = Config::parse(read_file(&args.config, &shown)?, &shown)?;
+    if fs::symlink_metadata(&backup).is_err() {
+        return Err(Failure::usage(format!(
+            "no backup {backup_shown}: {shown} was not wrapped by `contractpin wrap`, or was unwrapped already"
+        )));
+    }
+    refuse_link(&backup, "backup")?;
+    let orig = Config::parse(read_file(&backup, &backup_shown)?, &backup_shown)?;
+    let plan = plan_unwrap(&cur, &orig, &shown, args.force)?;
+    if plan.restore.is_empty() {
+        return nothing_to_unwrap(&cur, &orig, &backup, &shown);
+    }
+    let new = splice(
+        &cur.bytes,
+        plan.restore
+            .iter()
+            .map(|(_, span, text)| (*span, text.as_slice())),
+    );
+    if args.dry_run {
+        return show_diff(&cur.bytes, &new, &shown, "unwrapped");
+    }
+    lock::save_atomic(&args.config, &new)
+        .map_err(|e| Failure::usage(format!("cannot write {shown}: {}", io_reason(&e))))?;
+    remove_backup(&backup)?;
+    let mut text = String::new();
+    for (name, _, _) in &plan.restore {
+        text.push_str(&format!("unwrapped {}\n", printable(name)));
+    }
+    if new == orig.bytes {
+        text.push_str(&format!(
+            "restored {shown} exactly as it was before wrap; removed {backup_shown}\n"
+        ));
+    } else {
+        text.push_str(&format!(
+            "restored the wrapped entries of {shown} from {backup_shown} (changes made since wrap are kept); removed it\n"
+        ));
+    }
+    write_stdout(text.as_bytes())?;
+    Ok(EXIT_OK)
+}
+
+/// The entries to restore: `(name, span in the current file, original text)`.
+struct UnwrapPlan {
+    restore: Vec<(String, (usize, usize), Vec<u8>)>,
+}
+
+fn plan_unwrap(
+    cur: &Config,
+    orig: &Config,
+    shown: &str,
+    force: bool,
+) -> Result<UnwrapPlan, Failure> {
+    let mut restore = Vec::new();
+    let mut changed = Vec::new();
+    let mut lost = Vec::new();
+    for e in &cur.entries {
+        let Some(w) = &e.wrapped else { continue };
+        let Some(o) = orig.get(&e.name).filter(|o| o.wrapped.is_none()) else {
+            lost.push(e.name.clone());
+            continue;
+        };
+        let expected = wrapped_text(orig, o, &w.command, w.lock.as_deref().unwrap_or(""));
+        if cur.slice(e.span) != expected.as_bytes() {
+            changed.push(e.name.clone());
+        }
+        restore.push((e.name.clone(), e.span, orig.slice(o.span).to_vec()));
+    }
+    if !changed.is_empty() && !force {
+        return Err(Failure::usage(format!(
+            "{shown}: the wrapped entries {} changed since wrap; nothing was restored \
+             (--force restores them from the backup anyway, losing those edits)",
+            names(&changed)
+        )));
+    }
+    if !lost.is_empty() {
+        output::warning_line(&format!(
+            "{shown}: the backup has no original for {}; left as they are",
+            names(&lost)
+        ));
+    }
+    Ok(UnwrapPlan { restore })
+}
+
+/// Nothing wrapped: the backup goes only when it equals the file.
+fn nothing_to_unwrap(cur: &Config, orig: &Config, backup: &Path, shown: &str) -> CliResult {
+    if cur.bytes == orig.bytes {
+        remove_backup(backup)?;
+        write_stdout(
+            format!(
+                "nothing to unwrap in {shown}; removed {} (it equals the file)\n",
+                backup.display()
+            )
+            .as_bytes(),
+        )?;
+    } else {
+        output::warning_line(&format!(
+            "nothing to unwrap in {shown} (no wrapped entry); {} is kept: remove it yourself once it is no longer needed",
+            backup.display()
+        ));
+    }
+    Ok(EXIT_OK)
+}
+
+/// `--dry-run`: the unified diff on stdout, nothing written.
+fn show_diff(old: &[u8], new: &[u8], shown: &str, what: &str) -> CliResult {
+    let d = diff::unified(
+        &String::from_utf8_lossy(old),
+        &String::from_utf8_lossy(new),
+        shown,
+        &format!("{shown} ({what})"),
+    );
+    write_stdout(d.as_bytes())?;
+    output::warning_line(&format!("dry run: {shown} was not changed"));
+    Ok(EXIT_OK)
+}
+
+/// `bytes` with each span replaced (spans do not overlap).
+fn splice<'a>(bytes: &[u8], edits: impl Iterator<Item = ((usize, usize), &'a [u8])>) -> Vec<u8> {
+    let mut edits: Vec<_> = edits.collect();
+    edits.sort_by_key(|(span, _)| span.0);
+    let mut out = Vec::with_capacity(bytes.len() + 512);
+    let mut at = 0;
+    for ((start, end), text) in edits {
+        out.extend_from_slice(&bytes[at..start]);
+        out.extend_from_slice(text);
+        at = end;
+    }
+    out.extend_from_slice(&bytes[at..]);
+    out
+}
+
+/// `FILE.contractpin-backup`.
+pub fn backup_path(config: &Path) -> PathBuf {
+    let mut p = config.as_os_str().to_os_string();
+    p.push(BACKUP_SUFFIX);
+    PathBuf::from(p)
+}
+
+/// Refuses a symbolic link: the file it points to would be rewritten.
+fn refuse_link(path: &Path, what: &str) -> Result<(), Failure> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            let target = fs::canonicalize(path)
+                .map(|t| format!(" (run it on {})", t.display()))
+                .unwrap_or_default();
+            Err(Failure::usage(format!(
+                "the {what} {} is a symbolic link; refusing to write through it{target}",
+                path.display()
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The lock's absolute path (as text) and its contents.
+fn read_lock(path: &Path) -> Result<(String, Lock), Failure> {
+    let shown = path.display();
+    let abs = fs::canonicalize(path).map_err(|e| {
+        Failure::usage(format!(
+            "cannot read the lock {shown}: {} (pin the servers first: contractpin init --from CONFIG)",
+            io_reason(&e)
+        ))
+    })?;
+    let bytes = read_file(&abs, &format!("lock file {shown}"))?;
+    let lock = Lock::parse(&bytes).map_err(|e| Failure::usage(format!("{shown}: {e}")))?;
+    let text = abs
+        .to_str()
+        .ok_or_else(|| Failure::usage(format!("the lock's path {shown} is not UTF-8")))?;
+    Ok((text.to_string(), lock))
+}
+
+/// The absolute path of this binary.
+fn exe_path() -> Result<String, Failure> {
+    let exe = std::env::current_exe()
+        .and_then(fs::canonicalize)
+        .map_err(|e| {
+            Failure::usage(format!(
+                "cannot find this program's path: {}",
+                io_reason(&e)
+            ))
+        })?;
+    exe.to_str()
+        .map(str::to_string)
+        .ok_or_else(|| Failure::usage("this program's path is not UTF-8"))
+}
+
+/// Writes the backup atomically without ever replacing an existing file:
+/// a temporary file with the configuration's permissions, linked into place.
+fn write_backup(path: &Path, bytes: &[u8], like: &Path) -> io::Result<()> {
+    let perms = fs::metadata(like)?.permissions();
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let _ = fs::remove_file(&tmp);
+    let result = (|| {
+        let mut f = create_private(&tmp, &perms)?;
+        f.write_all(bytes)?;
+        f.set_permissions(perms.clone())?;
+        f.sync_all()?;
+        drop(f);
+        fs::hard_link(&tmp, path)?;
+        sync_dir(&dir)
+    })();
+    let _ = fs::remove_file(&tmp);
+    result
+}
+
+#[cfg(unix)]
+fn create_private(path: &Path, perms: &fs::Permissions) -> io::Result<File> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(perms.mode() & 0o777)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn create_private(path: &Path, _perms: &fs::Permissions) -> io::Result<File> {
+    OpenOptions::new().write(true).create_new(true).open(path)
+}
+
+fn remove_backup(backup: &Path) -> Result<(), Failure> {
+    fs::remove_file(backup).map_err(|e| {
+        Failure::usage(format!(
+            "cannot remove {}: {}",
+            backup.display(),
+            io_reason(&e)
+        ))
+    })?;
+    if let Some(dir) = backup.parent().filter(|d| !d.as_os_str().is_empty()) {
+        let _ = sync_dir(dir);
+    }
+    Ok(())
+}
+
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    match File::open(dir).and_then(|d| d.sync_all()) {
+        Err(e) if e.kind() == io::ErrorKind::InvalidInput => Ok(()),
+        other => other,
+    }
+}
+
+/// A JSON string literal.
+fn json_str(s: &str) -> String {
+    let mut out = Vec::new();
+    contractpin::jcs::write_str(&mut out, s);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Names for a message, quoted and comma-separated.
+fn names(list: &[String]) -> String {
+    list.iter()
+        .map(|n| format!("{n:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reference_names() {
+        assert_eq!(
+            references("Bearer ${A} ${env:B_2}x${C"),
+            vec!["A".to_string(), "B_2".to_string()]
+        );
+        assert!(references("plain").is_empty());
+    }
+
+    #[test]
+    fn splicing() {
+        let out = splice(
+            b"0123456789",
+            [((6, 8), &b"X"[..]), ((1, 3), &b"ab"[..])].into_iter(),
+        );
+        assert_eq!(out, b"0ab345X89");
+    }
+}
