@@ -132,9 +132,10 @@ pub enum Command {
 const PROXY_ABOUT: &str = "Run the server pinned as NAME in the lock behind a checking proxy. \
 Point an MCP client at `contractpin proxy --name NAME` instead of the server's own command: \
 the proxy speaks MCP over stdio (newline-delimited JSON-RPC on its stdin/stdout) to the client, \
-starts the server exactly as verify does (the lock's command, env with ${VAR} expanded, cwd inside \
-the lock's directory; only HOME, LOGNAME, PATH, SHELL, TERM and USER of this environment unless \
---inherit-env; its own process group), and passes every message through unchanged, the client's \
+reaches the server exactly as verify does (a stdio entry: the lock's command, env with ${VAR} \
+expanded, cwd inside the lock's directory, only HOME, LOGNAME, PATH, SHELL, TERM and USER of this \
+environment unless --inherit-env, its own process group; an http entry: Streamable HTTP with the \
+lock's headers and --header, falling back to legacy HTTP+SSE), and passes every message through unchanged, the client's \
 own initialize included, so the server sees the real client: a server that serves clean contracts \
 to contractpin and poisoned ones to other clients is caught here, where verify was fooled.\n\n\
 Enforcement (--mode enforce, the default): every tools/list answer is checked page by page \
@@ -155,7 +156,8 @@ SIGTERM/SIGINT/SIGHUP); 1 = the server could not start, exited, closed its stdou
 over --max-line-bytes or stopped reading while the client was connected (or the client wrote a \
 line over the limit); 2 = bad arguments, a missing or invalid lock, an unknown server name, an \
 unset ${VAR}, or an entry that cannot be proxied, all before the server is started. The server is \
-always shut down (stdin closed, then SIGTERM and SIGKILL to its process group).";
+always shut down (stdio: stdin closed, then SIGTERM and SIGKILL to its process group; http: the \
+session is deleted).";
 
 const PROXY_EXAMPLES: &str = "Examples:\n  \
 contractpin proxy --name everything\n  \

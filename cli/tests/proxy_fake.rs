@@ -339,3 +339,90 @@ fn on_drift_block_answers_the_listing_with_an_error() {
     );
     assert_eq!(error_code(&out, 2), None, "{out}");
 }
+
+/// The same cloak over Streamable HTTP: the proxy's HTTP upstream
+/// (`src/proxy/http.rs`) with the same enforcement, the client on stdio.
+#[test]
+fn cloak_over_streamable_http() {
+    let sdk = Sdk::Py2;
+    if !available(sdk) {
+        return;
+    }
+    let dir = Dir::new("cloak-http");
+    let port_file = dir.path("port");
+    let mut server = std::process::Command::new(python())
+        .args([
+            &fake(),
+            "--transport",
+            "http",
+            "--port",
+            "0",
+            "--port-file",
+            &port_file,
+        ])
+        .args([
+            "--scenario",
+            "cloak",
+            "--tools",
+            &tools_file(&dir),
+            "--record",
+            &dir.path("record.jsonl"),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the fake server runs");
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let port = loop {
+        if let Ok(p) = std::fs::read_to_string(&port_file) {
+            if let Ok(p) = p.trim().parse::<u16>() {
+                break p;
+            }
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "the fake server did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let lock = dir.lock();
+    let init = cp(
+        &["init", "--lock", &lock, "--name", "fake", "--http", &url],
+        b"",
+        60,
+    );
+    assert_eq!(init.code, 0, "{init:#?}");
+    let verify = cp(&["verify", "--lock", &lock], b"", 60);
+    assert_eq!(
+        verify.code, 0,
+        "the cloaking server passes verify: {verify:#?}"
+    );
+    let _ = std::fs::remove_file(dir.0.join("record.jsonl"));
+    let log = dir.path("proxy.log");
+    let out = run_client(
+        sdk,
+        &dir,
+        &via_proxy(&dir, &["--log", &log]),
+        CLOAK_STEPS,
+        "",
+    );
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(
+        tool_names(&out, &["steps", "0"]),
+        ["get_weather", "search_docs"],
+        "{out}"
+    );
+    assert_eq!(error_code(&out, 1), None, "{out}");
+    assert_eq!(error_code(&out, 2), Some(-32602), "{out}");
+    let record = dir.read("record.jsonl");
+    let calls = recorded(&record, "tools/call");
+    assert_eq!(
+        calls.len(),
+        1,
+        "only get_weather reached the server: {record}"
+    );
+    assert!(calls[0].contains("get_weather"), "{record}");
+    assert_eq!(log_lines(&dir.read("proxy.log"), "drifted").len(), 1);
+}

@@ -226,6 +226,13 @@ fn usage_problems_exit_2_before_the_server_starts() {
     http.transport = contractpin::lock::Transport::Http;
     http.command = None;
     http.url = Some("http://127.0.0.1:9/mcp".into());
+    http.headers = Some(
+        [(
+            "Authorization".to_string(),
+            "Bearer ${CONTRACTPIN_PROXY_TEST_UNSET}".to_string(),
+        )]
+        .into(),
+    );
     l.servers.insert("http".into(), http);
     let mut file = base;
     file.transport = contractpin::lock::Transport::File;
@@ -236,7 +243,7 @@ fn usage_problems_exit_2_before_the_server_starts() {
     for (name, want) in [
         ("env", "CONTRACTPIN_PROXY_TEST_UNSET"),
         ("outside", "--allow-outside-paths"),
-        ("http", "not yet supported"),
+        ("http", "CONTRACTPIN_PROXY_TEST_UNSET"),
         ("file", "nothing to proxy"),
     ] {
         let run = cp(&["proxy", "--lock", &lock, "--name", name], b"", 30);

@@ -29,7 +29,9 @@
 //! - a page the guard rejects is an error for the client (fail closed);
 //!   a server line that is not a JSON-RPC message is dropped and logged.
 //!
-//! Threads and queues: `src/proxy/pump.rs`. The stdio upstream: `src/proxy/stdio.rs`.
+//! Threads and queues: `src/proxy/pump.rs`. The upstreams: `src/proxy/stdio.rs`,
+//! `src/proxy/http.rs` (Streamable HTTP, falling back to legacy HTTP+SSE as
+//! `verify` does) and `src/proxy/legacy_sse.rs`.
 //! The event log format: `src/proxy/log.rs` (and `contractpin proxy --help`).
 
 mod enforce;
