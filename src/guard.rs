@@ -16,7 +16,7 @@ use alloc::vec::Vec;
 use crate::contract::Field;
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind};
-use crate::json::{self, Node, Tag};
+use crate::json;
 use crate::limits::Limits;
 use crate::lock::LockServer;
 use crate::owned::Context;
@@ -130,55 +130,43 @@ pub fn guard_page(
     mode: GuardMode,
     limits: &Limits,
 ) -> Result<GuardDecision, Error> {
-    let live = Context::with_limits(*limits).digest_tools_list_owned(
+    // One parse: the digest core validates the page and reports each tool
+    // with its byte offset; the page's shape and the spans to cut are then
+    // found by a byte scan of the validated text.
+    let mut live: Vec<(usize, crate::owned::ToolDigest)> = Vec::new();
+    Context::with_limits(*limits).digest_tools_list(
         page,
         ListOptions {
             field_digests: true,
         },
+        |t| {
+            let tool = crate::owned::ToolDigest {
+                name: t.name.to_owned_string(),
+                digest: t.digest,
+                fields: t.fields,
+            };
+            live.push((t.offset, tool));
+        },
     )?;
-    let mut nodes = alloc::vec![Node::EMPTY; json::scratch_needed(page)];
-    let tape = json::parse(page, &mut nodes, limits)?;
-    let root = tape.root();
-    let tools = match root.get("tools") {
-        Some(t) if root.tag() == Tag::Object && t.tag() == Tag::Array => t,
-        _ => return Err(Error::new(ErrorKind::NotToolsList, root.offset())),
-    };
+    let array = tools_array(page)?;
+    live.sort_unstable_by_key(|(offset, _)| *offset);
     let mut passed = Vec::new();
     let mut events = Vec::new();
     let mut keep: Vec<(usize, usize)> = Vec::new();
-    let mut name_buf = Vec::new();
-    for tool in tools.elements() {
-        let span = (tool.offset(), value_end(page, tool.offset()));
-        let name_value = tool.get("name").filter(|n| n.tag() == Tag::String);
-        let name = match name_value {
-            Some(v) => {
-                name_buf.resize(v.raw_str().map_or(0, <[u8]>::len), 0);
-                String::from(v.decode_str(&mut name_buf).unwrap_or(""))
-            }
-            None => return Err(Error::new(ErrorKind::NameNotString, tool.offset())),
-        };
-        // `live.tools` is sorted in UTF-16 name order.
-        let found = live
-            .tools
-            .binary_search_by(|t| crate::jcs::cmp_utf16(&t.name, &name));
-        let Ok(index) = found else {
-            return Err(Error::new(ErrorKind::NotToolsList, tool.offset()));
-        };
-        let live_tool = &live.tools[index];
-        match event_of(pinned, &name, live_tool) {
+    for (offset, tool) in live {
+        match event_of(pinned, &tool.name, &tool) {
             None => {
-                passed.push(name);
-                keep.push(span);
+                passed.push(tool.name);
+                keep.push((offset, value_end(page, offset)));
             }
             Some(event) => {
                 events.push(event);
                 if mode == GuardMode::Observe {
-                    keep.push(span);
+                    keep.push((offset, value_end(page, offset)));
                 }
             }
         }
     }
-    let array = (tools.offset(), value_end(page, tools.offset()));
     let result = if events.is_empty() || mode == GuardMode::Observe {
         page.to_vec()
     } else {
@@ -191,6 +179,47 @@ pub fn guard_page(
     })
 }
 
+/// The span of the `tools` array of a page the digest core accepted: the
+/// page must be a result object (`{"tools": [...], ...}`), not a bare
+/// array, a JSON-RPC response or a page sequence ([`ErrorKind::NotToolsList`]
+/// at the root otherwise).
+fn tools_array(page: &[u8]) -> Result<(usize, usize), Error> {
+    let ws = |mut i: usize| {
+        while i < page.len() && matches!(page[i], b' ' | b'\t' | b'\n' | b'\r') {
+            i += 1;
+        }
+        i
+    };
+    let root = ws(0);
+    let not_a_page = Error::new(ErrorKind::NotToolsList, root);
+    if page.get(root) != Some(&b'{') {
+        return Err(not_a_page);
+    }
+    let mut i = ws(root + 1);
+    while page.get(i) == Some(&b'"') {
+        let key_end = value_end(page, i);
+        let value = ws(ws(key_end) + 1); // past the ':'
+        let end = value_end(page, value);
+        let key = &page[i + 1..key_end - 1];
+        let is_tools = if key.contains(&b'\\') {
+            json::unescape::decoded_eq(key, b"tools")
+        } else {
+            key == b"tools"
+        };
+        if is_tools {
+            return if page[value] == b'[' {
+                Ok((value, end))
+            } else {
+                Err(not_a_page)
+            };
+        }
+        i = ws(end);
+        if page.get(i) == Some(&b',') {
+            i = ws(i + 1);
+        }
+    }
+    Err(not_a_page)
+}
 /// The event for a live tool, or `None` when it matches its pin.
 fn event_of(
     pinned: &LockServer,
@@ -252,6 +281,8 @@ fn value_end(input: &[u8], start: usize) -> usize {
                 }
             }
             b'{' | b'[' => depth += 1,
+            // At depth 0 a closing bracket ends a scalar value (`1}`).
+            b'}' | b']' if depth == 0 => return i,
             b'}' | b']' => {
                 depth -= 1;
                 if depth == 0 {
@@ -325,6 +356,27 @@ mod tests {
         let page = br#"{"tools":[ {"name":"z","inputSchema":{}} ]}"#;
         let d = guard_page(&pins(PINNED), page, GuardMode::Enforce, &Limits::DEFAULT).unwrap();
         assert_eq!(d.result, br#"{"tools":[]}"#.to_vec());
+    }
+
+    #[test]
+    fn members_of_every_kind_around_the_tools_array() {
+        for page in [
+            &br#"{"nextCursor":5,"tools":[{"name":"z","inputSchema":{}}]}"#[..],
+            br#"{"a":null,"b":true,"c":"]}\"","d":[1,{"e":-2.5e3}],"tools":[{"name":"z","inputSchema":{}}],"f":0}"#,
+            br#" { "\u0074ools" : [ {"name":"z","inputSchema":{}} ] } "#,
+        ] {
+            let d = guard_page(&pins(PINNED), page, GuardMode::Enforce, &Limits::DEFAULT).unwrap();
+            let text = core::str::from_utf8(&d.result).unwrap();
+            assert!(text.contains("[]"), "{text}");
+            assert_eq!(d.events.len(), 1);
+        }
+        for bad in [
+            &br#"{"tools":{}}"#[..],
+            br#"{"result":{"tools":[]}}"#,
+            br#"[{"name":"a"}]"#,
+        ] {
+            assert!(guard_page(&pins(PINNED), bad, GuardMode::Enforce, &Limits::DEFAULT).is_err());
+        }
     }
 
     #[test]
