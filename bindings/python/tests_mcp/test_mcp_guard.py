@@ -247,10 +247,8 @@ class GuardTest(unittest.IsolatedAsyncioTestCase):
                 self.assertEqual(names(result), FAKE_TOOLS + ["export_contacts"])
                 self.assertEqual(len(self.events), 2)
                 self.assertTrue(observing.callable("export_contacts"))
-                # Let through: the fake server answers tools/call with an error.
-                with self.assertRaises(Exception) as sent:
-                    await observing.call_tool("export_contacts")
-                self.assertNotIsInstance(sent.exception, ToolRefusedError)
+                # Let through to the server (which answers every tools/call).
+                await observing.call_tool("export_contacts")
 
         await asyncio.wait_for(run(), TIMEOUT)
         calls = [p["name"] for m, p in received(record) if m == "tools/call"]
@@ -304,8 +302,8 @@ class ExampleTest(unittest.TestCase):
             "call send_email: refused: contractpin: refusing to call tool 'send_email': "
             "drifted (changed: description)",
         )
-        # Sent; the fake server has no tools/call.
-        self.assertTrue(lines[3].startswith("call get_weather: sent, failed: "), lines[3])
+        # Sent to the server (which answers every tools/call).
+        self.assertTrue(lines[3].startswith("call get_weather: sent"), lines[3])
         logged = [json.loads(line) for line in run.stderr.splitlines() if line.startswith("{")]
         self.assertEqual([(e["tool"], e["status"], e["changed"]) for e in logged],
                          [("send_email", "drifted", ["description"])])
