@@ -199,7 +199,10 @@ fn server_requests(sdk: Sdk) {
     // This client declares more than the lock was pinned with: a warning,
     // and nothing else to report.
     let events = dir.read("proxy.log");
-    assert!(only_client_lines(&events) >= 1, "nothing to report: {events}");
+    assert!(
+        only_client_lines(&events) >= 1,
+        "nothing to report: {events}"
+    );
 }
 
 /// The number of log lines, all of which must be about the client (its
