@@ -122,14 +122,13 @@ pub(crate) const MAX_RECONNECTS: usize = 3;
 
 /// Connects to an HTTP server of a lock entry as `verify` does: Streamable
 /// HTTP, or the legacy HTTP+SSE transport when the endpoint refuses the
-/// first POST (see the module docs). `url` and `headers` are the lock
-/// entry's, `${VAR}` references unexpanded.
+/// first POST (see the module docs). `creds` is the lock entry's url and
+/// headers as `credentials::http` expanded and checked them (the caller
+/// keeps their secrets for its own log).
 pub(crate) fn connect_http(
-    url: &str,
-    headers: &[(String, String)],
+    creds: credentials::HttpCredentials,
     opts: &ClientOptions,
 ) -> Result<Box<dyn Upstream>, McpError> {
-    let creds = credentials::http(url, headers)?;
     Ok(Box::new(StreamableHttpUpstream::build(creds, opts, true)?))
 }
 
@@ -517,7 +516,7 @@ pub mod testing {
         let up: Box<dyn Upstream> = match transport {
             "streamable" => Box::new(StreamableHttpUpstream::new(url, headers, opts)?),
             "legacy" => Box::new(LegacySseUpstream::new(url, headers, opts)?),
-            _ => connect_http(url, headers, opts)?,
+            _ => connect_http(credentials::http(url, headers)?, opts)?,
         };
         Ok(Conn(up))
     }

@@ -210,8 +210,9 @@ fn connect(
         #[cfg(feature = "mcp-http")]
         ServerSpec::Http { url, headers } => {
             // The same expansion, plain-http rule and redaction list as verify.
-            let secrets = crate::mcp::credentials::http(url, headers)?.secrets;
-            Ok((http::connect_http(url, headers, opts)?, secrets))
+            let creds = crate::mcp::credentials::http(url, headers)?;
+            let secrets = creds.secrets.clone();
+            Ok((http::connect_http(creds, opts)?, secrets))
         }
         #[cfg(not(feature = "mcp-http"))]
         ServerSpec::Http { .. } => Err(McpError::new(
