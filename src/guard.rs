@@ -16,7 +16,7 @@ use alloc::vec::Vec;
 use crate::contract::Field;
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind};
-use crate::json;
+use crate::json::{self, value_end};
 use crate::limits::Limits;
 use crate::lock::LockServer;
 use crate::owned::Context;
@@ -185,7 +185,7 @@ pub fn guard_page(
 /// at the root otherwise).
 fn tools_array(page: &[u8]) -> Result<(usize, usize), Error> {
     let ws = |mut i: usize| {
-        while i < page.len() && matches!(page[i], b' ' | b'\t' | b'\n' | b'\r') {
+        while page.get(i).is_some_and(|&b| json::is_ws(b)) {
             i += 1;
         }
         i
@@ -262,39 +262,6 @@ fn splice(page: &[u8], array: (usize, usize), keep: &[(usize, usize)]) -> Vec<u8
     }
     out.extend_from_slice(&page[array.1 - 1..]);
     out
-}
-
-/// The end (exclusive) of the JSON value starting at `start` of a document
-/// the parser has accepted: strings are skipped whole, brackets counted.
-fn value_end(input: &[u8], start: usize) -> usize {
-    let mut depth = 0usize;
-    let mut i = start;
-    while i < input.len() {
-        match input[i] {
-            b'"' => {
-                i += 1;
-                while input[i] != b'"' {
-                    i += if input[i] == b'\\' { 2 } else { 1 };
-                }
-                if depth == 0 {
-                    return i + 1;
-                }
-            }
-            b'{' | b'[' => depth += 1,
-            // At depth 0 a closing bracket ends a scalar value (`1}`).
-            b'}' | b']' if depth == 0 => return i,
-            b'}' | b']' => {
-                depth -= 1;
-                if depth == 0 {
-                    return i + 1;
-                }
-            }
-            b',' | b' ' | b'\t' | b'\n' | b'\r' if depth == 0 => return i,
-            _ => {}
-        }
-        i += 1;
-    }
-    input.len()
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! sorted tools; the lock recomputes it from stored tool digests.
 
 use crate::digest::Digest;
-use crate::jcs::{write_str, write_string, Sink};
+use crate::jcs::{write_string, Sink};
 
 /// Writes the server object one entry at a time; entries must come in
 /// canonical (UTF-16) name order.
@@ -34,9 +34,10 @@ impl ServerObject {
     }
 
     /// [`ServerObject::entry`] for a decoded name.
+    #[cfg(feature = "alloc")]
     #[inline]
     pub(crate) fn entry_str<S: Sink>(&mut self, sink: &mut S, name: &str, digest: &Digest) {
-        self.entry_with(sink, digest, |s| write_str(s, name));
+        self.entry_with(sink, digest, |s| crate::jcs::write_str(s, name));
     }
 
     #[inline]

@@ -13,14 +13,20 @@
 mod key_sort;
 mod number_token;
 mod parser;
+#[cfg(feature = "alloc")]
+mod span;
 mod string_scan;
 mod tape;
 pub(crate) mod unescape;
 
 pub(crate) use key_sort::{find_adjacent_equal, sort_list, END};
+#[cfg(feature = "alloc")]
+pub(crate) use parser::is_ws;
 pub(crate) use parser::parse_into as parser_entry;
 pub use parser::scratch_needed;
 pub(crate) use parser::{SliceStore, Store};
+#[cfg(feature = "alloc")]
+pub(crate) use span::value_end;
 pub(crate) use tape::next_index;
 pub use tape::{Elements, Members, Node, SortedMembers, Tag, Tape, Value, NO_PARENT};
 

@@ -145,38 +145,9 @@ pub(crate) fn span(input: &[u8], v: Value<'_>) -> Range<usize> {
         Tag::Number => start + v.raw_number().map_or(0, <[u8]>::len),
         Tag::Null | Tag::True => start + 4,
         Tag::False => start + 5,
-        Tag::Array | Tag::Object => container_end(input, start),
+        Tag::Array | Tag::Object => crate::json::value_end(input, start),
     };
     start..end.min(input.len())
-}
-
-/// The end (exclusive) of the array or object starting at `start`.
-fn container_end(input: &[u8], start: usize) -> usize {
-    let mut depth = 0usize;
-    let mut i = start;
-    while let Some(&b) = input.get(i) {
-        match b {
-            b'"' => {
-                i += 1;
-                while let Some(&c) = input.get(i) {
-                    if c == b'"' {
-                        break;
-                    }
-                    i += if c == b'\\' { 2 } else { 1 };
-                }
-            }
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    return i + 1;
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    input.len()
 }
 
 /// `input` with `range` replaced by `with`.
