@@ -2,6 +2,8 @@
 //! model, `contractpin::lock::Source`; `ServerSpec::from_source` turns it
 //! into what the MCP client connects to.)
 
+use contractpin::lock::is_header_name;
+
 /// Parses one `--header 'Name: value'` argument.
 ///
 /// An error never shows the argument: a header's value is a secret, and
@@ -20,14 +22,6 @@ pub fn parse_header(text: &str) -> Result<(String, String), String> {
         ));
     }
     Ok((name.to_string(), value.trim().to_string()))
-}
-
-/// An HTTP header name (an RFC 9110 token).
-fn is_header_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
 /// Parses one `--env K=V` argument.

@@ -81,8 +81,10 @@ pub use location::{lock_dir, relative_to_lock, resolve_from_lock, resolve_inside
 pub use model::{Lock, LockServer, LockTool, Source, Transport, UnknownTransport};
 #[cfg(feature = "std")]
 pub use save::{load, read, save_atomic, sidecar_path, update, UpdateError, MAX_LOCK_BYTES};
+#[cfg(feature = "std")]
+pub(crate) use secrets::valid_name as valid_var_name;
 pub use secrets::{
-    classify_header, env_for_lock, is_env_reference, url_credential, url_for_lock,
+    classify_header, env_for_lock, is_env_reference, is_header_name, url_credential, url_for_lock,
     url_has_userinfo, HeaderValue,
 };
 pub use timestamp::{format_timestamp, is_valid_timestamp, MAX_TIMESTAMP};

@@ -10,7 +10,7 @@ use super::capabilities::{is_client_capability, normalize_capabilities};
 use super::error::{LockError, LockErrorKind};
 use super::model::{Lock, LockServer, LockTool, Transport};
 use super::path::child;
-use super::secrets::{classify_header, HeaderValue};
+use super::secrets::{classify_header, is_header_name, HeaderValue};
 use super::timestamp::is_valid_timestamp;
 use super::{ALGORITHM, LOCK_VERSION};
 use crate::digest::Digest;
@@ -150,10 +150,7 @@ fn header_map(v: Value<'_>, path: &str) -> Res<BTreeMap<String, String>> {
     let mut seen: Vec<String> = Vec::new();
     for (name, value) in &map {
         let p = child(path, name);
-        let token = !name.is_empty()
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+        let token = is_header_name(name);
         let lower = name.to_ascii_lowercase();
         let problem = if !token {
             Some("not a valid HTTP header name")

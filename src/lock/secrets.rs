@@ -39,10 +39,28 @@ pub fn is_env_reference(value: &str) -> bool {
     valid_name(name)
 }
 
-fn valid_name(name: &str) -> bool {
+/// Whether `name` is an environment variable name a `${NAME}` reference may
+/// use: `[A-Za-z_][A-Za-z0-9_]*`. The one statement of the rule (the lock's
+/// policy and the expansion at connection time both use it).
+pub(crate) fn valid_name(name: &str) -> bool {
     let mut bytes = name.bytes();
     matches!(bytes.next(), Some(b) if b.is_ascii_alphabetic() || b == b'_')
         && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// Whether `name` is an HTTP header name (an RFC 9110 token): the rule for
+/// `--header`, the lock's `headers` and the headers sent.
+///
+/// ```
+/// assert!(contractpin::lock::is_header_name("X-Api-Key"));
+/// assert!(!contractpin::lock::is_header_name("Bad Name"));
+/// assert!(!contractpin::lock::is_header_name(""));
+/// ```
+pub fn is_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
 /// The `env` map as it may be written to a lock: `${VAR}` references kept,

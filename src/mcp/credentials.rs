@@ -262,11 +262,7 @@ fn refuse_plain_http(url: &str) -> Result<(), McpError> {
 fn expand_headers(headers: &[(String, String)]) -> Result<Vec<(String, String)>, McpError> {
     let mut out: Vec<(String, String)> = Vec::with_capacity(headers.len());
     for (name, value) in headers {
-        let valid_name = !name.is_empty()
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
-        if !valid_name {
+        if !crate::lock::is_header_name(name) {
             return Err(McpError::new(
                 McpErrorKind::Spec,
                 std::format!("`{}` is not a valid HTTP header name", one_line(name)),

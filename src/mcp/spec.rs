@@ -7,6 +7,7 @@ use std::string::String;
 use std::vec::Vec;
 
 use super::error::{McpError, McpErrorKind};
+use crate::lock::valid_var_name as valid_name;
 
 /// How to reach one MCP server.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -180,13 +181,6 @@ fn expand_with(text: &str, mut lookup: impl FnMut(&str) -> Lookup) -> Result<Str
     }
     out.push_str(rest);
     Ok(out)
-}
-
-fn valid_name(name: &str) -> bool {
-    let b = name.as_bytes();
-    !b.is_empty()
-        && (b[0].is_ascii_alphabetic() || b[0] == b'_')
-        && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
 }
 
 #[cfg(test)]
