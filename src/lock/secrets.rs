@@ -186,7 +186,7 @@ fn is_reference_run(mut word: &str) -> bool {
 
 /// The byte ranges of a URL's parts: `(authority start, authority end)`
 /// after `scheme://`, or `None` for a URL without `://`.
-fn authority(url: &str) -> Option<(usize, usize)> {
+pub(crate) fn authority(url: &str) -> Option<(usize, usize)> {
     let start = url.find("://")? + 3;
     let len = url[start..]
         .find(['/', '?', '#'])

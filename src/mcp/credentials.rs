@@ -207,15 +207,13 @@ fn base64(input: &[u8]) -> String {
 
 /// The user information of `url` (`user:pass` in `scheme://user:pass@host`).
 fn userinfo(url: &str) -> Option<&str> {
-    let rest = url.split_once("://")?.1;
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    authority.rsplit_once('@').map(|(u, _)| u)
+    let (start, end) = crate::lock::url_authority(url)?;
+    url[start..end].rsplit_once('@').map(|(u, _)| u)
 }
 
 /// The host of `url`, without port or brackets.
 pub(crate) fn host(url: &str) -> &str {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let authority = crate::lock::url_authority(url).map_or("", |(s, e)| &url[s..e]);
     let hostport = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
     if let Some(v6) = hostport.strip_prefix('[') {
         return v6.split(']').next().unwrap_or("");
