@@ -40,13 +40,16 @@ fn read_bounded<R: Read>(reader: R, cap: u64, buf: &mut Vec<u8>) -> std::io::Res
 /// Reads a configuration or lock named on the command line: a regular file
 /// of at most [`MAX_LOCK_BYTES`], never a FIFO or device (exit 2 otherwise).
 pub fn read_file(path: &Path, shown: &str) -> Result<Vec<u8>, Failure> {
-    contractpin::fs::read_regular_file(path, MAX_LOCK_BYTES).map_err(|e| {
-        let reason = match &e {
-            ReadFileError::Io(io) => io_reason(io),
-            other => other.to_string(),
-        };
-        Failure::usage(format!("cannot read {shown}: {reason}"))
-    })
+    contractpin::fs::read_regular_file(path, MAX_LOCK_BYTES).map_err(|e| read_failure(&e, shown))
+}
+
+/// Exit 2 for a file that could not be read: `cannot read SHOWN: reason`.
+pub fn read_failure(e: &ReadFileError, shown: &str) -> Failure {
+    let reason = match e {
+        ReadFileError::Io(io) => io_reason(io),
+        other => other.to_string(),
+    };
+    Failure::usage(format!("cannot read {shown}: {reason}"))
 }
 
 /// An I/O error without the "(os error N)" noise.

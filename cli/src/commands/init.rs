@@ -205,14 +205,10 @@ fn precheck(lock_path: &Path, targets: &[(String, Source)], force: bool) -> Resu
         Ok(b) => b,
         Err(ReadFileError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => {
-            let reason = match &e {
-                ReadFileError::Io(io) => crate::input::io_reason(io),
-                other => other.to_string(),
-            };
-            return Err(Failure::usage(format!(
-                "cannot read {}: {reason}",
-                lock_path.display()
-            )));
+            return Err(crate::input::read_failure(
+                &e,
+                &lock_path.display().to_string(),
+            ))
         }
     };
     let lock =
