@@ -2,7 +2,7 @@
 //! model, `contractpin::lock::Source`; `ServerSpec::from_source` turns it
 //! into what the MCP client connects to.)
 
-use contractpin::lock::is_header_name;
+use contractpin::lock::{is_header_name, Source};
 
 /// Parses one `--header 'Name: value'` argument.
 ///
@@ -22,6 +22,20 @@ pub fn parse_header(text: &str) -> Result<(String, String), String> {
         ));
     }
     Ok((name.to_string(), value.trim().to_string()))
+}
+
+/// `source` with the `--header` values added, each replacing a header of
+/// the same name (ignoring case) that the source already has. Sources that
+/// are not http are returned as they are.
+pub fn with_headers(source: Source, extra: &[(String, String)]) -> Source {
+    match source {
+        Source::Http { url, mut headers } if !extra.is_empty() => {
+            headers.retain(|n, _| !extra.iter().any(|(m, _)| m.eq_ignore_ascii_case(n)));
+            headers.extend(extra.iter().cloned());
+            Source::Http { url, headers }
+        }
+        other => other,
+    }
 }
 
 /// Parses one `--env K=V` argument.

@@ -16,7 +16,7 @@ use crate::config_import;
 use crate::fail::{CliResult, Failure, EXIT_OK};
 use crate::fetch::{self, FetchOptions};
 use crate::output::{self, write_stdout};
-use crate::source::{parse_env, parse_header};
+use crate::source::{parse_env, parse_header, with_headers};
 
 /// Document limits from the fetch flags.
 pub fn doc_limits(a: &FetchLimitArgs) -> Limits {
@@ -273,18 +273,9 @@ fn targets(args: &InitArgs) -> Result<Vec<(String, Source)>, Failure> {
             .servers
             .into_iter()
             .map(|s| {
-                let source = match s.source {
-                    Source::Http {
-                        url,
-                        headers: mut hs,
-                    } => {
-                        // --header (given with --name) overrides the config's.
-                        hs.retain(|n, _| !headers.keys().any(|m| m.eq_ignore_ascii_case(n)));
-                        hs.extend(headers.clone());
-                        Source::Http { url, headers: hs }
-                    }
-                    other => other,
-                };
+                // --header (given with --name) overrides the config's.
+                let extra: Vec<(String, String)> = headers.clone().into_iter().collect();
+                let source = with_headers(s.source, &extra);
                 (s.name, lock_relative(source, &args.lock))
             })
             .collect());

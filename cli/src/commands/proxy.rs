@@ -4,20 +4,20 @@
 
 use std::fs::OpenOptions;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use contractpin::guard::GuardMode;
-use contractpin::lock::{self, Lock, LockServer, Source};
+use contractpin::lock::{self, LockServer};
 use contractpin::mcp::ServerSpec;
 use contractpin::proxy::{self as cp_proxy, OnDrift, ProxyOptions};
 use contractpin::Limits;
 
 use crate::args::{ModeArg, OnDriftArg, ProxyArgs};
 use crate::fail::{CliResult, Failure};
-use crate::input::{io_reason, read_file};
+use crate::input::io_reason;
 use crate::output;
-use crate::source::parse_header;
+use crate::source::{parse_header, with_headers};
 
 /// The shutdown grace of a proxied server: the SDK clients' (2 s) would
 /// outlast their own patience with the proxy (they send SIGTERM 2 s after
@@ -108,31 +108,17 @@ fn seconds(s: f64) -> Result<Duration, Failure> {
 /// missing or invalid, the name unknown, or a path outside the lock's
 /// directory).
 fn entry(args: &ProxyArgs) -> Result<(LockServer, ServerSpec), Failure> {
-    let shown = format!("lock file {}", args.lock.display());
-    let bytes = read_file(&args.lock, &shown)?;
-    let lock =
-        Lock::parse(&bytes).map_err(|e| Failure::usage(format!("{}: {e}", args.lock.display())))?;
+    let (_, lock) = super::verify::read_lock(&args.lock)?;
     let Some(server) = lock.servers.get(&args.name) else {
-        let mut names: Vec<&str> = lock.servers.keys().map(String::as_str).collect();
-        names.sort_by(|a, b| lock::cmp_utf16(a, b));
-        return Err(Failure::usage(format!(
-            "server {:?} is not pinned in {} (pinned: {})",
-            args.name,
-            args.lock.display(),
-            if names.is_empty() {
-                "none".to_string()
-            } else {
-                names.join(", ")
-            }
-        )));
+        return Err(super::verify::not_pinned(&args.name, &args.lock, &lock));
     };
     let spec = spec_of(server, args)
         .map_err(|m| Failure::usage(format!("server {:?}: {m}", args.name)))?;
     Ok((server.clone(), spec))
 }
 
-/// The lock entry as an MCP spec: the cwd resolved against the lock's
-/// directory (inside it unless allowed), `--header` over the lock's headers.
+/// The lock entry as an MCP spec (`ServerSpec::from_source`, as init and
+/// verify resolve one), with `--header` over the lock's headers.
 fn spec_of(server: &LockServer, args: &ProxyArgs) -> Result<ServerSpec, String> {
     let source = server.source().ok_or("the server has no source")?;
     if !args.headers.is_empty() && source.transport() != lock::Transport::Http {
@@ -141,40 +127,16 @@ fn spec_of(server: &LockServer, args: &ProxyArgs) -> Result<ServerSpec, String> 
             source.transport()
         ));
     }
-    Ok(match source {
-        Source::Stdio { command, env, cwd } => ServerSpec::Stdio {
-            command,
-            env,
-            cwd: cwd.as_deref().map(|c| resolve(c, args)).transpose()?,
-        },
-        Source::Http { url, headers } => {
-            let cli: Vec<(String, String)> = args
-                .headers
-                .iter()
-                .map(|h| parse_header(h))
-                .collect::<Result<_, _>>()?;
-            let mut all: Vec<(String, String)> = headers
-                .into_iter()
-                .filter(|(n, _)| !cli.iter().any(|(m, _)| m.eq_ignore_ascii_case(n)))
-                .collect();
-            all.extend(cli);
-            ServerSpec::Http { url, headers: all }
-        }
-        Source::File { path } => ServerSpec::File {
-            path: PathBuf::from(path),
-        },
-    })
-}
-
-fn resolve(p: &str, args: &ProxyArgs) -> Result<PathBuf, String> {
-    if args.allow_outside_paths {
-        return Ok(lock::resolve_from_lock(p, &args.lock));
-    }
-    lock::resolve_inside(p, &args.lock).map_err(|why| {
-        format!(
-            "{why}: paths must stay inside the lock's directory (--allow-outside-paths allows it)"
-        )
-    })
+    let cli: Vec<(String, String)> = args
+        .headers
+        .iter()
+        .map(|h| parse_header(h))
+        .collect::<Result<_, _>>()?;
+    crate::fetch::spec(
+        &with_headers(source, &cli),
+        &args.lock,
+        args.allow_outside_paths,
+    )
 }
 
 /// Our stdin and stdout as plain files: the pump buffers lines itself and

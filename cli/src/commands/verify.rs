@@ -8,7 +8,7 @@
 //! server (an unset `${VAR}`, credentials over plain http, a path outside
 //! the lock's directory) exit 2 before any server is started.
 
-use contractpin::lock::{self, cmp_utf16, Lock, LockServer, Source};
+use contractpin::lock::{self, cmp_utf16, Lock, LockServer};
 use contractpin::mcp::ServerSpec;
 use contractpin::verify::{overall_exit_code, verify_server, ServerReport};
 
@@ -17,7 +17,7 @@ use crate::fail::{CliResult, Failure};
 use crate::fetch::{self, FetchOptions};
 use crate::input::read_file;
 use crate::output::{self, write_stdout};
-use crate::source::parse_header;
+use crate::source::{parse_header, with_headers};
 
 /// What verify does with one server.
 enum Plan {
@@ -112,7 +112,7 @@ fn declared_capabilities(name: &str, server: &LockServer, cli: Option<&[String]>
 }
 
 /// Reads and parses a lock named on the command line (exit 2 on failure).
-fn read_lock(path: &std::path::Path) -> Result<(Vec<u8>, Lock), Failure> {
+pub(crate) fn read_lock(path: &std::path::Path) -> Result<(Vec<u8>, Lock), Failure> {
     let bytes = read_file(path, &format!("lock file {}", path.display()))?;
     let lock =
         Lock::parse(&bytes).map_err(|e| Failure::usage(format!("{}: {e}", path.display())))?;
@@ -124,16 +124,7 @@ fn selected<'a>(lock: &'a Lock, args: &VerifyArgs) -> Result<Vec<&'a String>, Fa
     let mut names: Vec<&String> = lock.servers.keys().collect();
     names.sort_by(|a, b| cmp_utf16(a, b));
     if let Some(s) = args.servers.iter().find(|s| !lock.servers.contains_key(*s)) {
-        let known: Vec<&str> = names.iter().map(|n| n.as_str()).collect();
-        return Err(Failure::usage(format!(
-            "server {s:?} is not pinned in {} (pinned: {})",
-            args.lock.display(),
-            if known.is_empty() {
-                "none".to_string()
-            } else {
-                known.join(", ")
-            }
-        )));
+        return Err(not_pinned(s, &args.lock, lock));
     }
     if !args.servers.is_empty() {
         names.retain(|n| args.servers.iter().any(|s| s == *n));
@@ -142,6 +133,21 @@ fn selected<'a>(lock: &'a Lock, args: &VerifyArgs) -> Result<Vec<&'a String>, Fa
         output::warning_line(&format!("{} pins no servers", args.lock.display()));
     }
     Ok(names)
+}
+
+/// Exit 2: `name` is not a server of the lock at `path` (naming those it pins).
+pub(crate) fn not_pinned(name: &str, path: &std::path::Path, lock: &Lock) -> Failure {
+    let mut known: Vec<&str> = lock.servers.keys().map(String::as_str).collect();
+    known.sort_by(|a, b| cmp_utf16(a, b));
+    Failure::usage(format!(
+        "server {name:?} is not pinned in {} (pinned: {})",
+        path.display(),
+        if known.is_empty() {
+            "none".to_string()
+        } else {
+            known.join(", ")
+        }
+    ))
 }
 
 /// `--header` values: only for exactly one `--server`, which must be http.
@@ -230,19 +236,6 @@ fn source_differences(a: &LockServer, b: &LockServer) -> Vec<&'static str> {
     check(a.headers == b.headers, "headers");
     check(a.path == b.path, "path");
     out
-}
-
-/// `source` with the `--header` values added (replacing a stored header of
-/// the same name, ignoring case).
-fn with_headers(source: Source, cli_headers: &[(String, String)]) -> Source {
-    match source {
-        Source::Http { url, mut headers } if !cli_headers.is_empty() => {
-            headers.retain(|n, _| !cli_headers.iter().any(|(m, _)| m.eq_ignore_ascii_case(n)));
-            headers.extend(cli_headers.iter().cloned());
-            Source::Http { url, headers }
-        }
-        other => other,
-    }
 }
 
 /// Prints the report in the chosen format (and annotations on GitHub).
