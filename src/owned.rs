@@ -53,6 +53,32 @@ pub fn tool_contract(tool_json: &[u8]) -> Result<Vec<u8>, Error> {
     Ok(out)
 }
 
+/// The canonical contract (spec section 2) of every tool of a tools/list in
+/// any accepted shape, with its decoded name, in canonical name order: what
+/// a lock's snapshot records and what a drift report compares.
+pub fn tool_contracts(input: &[u8], limits: &Limits) -> Result<Vec<(String, Vec<u8>)>, Error> {
+    let mut ctx = Context::with_limits(*limits);
+    let mut spans = Vec::new();
+    ctx.digest_tools_list(input, ListOptions::default(), |t| {
+        spans.push((t.name.to_owned_string(), t.offset));
+    })?;
+    spans
+        .into_iter()
+        .map(|(name, offset)| {
+            let end = crate::json::value_end(input, offset);
+            let mut out = Vec::new();
+            contract_to(
+                &input[offset..end],
+                &mut ctx.nodes,
+                &ctx.limits,
+                &mut out,
+                None,
+            )?;
+            Ok((name, out))
+        })
+        .collect()
+}
+
 /// Server digest, tool digests and field digests of a tools/list in any accepted shape.
 pub fn digest_tools_list(input: &[u8]) -> Result<ServerDigest, Error> {
     // One-shot: reserve the exact node count (one cheap lexical pass) rather

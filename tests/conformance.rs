@@ -170,3 +170,37 @@ fn committed_vectors_match_the_generator() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `tool_contracts` yields, for every accepted tools-list vector, each tool
+/// in canonical name order with a contract whose hash is the generator's
+/// tool digest (the `extra` column: `hexname=digest,field=digest...;...`).
+#[test]
+fn tool_contracts_hash_to_the_vector_tool_digests() {
+    let mut checked = 0;
+    for v in vectors().iter().filter(|v| v.mode == "tools-list") {
+        let contracts = contractpin::tool_contracts(&v.input, &Default::default());
+        if v.expected.starts_with('!') {
+            assert!(contracts.is_err(), "{}: accepted, want rejection", v.name);
+            continue;
+        }
+        let contracts = contracts.unwrap_or_else(|e| panic!("{}: {e}", v.name));
+        let want: Vec<(String, String)> = if v.extra == "-" {
+            Vec::new()
+        } else {
+            v.extra
+                .split(';')
+                .map(|t| {
+                    let (hexname, rest) = t.split_once('=').expect("name=digest");
+                    let digest = rest.split(',').next().expect("digest");
+                    let name = String::from_utf8(unhex(hexname)).expect("utf-8 name");
+                    (name, digest.to_string())
+                })
+                .collect()
+        };
+        let got: Vec<(String, String)> =
+            contracts.iter().map(|(n, c)| (n.clone(), sha(c))).collect();
+        assert_eq!(got, want, "{}", v.name);
+        checked += 1;
+    }
+    assert!(checked >= 10, "only {checked} tools-list vectors checked");
+}
