@@ -364,6 +364,7 @@ fn keys_are_written_in_utf16_order() {
     let tool = LockTool {
         digest: d(e),
         fields: BTreeMap::new(),
+        contract: None,
     };
     let server = |tools: BTreeMap<String, LockTool>, digest: &str| LockServer {
         transport: Transport::File,

@@ -62,6 +62,10 @@ pub struct LockTool {
     /// Advisory field digests (spec 4.2), keyed by contract member name
     /// (`annotations`, `description`, `inputSchema`, `name`, `outputSchema`).
     pub fields: BTreeMap<String, Digest>,
+    /// The snapshot: the tool's canonical contract JSON (spec section 2),
+    /// whose SHA-256 is `digest`. Outside every digest; `None`: a
+    /// digest-only entry.
+    pub contract: Option<Vec<u8>>,
 }
 
 /// How a server's tools are fetched.
@@ -172,6 +176,7 @@ impl LockTool {
     pub fn from_fields(digest: Digest, fields: &crate::FieldDigests) -> LockTool {
         LockTool {
             digest,
+            contract: None,
             fields: fields
                 .iter()
                 .map(|(f, d)| (f.name().to_string(), d))

@@ -218,7 +218,11 @@ fn read_tool(v: Value<'_>, path: &str) -> Res<LockTool> {
             fields.insert(name, read_digest(val, &p)?);
         }
     }
-    Ok(LockTool { digest, fields })
+    Ok(LockTool {
+        digest,
+        fields,
+        contract: None,
+    })
 }
 
 fn read_server(v: Value<'_>, path: &str) -> Res<LockServer> {
