@@ -57,6 +57,7 @@
 //! in an exclusive `flock` on a sidecar file `<lock path>.lock`, so concurrent
 //! `init` runs never lose each other's entries.
 
+mod approve;
 mod capabilities;
 mod error;
 #[cfg(feature = "std")]
@@ -71,6 +72,7 @@ mod secrets;
 mod timestamp;
 mod write;
 
+pub use approve::Approval;
 pub use capabilities::{
     capabilities_json, capabilities_of_initialize, capability_difference, is_client_capability,
     normalize_capabilities, parse_client_capabilities, CLIENT_CAPABILITIES,
