@@ -76,7 +76,6 @@ mod tests {
     use super::*;
     use crate::lock::Source;
     use alloc::string::ToString;
-    use alloc::vec;
 
     fn list(json: &str) -> ServerDigest {
         crate::digest_tools_list(json.as_bytes()).unwrap()
@@ -128,7 +127,7 @@ mod tests {
         assert!(!e.has_snapshots());
         let contracts: BTreeMap<String, Vec<u8>> =
             [("new".to_string(), b"{}".to_vec())].into_iter().collect();
-        e.approve(&list(NEW), &vec!["new".to_string()], Some(&contracts))
+        e.approve(&list(NEW), &["new".to_string()], Some(&contracts))
             .unwrap();
         assert_eq!(e.tools["new"].contract.as_deref(), Some(&b"{}"[..]));
         assert!(e.has_snapshots());
