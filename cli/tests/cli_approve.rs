@@ -533,3 +533,126 @@ fn interactive_without_a_terminal_exits_2_before_fetching() {
     assert_eq!(fx.text(), edited);
     assert_ne!(old, edited);
 }
+
+#[test]
+fn the_readme_example_is_what_approve_prints() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
+    let dir = TempDir::new("readme");
+    std::fs::copy(
+        root().join("examples/tools-list.json"),
+        dir.path("tools-list.json"),
+    )
+    .unwrap();
+    cp(&["init", "--name", "example", "--file", "tools-list.json"])
+        .cwd(&dir.0)
+        .run()
+        .code(0);
+    std::fs::copy(
+        root().join("examples/drifted-tools-list.json"),
+        dir.path("tools-list.json"),
+    )
+    .unwrap();
+    let cmd = "contractpin approve --server example --tool search_web --tool export_data";
+    let o = cp(&cmd.split(' ').skip(1).collect::<Vec<_>>())
+        .cwd(&dir.0)
+        .run();
+    o.code(0);
+    let readme = read(&root().join("README.md"));
+    let start = readme
+        .find(&format!("$ {cmd}\n"))
+        .expect("the example in README.md")
+        + cmd.len()
+        + 3;
+    let block = &readme[start..start + readme[start..].find("```").unwrap()];
+    assert_eq!(o.out(), block);
+    // The digests it shows are the reference's: the new pins of the two
+    // approved tools, and the server digest of the old tools with them.
+    let mixed = dir.path("mixed.json");
+    py_edit_tools(
+        &root().join("examples/tools-list.json"),
+        &mixed,
+        &format!(
+            "n=json.load(open({:?},encoding='utf-8'))['tools']\n\
+             new={{x['name']:x for x in n}}\n\
+             t[:]=[new.get(x['name'],x) if x['name']=='search_web' else x for x in t]+[new['export_data']]",
+            s(&root().join("examples/drifted-tools-list.json"))
+        ),
+    );
+    let (server, tools) = reference(&[&s(&mixed)]);
+    assert!(
+        block.contains(&format!("-> {server}  (5 tools)")),
+        "{block}"
+    );
+    let digest_of = |name: &str| &tools.iter().find(|(_, n)| n == name).unwrap().0;
+    assert!(
+        block.contains(&format!(
+            "pinned added export_data: {}\n",
+            digest_of("export_data")
+        )),
+        "{block}"
+    );
+    let line = block
+        .lines()
+        .find(|l| l.starts_with("re-pinned drifted search_web"))
+        .unwrap();
+    assert!(
+        line.ends_with(&format!(" -> {}", digest_of("search_web"))),
+        "{line}"
+    );
+}
+
+#[test]
+fn an_http_server_is_fetched_with_the_locks_headers_and_their_rules() {
+    let Some(fx) = Fixture::new() else { return };
+    let served = fx.dir.write("served.json", list(&[ALPHA, BETA]));
+    let srv = FakeHttp::start("http", "ok", &["--tools", &s(&served)]);
+    cp(&[
+        "init",
+        "--name",
+        "web",
+        "--http",
+        &srv.url,
+        "--header",
+        "Authorization: Bearer ${APPROVE_TEST_TOKEN}",
+    ])
+    .env("APPROVE_TEST_TOKEN", "t0ken")
+    .env("SOURCE_DATE_EPOCH", EPOCH_INIT)
+    .cwd(&fx.dir.0)
+    .run()
+    .code(0);
+    // The fake server reads its tools once: serve the new ones from a new
+    // server, and point the lock's url at it (the url is outside the pins).
+    drop(srv);
+    std::fs::write(&served, list(&[ALPHA2, BETA])).unwrap();
+    let srv = FakeHttp::start("http", "ok", &["--tools", &s(&served)]);
+    set_string(&fx.lock, "web", "url", &srv.url);
+    let old = fx.text();
+    let approve = || {
+        cp(&["approve", "--server", "web", "--tool", "alpha"])
+            .env("SOURCE_DATE_EPOCH", EPOCH_APPROVE)
+            .cwd(&fx.dir.0)
+    };
+    // The lock's header needs its variable, as in verify: exit 2, no fetch.
+    let o = approve().env_remove("APPROVE_TEST_TOKEN").run();
+    o.code(2);
+    assert!(o.err().contains("APPROVE_TEST_TOKEN"), "{}", o.err());
+    assert_eq!(fx.text(), old);
+    let o = approve().env("APPROVE_TEST_TOKEN", "t0ken").run();
+    o.code(0);
+    assert!(!o.out().contains("t0ken") && !fx.text().contains("t0ken"));
+    assert_eq!(
+        fx.text(),
+        expected_lock(&old, "web", &[ALPHA2, BETA], APPROVED_AT)
+    );
+    assert!(fx
+        .text()
+        .contains("\"Authorization\": \"Bearer ${APPROVE_TEST_TOKEN}\""));
+    // Once the server is gone: exit 1, nothing written.
+    drop(srv);
+    let now = fx.text();
+    let o = approve().env("APPROVE_TEST_TOKEN", "t0ken").run();
+    o.code(1);
+    assert_eq!(fx.text(), now);
+}

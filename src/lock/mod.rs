@@ -49,6 +49,13 @@
 //! information from an http URL ([`url_for_lock`]). The reader refuses a
 //! lock whose headers hold anything else.
 //!
+//! # Approving
+//!
+//! [`LockServer::approve`] re-pins chosen tools of one entry from its live
+//! digests (a tool no longer live is dropped), keeps every other pin, and
+//! recomputes `digest` and `tool_count` from the resulting tools
+//! (`contractpin approve`).
+//!
 //! # Saving (feature `std`)
 //!
 //! [`save_atomic`] writes a temporary file in the target's directory, fsyncs
