@@ -252,7 +252,12 @@ fn save(
     });
     let path = args.lock.display();
     match result {
-        Ok(mut lock) => Ok((done, lock.servers.remove(name).expect("the approved entry"))),
+        Ok(mut lock) => match lock.servers.remove(name) {
+            Some(after) => Ok((done, after)),
+            None => Err(Failure::usage(format!(
+                "{path}: the server's entry is missing"
+            ))),
+        },
         Err(UpdateError::Aborted(why)) => Err(Failure::usage(format!(
             "{path}: {why}; nothing was written (run approve again)"
         ))),
@@ -272,9 +277,10 @@ fn summary(
     let verdict = |n: &str| report.tools.iter().find(|t| t.name == n);
     let mut out = String::new();
     for d in done {
+        let (Approval::Pinned(n) | Approval::Dropped(n)) = d;
+        let Some(t) = verdict(n) else { continue };
         match d {
-            Approval::Pinned(n) => {
-                let t = verdict(n).expect("an approved tool is in the report");
+            Approval::Pinned(_) => {
                 let to = t.live.map(|d| d.to_string()).unwrap_or_default();
                 match t.pinned {
                     Some(from) => {
@@ -283,8 +289,7 @@ fn summary(
                     None => out.push_str(&format!("pinned {}: {to}\n", change_label(t))),
                 }
             }
-            Approval::Dropped(n) => {
-                let t = verdict(n).expect("a dropped tool is in the report");
+            Approval::Dropped(_) => {
                 out.push_str(&format!("dropped {}\n", change_label(t)));
             }
         }
