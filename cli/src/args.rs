@@ -68,6 +68,30 @@ pub enum Command {
         2 = bad arguments, missing or corrupt lock, unknown lock version."
     )]
     Verify(VerifyArgs),
+    /// Re-pin chosen tools of one server after reviewing their changes (exit 0 / 1 / 2)
+    #[command(
+        long_about = "Re-fetch one pinned server exactly as verify does (the lock's own source, \
+        env, cwd, headers and client capabilities; the same limits and environment rules), show \
+        how it differs from the lock, and re-pin only the tools named with --tool: a drifted or \
+        added tool takes its live pin, a removed one is dropped from the lock. Every other tool \
+        keeps its old pin, even a drifted one; the server digest and tool_count are recomputed \
+        from the resulting tools. --all approves every change (re-pinning the server, keeping its \
+        source settings). --interactive asks tool by tool on a terminal (y = approve, n = keep the \
+        old pin, q = approve none of the rest; the answers given so far are written).\n\n\
+        A --tool that is unchanged is a no-op (a note); one that is neither pinned nor live is an \
+        error (exit 2), and nothing is written. The lock is saved atomically under its advisory \
+        lock; its other servers are kept as they are.\n\n\
+        Exit codes: 0 = the lock was updated, or there was nothing to approve; 1 = the server \
+        could not be reached or returned an invalid tools list (nothing written); 2 = bad \
+        arguments, a missing or invalid lock, an unknown server or tool, --interactive without a \
+        terminal.",
+        after_help = "Examples:\n  \
+        contractpin approve --server everything --tool echo\n  \
+        contractpin approve --server search --tool search_web --tool export_data\n  \
+        contractpin approve --server search --all\n  \
+        contractpin approve --server search --interactive"
+    )]
+    Approve(ApproveArgs),
     /// Make an MCP client start its pinned servers through `contractpin proxy`
     #[command(
         long_about = "Rewrite an MCP client configuration so that each server pinned in the lock \
@@ -405,6 +429,41 @@ pub struct VerifyArgs {
     /// tasks.requests.elicitation.create, experimental.NAME; or none [default: each lock entry's client_capabilities]. Overrides the lock for every selected server
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub client_capabilities: Option<String>,
+    /// Fetch limits and timeouts
+    #[command(flatten)]
+    pub limits: FetchLimitArgs,
+}
+
+/// `contractpin approve`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("which").required(true).args(["tools", "all", "interactive"])))]
+pub struct ApproveArgs {
+    /// The lock file to update
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_LOCK)]
+    pub lock: PathBuf,
+    /// The server whose tools to approve (its name in the lock)
+    #[arg(long, value_name = "NAME")]
+    pub server: String,
+    /// Approve this drifted, added or removed tool (repeatable)
+    #[arg(long = "tool", value_name = "NAME")]
+    pub tools: Vec<String>,
+    /// Approve every change of the server
+    #[arg(long, conflicts_with_all = ["tools", "interactive"])]
+    pub all: bool,
+    /// Ask tool by tool (y/n/q); needs a terminal on standard input
+    #[arg(long, conflicts_with = "tools")]
+    pub interactive: bool,
+    /// HTTP header 'Name: value' for this fetch of an http server (repeatable; ${VAR} is
+    /// expanded; never printed or stored)
+    #[arg(
+        long = "header",
+        value_name = "'NAME: VALUE'",
+        allow_hyphen_values = true
+    )]
+    pub headers: Vec<String>,
+    /// Allow a file `path` or stdio `cwd` outside the lock's directory
+    #[arg(long)]
+    pub allow_outside_paths: bool,
     /// Fetch limits and timeouts
     #[command(flatten)]
     pub limits: FetchLimitArgs,

@@ -49,6 +49,13 @@
 //! information from an http URL ([`url_for_lock`]). The reader refuses a
 //! lock whose headers hold anything else.
 //!
+//! # Approving
+//!
+//! [`LockServer::approve`] re-pins chosen tools of one entry from its live
+//! digests (a tool no longer live is dropped), keeps every other pin, and
+//! recomputes `digest` and `tool_count` from the resulting tools
+//! (`contractpin approve`).
+//!
 //! # Saving (feature `std`)
 //!
 //! [`save_atomic`] writes a temporary file in the target's directory, fsyncs
@@ -57,6 +64,7 @@
 //! in an exclusive `flock` on a sidecar file `<lock path>.lock`, so concurrent
 //! `init` runs never lose each other's entries.
 
+mod approve;
 mod capabilities;
 mod error;
 #[cfg(feature = "std")]
@@ -71,6 +79,7 @@ mod secrets;
 mod timestamp;
 mod write;
 
+pub use approve::Approval;
 pub use capabilities::{
     capabilities_json, capabilities_of_initialize, capability_difference, is_client_capability,
     normalize_capabilities, parse_client_capabilities, CLIENT_CAPABILITIES,

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+mod approve;
 mod canon;
 mod digest;
 mod init;
@@ -17,6 +18,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Digest(args) => digest::run(&args),
         Command::Init(args) => init::run(&args),
         Command::Verify(args) => verify::run(&args),
+        Command::Approve(args) => approve::run(&args),
         Command::Wrap(args) => wrap::run_wrap(&args),
         Command::Unwrap(args) => wrap::run_unwrap(&args),
         Command::Proxy(args) => proxy::run(&args),

@@ -8,9 +8,12 @@
 //! server (an unset `${VAR}`, credentials over plain http, a path outside
 //! the lock's directory) exit 2 before any server is started.
 
+use std::path::Path;
+
 use contractpin::lock::{self, cmp_utf16, Lock, LockServer};
 use contractpin::mcp::ServerSpec;
 use contractpin::verify::{overall_exit_code, verify_server, ServerReport};
+use contractpin::{Limits, ServerDigest};
 
 use crate::args::{Format, VerifyArgs};
 use crate::fail::{CliResult, Failure};
@@ -38,7 +41,7 @@ pub fn run(args: &VerifyArgs) -> CliResult {
         None => None,
     };
     let names = selected(&lock, args)?;
-    let cli_headers = cli_headers(args, &lock)?;
+    let cli_headers = cli_headers(&args.headers, &args.servers, &lock)?;
     let cli_caps = fetch::client_capabilities(args.client_capabilities.as_deref())?;
 
     // Every plan first, and every source checked, before anything is
@@ -66,27 +69,56 @@ pub fn run(args: &VerifyArgs) -> CliResult {
             }
             Plan::Run(spec) => spec,
         };
-        let mut opts = opts.clone();
-        opts.client_capabilities = declared_capabilities(name, server, cli_caps.as_deref());
-        let report = match fetch::fetch(&spec, &opts) {
-            Err(e) if e.usage => {
-                return Err(Failure::usage(format!("server {name:?}: {}", e.message)));
-            }
-            Err(e) => unreachable(format!("cannot fetch the tools list: {}", e.message)),
-            Ok(fetched) => {
-                for w in &fetched.warnings {
-                    output::warning_line(&format!("server {name:?}: {w}"));
-                }
-                match super::digest::digest_list(&fetched.document, limits) {
-                    Ok(live) => verify_server(name, server, &live, args.allow_new),
-                    Err(e) => unreachable(format!("invalid tools list: {e}")),
-                }
-            }
+        let report = match fetch_live(name, server, &spec, &opts, cli_caps.as_deref(), limits)? {
+            Ok(live) => verify_server(name, server, &live.digests, args.allow_new),
+            Err(message) => unreachable(message),
         };
         reports.push(report);
     }
     print_reports(args, &reports, &bytes)?;
     Ok(overall_exit_code(&reports) as u8)
+}
+
+/// A server's live tools: the fetched document and its digests.
+pub(crate) struct Live {
+    /// The tools/list document as fetched (all pages).
+    pub document: Vec<u8>,
+    /// Its server, tool and field digests.
+    pub digests: ServerDigest,
+}
+
+/// Fetches and digests one server (`spec` from [`source_spec`]), printing
+/// the client's warnings. `Err` (exit 2) for a usage problem; `Ok(Err)` with
+/// the reason when the server could not be reached or its list is invalid.
+pub(crate) fn fetch_live(
+    name: &str,
+    server: &LockServer,
+    spec: &ServerSpec,
+    opts: &FetchOptions,
+    cli_caps: Option<&[String]>,
+    limits: Limits,
+) -> Result<Result<Live, String>, Failure> {
+    let mut opts = opts.clone();
+    opts.client_capabilities = declared_capabilities(name, server, cli_caps);
+    let fetched = match fetch::fetch(spec, &opts) {
+        Err(e) if e.usage => {
+            return Err(Failure::usage(format!("server {name:?}: {}", e.message)));
+        }
+        Err(e) => return Ok(Err(format!("cannot fetch the tools list: {}", e.message))),
+        Ok(fetched) => fetched,
+    };
+    for w in &fetched.warnings {
+        output::warning_line(&format!("server {name:?}: {w}"));
+    }
+    Ok(
+        match super::digest::digest_list(&fetched.document, limits) {
+            Ok(digests) => Ok(Live {
+                document: fetched.document,
+                digests,
+            }),
+            Err(e) => Err(format!("invalid tools list: {e}")),
+        },
+    )
 }
 
 /// The client capabilities to declare for one server: `--client-capabilities`
@@ -151,11 +183,15 @@ pub(crate) fn not_pinned(name: &str, path: &std::path::Path, lock: &Lock) -> Fai
 }
 
 /// `--header` values: only for exactly one `--server`, which must be http.
-fn cli_headers(args: &VerifyArgs, lock: &Lock) -> Result<Vec<(String, String)>, Failure> {
-    if args.headers.is_empty() {
+pub(crate) fn cli_headers(
+    headers: &[String],
+    servers: &[String],
+    lock: &Lock,
+) -> Result<Vec<(String, String)>, Failure> {
+    if headers.is_empty() {
         return Ok(Vec::new());
     }
-    let [server] = args.servers.as_slice() else {
+    let [server] = servers else {
         return Err(Failure::usage(
             "--header needs exactly one --server: headers go to that server only \
              (store a server's own headers in the lock with init --header 'Name: ${VAR}')",
@@ -167,7 +203,7 @@ fn cli_headers(args: &VerifyArgs, lock: &Lock) -> Result<Vec<(String, String)>, 
             lock.servers[server].transport
         )));
     }
-    args.headers
+    headers
         .iter()
         .map(|h| parse_header(h).map_err(Failure::usage))
         .collect()
@@ -211,13 +247,25 @@ fn plan(
             }
         },
     };
+    source_spec(source_of, &args.lock, args.allow_outside_paths, cli_headers).map(Plan::Run)
+}
+
+/// The checked spec of a lock entry's own source, `--header` values over
+/// its headers: every `${VAR}` set, paths inside the lock's directory (unless
+/// `allow_outside`), no credentials over plain http. `Err`: a usage problem.
+pub(crate) fn source_spec(
+    server: &LockServer,
+    lock: &Path,
+    allow_outside: bool,
+    cli_headers: &[(String, String)],
+) -> Result<ServerSpec, String> {
     let source = with_headers(
-        source_of.source().ok_or("the server has no source")?,
+        server.source().ok_or("the server has no source")?,
         cli_headers,
     );
-    let spec = fetch::spec(&source, &args.lock, args.allow_outside_paths)?;
+    let spec = fetch::spec(&source, lock, allow_outside)?;
     fetch::check(&spec).map_err(|e| e.message)?;
-    Ok(Plan::Run(spec))
+    Ok(spec)
 }
 
 /// The source keys in which two lock entries differ.

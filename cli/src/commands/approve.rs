@@ -1,0 +1,316 @@
+//! `contractpin approve`: re-pin chosen tools of one server after review.
+//!
+//! The server is fetched exactly as `verify` fetches it (its own lock
+//! source through [`verify::source_spec`], the same options, environment
+//! rules, credentials, client capabilities and limits, through
+//! [`verify::fetch_live`]); there is no way to name another source. The
+//! changes are shown ([`show_changes`], the one place that renders them),
+//! then only the chosen tools are re-pinned ([`LockServer::approve`]): every
+//! other tool keeps its old pin, drifted or not, and the entry's digest and
+//! tool_count follow the resulting tools. A lock with snapshots gets the
+//! approved tools' live contracts; a digest-only lock stays digest-only.
+//!
+//! Nothing is written unless the fetch succeeded and every named tool is
+//! known; the write is [`lock::update`] (advisory lock, temporary file,
+//! fsync, rename; a symbolic link is refused), and it aborts if the
+//! server's entry changed since it was read.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, IsTerminal, Read, Write};
+
+use contractpin::lock::{self, Approval, Lock, LockServer, UpdateError};
+use contractpin::verify::{verify_server, ServerReport, ToolStatus, ToolVerdict};
+
+use super::verify::{self, Live};
+use crate::args::ApproveArgs;
+use crate::fail::{CliResult, Failure, EXIT_OK};
+use crate::fetch::FetchOptions;
+use crate::output::{self, printable, safe_lines, write_stdout};
+
+/// Runs `approve`.
+pub fn run(args: &ApproveArgs) -> CliResult {
+    let limits = super::init::doc_limits(&args.limits);
+    let opts = FetchOptions::from_args(&args.limits)?;
+    if args.interactive && !std::io::stdin().is_terminal() {
+        return Err(Failure::usage(
+            "--interactive needs a terminal on standard input; \
+             without one, name the tools with --tool NAME or use --all",
+        ));
+    }
+    let (_, lock) = verify::read_lock(&args.lock)?;
+    let name = &args.server;
+    let server = lock
+        .servers
+        .get(name)
+        .ok_or_else(|| verify::not_pinned(name, &args.lock, &lock))?;
+    let headers = verify::cli_headers(&args.headers, std::slice::from_ref(name), &lock)?;
+    let spec = verify::source_spec(server, &args.lock, args.allow_outside_paths, &headers)
+        .map_err(|m| Failure::usage(format!("server {name:?}: {m}")))?;
+    let live = verify::fetch_live(name, server, &spec, &opts, None, limits)?.map_err(|m| {
+        Failure::server(format!(
+            "server {name:?}: {m}; {} was not changed",
+            args.lock.display()
+        ))
+    })?;
+    let report = verify_server(name, server, &live.digests, false);
+    write_stdout(show_changes(&report, &args.lock).as_bytes())?;
+
+    let chosen = choose(args, &report)?;
+    if chosen.is_empty() {
+        write_stdout(
+            format!(
+                "nothing to approve; {} was not changed\n",
+                args.lock.display()
+            )
+            .as_bytes(),
+        )?;
+        return Ok(EXIT_OK);
+    }
+    let contracts = if server.has_snapshots() {
+        Some(snapshots(name, &live, limits)?)
+    } else {
+        None
+    };
+    let (done, after) = save(args, server, &live, &chosen, contracts.as_ref())?;
+    write_stdout(summary(&report, &done, server, &after, &args.lock).as_bytes())?;
+    Ok(EXIT_OK)
+}
+
+/// The changes of the server against its pins, as shown before anything is
+/// approved. The one place that renders them: today the verify text
+/// report's lines for this server (status, and the changed fields of each
+/// tool) without its closing summary line.
+fn show_changes(report: &ServerReport, lock: &std::path::Path) -> String {
+    let style = output::Style::detect();
+    let text = output::text_report(std::slice::from_ref(report), lock, style);
+    let body = text.trim_end_matches('\n');
+    match body.rfind('\n') {
+        Some(i) => format!("{}\n", &body[..i]),
+        None => String::new(),
+    }
+}
+
+/// The tools to approve, in the report's (UTF-16 name) order.
+fn choose(args: &ApproveArgs, report: &ServerReport) -> Result<Vec<String>, Failure> {
+    let changed = report
+        .tools
+        .iter()
+        .filter(|t| !matches!(t.status, ToolStatus::Unchanged));
+    if args.all {
+        return Ok(changed.map(|t| t.name.clone()).collect());
+    }
+    if args.interactive {
+        return ask_each(changed);
+    }
+    let unknown: Vec<String> = args
+        .tools
+        .iter()
+        .filter(|n| !report.tools.iter().any(|t| &t.name == *n))
+        .map(|n| format!("{n:?}"))
+        .collect();
+    if !unknown.is_empty() {
+        return Err(Failure::usage(format!(
+            "server {:?} has no tool {} (neither pinned nor live); {} was not changed",
+            report.name,
+            unknown.join(", "),
+            args.lock.display()
+        )));
+    }
+    let mut chosen = Vec::new();
+    for t in &report.tools {
+        if !args.tools.contains(&t.name) {
+            continue;
+        }
+        if t.status == ToolStatus::Unchanged {
+            note(&format!(
+                "tool {} is unchanged; nothing to approve",
+                printable(&t.name)
+            ));
+        } else {
+            chosen.push(t.name.clone());
+        }
+    }
+    Ok(chosen)
+}
+
+/// One tool's change, for a question or a summary line: `drifted search
+/// (changed: description)`.
+fn change_label(t: &ToolVerdict) -> String {
+    let mut label = format!("{} {}", t.status.name(), printable(&t.name));
+    if let ToolStatus::Drifted { changed_fields } = &t.status {
+        if !changed_fields.is_empty() {
+            label.push_str(&format!(" (changed: {})", changed_fields.join(", ")));
+        }
+    }
+    label
+}
+
+/// An answer to one question.
+enum Answer {
+    Yes,
+    No,
+    Quit,
+}
+
+/// Asks about each change on the terminal (questions on stderr, answers
+/// from stdin): y approves, n keeps the old pin, q approves none of the
+/// rest. The end of input, before every question is answered, aborts.
+fn ask_each<'a>(changed: impl Iterator<Item = &'a ToolVerdict>) -> Result<Vec<String>, Failure> {
+    let mut chosen = Vec::new();
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    for t in changed {
+        let verb = if matches!(t.status, ToolStatus::Removed { .. }) {
+            "drop"
+        } else {
+            "approve"
+        };
+        match ask(&mut input, &format!("{verb} {}? [y/n/q] ", change_label(t)))? {
+            Answer::Yes => chosen.push(t.name.clone()),
+            Answer::No => {}
+            Answer::Quit => break,
+        }
+    }
+    Ok(chosen)
+}
+
+/// Longest answer line read (a terminal's line is shorter).
+const MAX_ANSWER: u64 = 4096;
+
+/// Asks one question until it gets y, n or q.
+fn ask(input: &mut impl BufRead, question: &str) -> Result<Answer, Failure> {
+    loop {
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(safe_lines(question).as_bytes());
+        let _ = err.flush();
+        drop(err);
+        let mut line = Vec::new();
+        let n = input
+            .by_ref()
+            .take(MAX_ANSWER)
+            .read_until(b'\n', &mut line)
+            .map_err(|e| Failure::usage(format!("cannot read the answer: {e}")))?;
+        if n == 0 {
+            return Err(Failure::usage(
+                "no answer (end of input); the lock was not changed",
+            ));
+        }
+        match String::from_utf8_lossy(&line)
+            .trim()
+            .to_ascii_lowercase()
+            .as_str()
+        {
+            "y" | "yes" => return Ok(Answer::Yes),
+            "n" | "no" => return Ok(Answer::No),
+            "q" | "quit" => return Ok(Answer::Quit),
+            _ => note("answer y (approve), n (keep the old pin) or q (stop asking)"),
+        }
+    }
+}
+
+/// Prints `note: <message>` on stderr.
+fn note(message: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "note: {}", safe_lines(message));
+}
+
+/// The live canonical contract of every tool, for a lock with snapshots.
+fn snapshots(
+    name: &str,
+    live: &Live,
+    limits: contractpin::Limits,
+) -> Result<BTreeMap<String, Vec<u8>>, Failure> {
+    contractpin::tool_contracts(&live.document, &limits)
+        .map(|v| v.into_iter().collect())
+        .map_err(|e| Failure::server(format!("server {name:?}: invalid tools list: {e}")))
+}
+
+/// Re-pins `chosen` in the lock under its advisory lock; aborts (nothing
+/// written) if the server's entry is no longer the one that was compared.
+/// Returns what was done and the entry as written.
+fn save(
+    args: &ApproveArgs,
+    before: &LockServer,
+    live: &Live,
+    chosen: &[String],
+    contracts: Option<&BTreeMap<String, Vec<u8>>>,
+) -> Result<(Vec<Approval>, LockServer), Failure> {
+    let name = &args.server;
+    let generated_at = lock::timestamp_now().map_err(|e| Failure::usage(e.to_string()))?;
+    let mut done = Vec::new();
+    let result = lock::update(&args.lock, |current: Option<Lock>| {
+        let mut lock = current.ok_or("the lock file is gone")?;
+        let entry = match lock.servers.get_mut(name) {
+            Some(e) if e == before => e,
+            Some(_) => return Err("its entry for this server changed while approving"),
+            None => return Err("it no longer pins this server"),
+        };
+        done = entry
+            .approve(&live.digests, chosen, contracts)
+            .map_err(|_| "a tool to approve is neither pinned nor live")?;
+        lock.generated_at = generated_at;
+        Ok(lock)
+    });
+    let path = args.lock.display();
+    match result {
+        Ok(mut lock) => match lock.servers.remove(name) {
+            Some(after) => Ok((done, after)),
+            None => Err(Failure::usage(format!(
+                "{path}: the server's entry is missing"
+            ))),
+        },
+        Err(UpdateError::Aborted(why)) => Err(Failure::usage(format!(
+            "{path}: {why}; nothing was written (run approve again)"
+        ))),
+        Err(UpdateError::Lock(e)) => Err(Failure::usage(format!("{path}: {e}"))),
+        Err(UpdateError::Io(e)) => Err(Failure::usage(format!("cannot write {path}: {e}"))),
+    }
+}
+
+/// What was re-pinned, what still differs, and the server digest.
+fn summary(
+    report: &ServerReport,
+    done: &[Approval],
+    before: &LockServer,
+    after: &LockServer,
+    lock: &std::path::Path,
+) -> String {
+    let verdict = |n: &str| report.tools.iter().find(|t| t.name == n);
+    let mut out = String::new();
+    for d in done {
+        let (Approval::Pinned(n) | Approval::Dropped(n)) = d;
+        let Some(t) = verdict(n) else { continue };
+        match d {
+            Approval::Pinned(_) => {
+                let to = t.live.map(|d| d.to_string()).unwrap_or_default();
+                match t.pinned {
+                    Some(from) => {
+                        out.push_str(&format!("re-pinned {}: {from} -> {to}\n", change_label(t)))
+                    }
+                    None => out.push_str(&format!("pinned {}: {to}\n", change_label(t))),
+                }
+            }
+            Approval::Dropped(_) => {
+                out.push_str(&format!("dropped {}\n", change_label(t)));
+            }
+        }
+    }
+    let approved = |n: &str| {
+        done.iter()
+            .any(|d| matches!(d, Approval::Pinned(x) | Approval::Dropped(x) if x == n))
+    };
+    for t in &report.tools {
+        if t.status != ToolStatus::Unchanged && !approved(&t.name) {
+            out.push_str(&format!("not approved: {}\n", change_label(t)));
+        }
+    }
+    let n = after.tool_count;
+    out.push_str(&format!(
+        "server {}: {} -> {}  ({n} tool{})\nwrote {}\n",
+        printable(&report.name),
+        before.digest,
+        after.digest,
+        if n == 1 { "" } else { "s" },
+        lock.display()
+    ));
+    out
+}
