@@ -48,9 +48,7 @@ fn fold_with(text: &str, max_chars: usize, show: fn(&str) -> String) -> String {
     let tail_start = if tail == 0 {
         text.len()
     } else {
-        text.char_indices()
-            .nth_back(tail - 1)
-            .map_or(0, |(i, _)| i)
+        text.char_indices().nth_back(tail - 1).map_or(0, |(i, _)| i)
     };
     format!(
         "{}...[{} characters folded]...{}",

@@ -118,10 +118,7 @@ pub fn changes(
     let tb = before.map(|b| parse(b, &mut nb, limits)).transpose()?;
     let ta = after.map(|a| parse(a, &mut na, limits)).transpose()?;
     let (rb, ra) = (tb.map(|t| t.root()), ta.map(|t| t.root()));
-    let budget = budget(
-        before.map_or(0, <[u8]>::len),
-        after.map_or(0, <[u8]>::len),
-    );
+    let budget = budget(before.map_or(0, <[u8]>::len), after.map_or(0, <[u8]>::len));
     if let Some(found) = Walk::new(budget, false).run(rb, ra) {
         return Ok(found);
     }
@@ -231,7 +228,11 @@ impl<'a> Walk<'a> {
             (b, a) => {
                 let v = b.or(a)?;
                 if v.tag() != Tag::Object {
-                    let kind = if b.is_some() { ChangeKind::Removed } else { ChangeKind::Added };
+                    let kind = if b.is_some() {
+                        ChangeKind::Removed
+                    } else {
+                        ChangeKind::Added
+                    };
                     Task::Emit(kind, b, a)
                 } else {
                     self.one_sided(v, b.is_some());
@@ -239,7 +240,11 @@ impl<'a> Walk<'a> {
                 }
             }
         };
-        self.stack.push(Frame { depth: 0, seg: None, task: root });
+        self.stack.push(Frame {
+            depth: 0,
+            seg: None,
+            task: root,
+        });
         self.drain()
     }
 
@@ -253,7 +258,11 @@ impl<'a> Walk<'a> {
                 } else {
                     (ChangeKind::Added, None, Some(val))
                 };
-                Frame { depth: 0, seg: Some(Seg::Key(text(k))), task: Task::Emit(kind, b, a) }
+                Frame {
+                    depth: 0,
+                    seg: Some(Seg::Key(text(k))),
+                    task: Task::Emit(kind, b, a),
+                }
             })
             .collect();
         frames.reverse();
@@ -340,8 +349,12 @@ fn objects<'a>(b: Value<'a>, a: Value<'a>, depth: usize, out: &mut Vec<Frame<'a>
             task,
         };
         let next = match order {
-            Ordering::Less => mb.next().map(|(k, v)| frame(k, Task::Emit(ChangeKind::Removed, Some(v), None))),
-            Ordering::Greater => ma.next().map(|(k, v)| frame(k, Task::Emit(ChangeKind::Added, None, Some(v)))),
+            Ordering::Less => mb
+                .next()
+                .map(|(k, v)| frame(k, Task::Emit(ChangeKind::Removed, Some(v), None))),
+            Ordering::Greater => ma
+                .next()
+                .map(|(k, v)| frame(k, Task::Emit(ChangeKind::Added, None, Some(v)))),
             Ordering::Equal => match (mb.next(), ma.next()) {
                 (Some((k, vb)), Some((_, va))) => Some(frame(k, Task::Compare(vb, va))),
                 _ => None,
@@ -356,7 +369,11 @@ fn objects<'a>(b: Value<'a>, a: Value<'a>, depth: usize, out: &mut Vec<Frame<'a>
 fn arrays<'a>(b: Value<'a>, a: Value<'a>, depth: usize, out: &mut Vec<Frame<'a>>) {
     let eb: Vec<Value<'a>> = b.elements().collect();
     let ea: Vec<Value<'a>> = a.elements().collect();
-    let at = |i: usize, task| Frame { depth, seg: Some(Seg::Index(i)), task };
+    let at = |i: usize, task| Frame {
+        depth,
+        seg: Some(Seg::Index(i)),
+        task,
+    };
     let scalars = eb.iter().chain(&ea).all(|v| !is_container(*v));
     if scalars && lcs::within_bound(eb.len(), ea.len()) {
         let cb: Vec<Vec<u8>> = eb.iter().map(|v| canonical(*v)).collect();
@@ -396,19 +413,34 @@ fn sequence<'a>(
             k += 1;
             continue;
         }
-        let dels = script[k..].iter().take_while(|e| **e == lcs::Edit::Delete).count();
-        let ins = script[k + dels..].iter().take_while(|e| **e == lcs::Edit::Insert).count();
+        let dels = script[k..]
+            .iter()
+            .take_while(|e| **e == lcs::Edit::Delete)
+            .count();
+        let ins = script[k + dels..]
+            .iter()
+            .take_while(|e| **e == lcs::Edit::Insert)
+            .count();
         let (mut d, mut n) = (0, 0);
         while d < dels || n < ins {
             if d < dels && n < ins && i + d == j + n {
-                out.push(at(j + n, Task::Emit(ChangeKind::Changed, Some(eb[i + d]), Some(ea[j + n]))));
+                out.push(at(
+                    j + n,
+                    Task::Emit(ChangeKind::Changed, Some(eb[i + d]), Some(ea[j + n])),
+                ));
                 d += 1;
                 n += 1;
             } else if d < dels && (n == ins || i + d < j + n) {
-                out.push(at(i + d, Task::Emit(ChangeKind::Removed, Some(eb[i + d]), None)));
+                out.push(at(
+                    i + d,
+                    Task::Emit(ChangeKind::Removed, Some(eb[i + d]), None),
+                ));
                 d += 1;
             } else {
-                out.push(at(j + n, Task::Emit(ChangeKind::Added, None, Some(ea[j + n]))));
+                out.push(at(
+                    j + n,
+                    Task::Emit(ChangeKind::Added, None, Some(ea[j + n])),
+                ));
                 n += 1;
             }
         }

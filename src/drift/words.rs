@@ -154,11 +154,7 @@ fn boundary(s: &str, i: usize) -> bool {
 /// Bytes of the longest common prefix of `a` and `b` that ends on a token
 /// boundary of both.
 fn common_prefix(a: &str, b: &str) -> usize {
-    let mut p = a
-        .bytes()
-        .zip(b.bytes())
-        .take_while(|(x, y)| x == y)
-        .count();
+    let mut p = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
     while !(a.is_char_boundary(p) && b.is_char_boundary(p)) {
         p -= 1;
     }
