@@ -145,6 +145,15 @@ pub fn live_fields(after: &[u8], fields: &[String], limits: &Limits) -> Result<V
         .collect())
 }
 
+/// The decoded text of `value` when it is a JSON string (as a change's
+/// `before` and `after` may be), for [`word_diff`]; `None` otherwise.
+pub fn json_string(value: &[u8]) -> Option<String> {
+    let mut nodes = Vec::new();
+    let tape = parse(value, &mut nodes, &Limits::DEFAULT).ok()?;
+    let root = tape.root();
+    (root.tag() == Tag::String).then(|| text(root))
+}
+
 fn parse<'a>(
     input: &'a [u8],
     nodes: &'a mut Vec<Node>,

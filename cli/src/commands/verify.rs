@@ -10,7 +10,8 @@
 
 use contractpin::lock::{self, cmp_utf16, Lock, LockServer};
 use contractpin::mcp::ServerSpec;
-use contractpin::verify::{overall_exit_code, verify_server, ServerReport};
+use contractpin::verify::{add_changes, overall_exit_code, verify_server, ServerReport};
+use contractpin::Limits;
 
 use crate::args::{Format, VerifyArgs};
 use crate::fail::{CliResult, Failure};
@@ -78,7 +79,11 @@ pub fn run(args: &VerifyArgs) -> CliResult {
                     output::warning_line(&format!("server {name:?}: {w}"));
                 }
                 match super::digest::digest_list(&fetched.document, limits) {
-                    Ok(live) => verify_server(name, server, &live, args.allow_new),
+                    Ok(live) => {
+                        let mut r = verify_server(name, server, &live, args.allow_new);
+                        with_changes(&mut r, server, &fetched.document, &limits);
+                        r
+                    }
                     Err(e) => unreachable(format!("invalid tools list: {e}")),
                 }
             }
@@ -87,6 +92,19 @@ pub fn run(args: &VerifyArgs) -> CliResult {
     }
     print_reports(args, &reports, &bytes)?;
     Ok(overall_exit_code(&reports) as u8)
+}
+
+/// What changed in each drifted, added or removed tool (advisory: the
+/// verdict is already made). The document was digested with these limits,
+/// so its contracts can be read; if not, the report says only what moved.
+fn with_changes(r: &mut ServerReport, server: &LockServer, document: &[u8], limits: &Limits) {
+    let c = r.counts();
+    if c.drifted + c.added + c.removed == 0 {
+        return;
+    }
+    if let Ok(contracts) = contractpin::tool_contracts(document, limits) {
+        add_changes(r, server, &contracts, limits);
+    }
 }
 
 /// The client capabilities to declare for one server: `--client-capabilities`
@@ -245,6 +263,12 @@ fn print_reports(args: &VerifyArgs, reports: &[ServerReport], bytes: &[u8]) -> R
     match args.format {
         Format::Json => {
             write_stdout(&contractpin::verify::report_json(reports))?;
+            if annotations {
+                output::annotate(reports, &args.lock, &lock_text, true);
+            }
+        }
+        Format::Sarif => {
+            write_stdout(&crate::sarif::report(reports, &args.lock, &lock_text))?;
             if annotations {
                 output::annotate(reports, &args.lock, &lock_text, true);
             }
