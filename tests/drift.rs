@@ -346,14 +346,19 @@ fn word_diffs_by_hand() {
 
 #[test]
 fn folding_by_hand() {
-    assert_eq!(fold("0123456789", 10), "0123456789");
-    assert_eq!(fold("0123456789", 4), "01...[6 characters folded]...89");
-    assert_eq!(fold("0123456789", 5), "01...[5 characters folded]...789");
+    let digits = "0123456789".repeat(10);
+    assert_eq!(fold(&digits, 100), digits);
+    assert_eq!(fold(&digits, 4), "01...[96 characters folded]...89");
+    assert_eq!(fold(&digits, 5), "01...[95 characters folded]...789");
+    // Not folded when the marker would be as long as what it leaves out.
+    assert_eq!(fold("0123456789", 4), "0123456789");
+    let just = "x".repeat(4 + 28); // the marker "...[28 characters folded]..." is 28 long
+    assert_eq!(fold(&just, 4), just);
+    let over = "x".repeat(4 + 29);
+    assert_eq!(fold(&over, 4), "xx...[29 characters folded]...xx");
     // Cut before escaping: an escape is whole or absent.
-    assert_eq!(
-        fold("ab\u{1b}cdef\u{1b}gh", 4),
-        "ab...[6 characters folded]...gh"
-    );
+    let hidden = format!("ab\u{1b}{}\u{1b}gh", "c".repeat(40));
+    assert_eq!(fold(&hidden, 4), "ab...[42 characters folded]...gh");
     assert_eq!(fold("a\\b", 10), "a\\\\b");
 }
 

@@ -251,7 +251,7 @@ const MAX_CHANGE_LINES: usize = 40;
 /// Most characters of a JSON value shown in a change line (see [`fold`]).
 const VALUE_CHARS: usize = 200;
 /// Most characters of unchanged text shown around a word change.
-const CONTEXT_CHARS: usize = 60;
+const CONTEXT_CHARS: usize = 80;
 /// Most characters of one removed or added run of words.
 const WORDS_CHARS: usize = 200;
 /// Most removed or added runs shown in one word diff.

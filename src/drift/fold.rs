@@ -4,7 +4,8 @@
 //!
 //! A text of at most `max_chars` characters is shown whole; a longer one
 //! as its first and last `max_chars / 2` characters with
-//! `...[N characters folded]...` between. The cut is made in the text
+//! `...[N characters folded]...` between, unless that marker would be as
+//! long as what it leaves out (then the text is shown whole). The cut is made in the text
 //! before it is escaped, so an escape is never split, and every part is
 //! escaped with the one rule of [`crate::escape`].
 
@@ -17,7 +18,9 @@ use crate::escape::{escape, escape_hidden};
 ///
 /// ```
 /// use contractpin::drift::fold;
-/// assert_eq!(fold("abcdefghij", 4), "ab...[6 characters folded]...ij");
+/// let long = "abcdefghij".repeat(10);
+/// assert_eq!(fold(&long, 4), "ab...[96 characters folded]...ij");
+/// assert_eq!(fold("abcdefghij", 4), "abcdefghij"); // folding would not shorten it
 /// assert_eq!(fold("a\u{202e}b", 10), "a\\u{202e}b");
 /// ```
 pub fn fold(text: &str, max_chars: usize) -> String {
@@ -50,10 +53,13 @@ fn fold_with(text: &str, max_chars: usize, show: fn(&str) -> String) -> String {
     } else {
         text.char_indices().nth_back(tail - 1).map_or(0, |(i, _)| i)
     };
+    let marker = format!("...[{} characters folded]...", count - head - tail);
+    if count - head - tail <= marker.len() {
+        return show(text);
+    }
     format!(
-        "{}...[{} characters folded]...{}",
+        "{}{marker}{}",
         show(&text[..head_end]),
-        count - head - tail,
         show(&text[tail_start..])
     )
 }
