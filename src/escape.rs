@@ -6,7 +6,10 @@
 //! without being seen themselves: C0 controls (TAB, CR and LF included),
 //! DEL, C1 controls, the bidirectional controls (embeddings, overrides,
 //! isolates, and the LRM / RLM / ALM marks), the line and paragraph
-//! separators, and the tag characters. Each is shown as a Rust-style escape
+//! separators, the zero-width characters that join nothing (ZERO WIDTH
+//! SPACE, WORD JOINER, the invisible operators, ZERO WIDTH NO-BREAK SPACE;
+//! ZWNJ and ZWJ stay printable, as scripts and emoji need them), and the
+//! tag characters. Each is shown as a Rust-style escape
 //! (`\u{1b}`, lowercase hex), so a reviewer sees what the server sent:
 //! a hidden character is never dropped, and never reaches the output raw.
 //!
@@ -46,6 +49,8 @@ pub fn is_hidden(c: char) -> bool {
         | '\u{61c}' | '\u{200e}' | '\u{200f}'
         // LINE SEPARATOR, PARAGRAPH SEPARATOR.
         | '\u{2028}' | '\u{2029}'
+        // ZERO WIDTH SPACE; WORD JOINER and the invisible operators; ZERO WIDTH NO-BREAK SPACE (BOM).
+        | '\u{200b}' | '\u{2060}'..='\u{2064}' | '\u{feff}'
         // Bidirectional embeddings and overrides (LRE, RLE, PDF, LRO, RLO), isolates (LRI, RLI, FSI, PDI).
         | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
         // Tag characters (invisible; they can spell hidden text).
@@ -163,7 +168,10 @@ mod tests {
             (0x00, 0x1f),
             (0x7f, 0x9f),
             (0x061c, 0x061c),
+            (0x200b, 0x200b),
             (0x200e, 0x200f),
+            (0x2060, 0x2064),
+            (0xfeff, 0xfeff),
             (0x2028, 0x2029),
             (0x202a, 0x202e),
             (0x2066, 0x2069),
@@ -180,8 +188,8 @@ mod tests {
         }
         // The neighbours that stay printable.
         for n in [
-            0x20, 0x7e, 0xa0, 0x061b, 0x061d, 0x200d, 0x2010, 0x2027, 0x202f, 0x2065, 0x206a,
-            0xdffff, 0xe0080,
+            0x20, 0x7e, 0xa0, 0x061b, 0x061d, 0x200a, 0x200c, 0x200d, 0x2010, 0x2027, 0x202f,
+            0x205f, 0x2065, 0x206a, 0xfefe, 0xff00, 0xdffff, 0xe0080,
         ] {
             let c = char::from_u32(n).unwrap();
             assert!(!is_hidden(c), "U+{n:04X}");

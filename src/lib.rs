@@ -40,6 +40,8 @@ extern crate std;
 mod arch;
 pub mod contract;
 mod digest;
+#[cfg(feature = "alloc")]
+pub mod drift;
 mod error;
 #[cfg(feature = "alloc")]
 pub mod escape;

@@ -1527,7 +1527,7 @@ P = {t['name']: tool_entry(t) for t in PINNED}; L = {t['name']: tool_entry(t) fo
 tools = []
 for n in sorted(set(P) | set(L)):
     p, l = P.get(n), L.get(n)
-    e = {'name': n, 'pinned': p and p['digest'], 'live': l and l['digest'], 'changed_fields': [], 'renamed_from': None, 'renamed_to': None}
+    e = {'name': n, 'pinned': p and p['digest'], 'live': l and l['digest'], 'changed_fields': [], 'changes': [], 'renamed_from': None, 'renamed_to': None}
     if p and l:
         if p['digest'] == l['digest']: e['status'] = 'unchanged'
         else:
@@ -1544,7 +1544,7 @@ REPORT = {'contractpin_report': '1', 'exit_code': 1, 'servers': [
  {'name': 'remote', 'allow_new': True, 'error': None, 'passed': True, 'status': 'ok',
   'summary': {'added': 0, 'drifted': 0, 'removed': 0, 'unchanged': 1},
   'pinned_digest': server_digest(ECHO), 'live_digest': server_digest(ECHO),
-  'tools': [{'name': 'echo', 'pinned': P['echo']['digest'], 'live': P['echo']['digest'], 'changed_fields': [], 'renamed_from': None, 'renamed_to': None, 'status': 'unchanged'}]},
+  'tools': [{'name': 'echo', 'pinned': P['echo']['digest'], 'live': P['echo']['digest'], 'changed_fields': [], 'changes': [], 'renamed_from': None, 'renamed_to': None, 'status': 'unchanged'}]},
  {'name': 'down', 'allow_new': False, 'error': 'connection refused: 127.0.0.1:9 "quoted"\n', 'passed': False, 'status': 'unreachable',
   'summary': {'added': 0, 'drifted': 0, 'removed': 0, 'unchanged': 0}, 'pinned_digest': None, 'live_digest': None, 'tools': []}]}
 open('/tmp/lockgen/report.golden', 'w').write(json.dumps(REPORT, indent=2, sort_keys=True, ensure_ascii=False) + '\n')

@@ -42,6 +42,7 @@ const REPORT_GOLDEN: &str = r#"{
       "tools": [
         {
           "changed_fields": [],
+          "changes": [],
           "live": null,
           "name": "delete_all",
           "pinned": "sha256:c395e3d3b351903e0f1ab9e96473caa36e77c0496bc34093497114adc89731b0",
@@ -51,6 +52,7 @@ const REPORT_GOLDEN: &str = r#"{
         },
         {
           "changed_fields": [],
+          "changes": [],
           "live": "sha256:ea12af8988aa1100faa67aae6909f611e19ab3301128f4d2b6e75b7342732db3",
           "name": "echo",
           "pinned": "sha256:ea12af8988aa1100faa67aae6909f611e19ab3301128f4d2b6e75b7342732db3",
@@ -60,6 +62,7 @@ const REPORT_GOLDEN: &str = r#"{
         },
         {
           "changed_fields": [],
+          "changes": [],
           "live": null,
           "name": "fetch",
           "pinned": "sha256:f3821383f2d19fd2431408d891677b2a65e6a5da54b60a86ce501b2f496a030d",
@@ -69,6 +72,7 @@ const REPORT_GOLDEN: &str = r#"{
         },
         {
           "changed_fields": [],
+          "changes": [],
           "live": "sha256:0202bd7405d35747003b8823c1613e65e6fd890dfae3ce677b302f4e37eb4544",
           "name": "fetch_url",
           "pinned": null,
@@ -78,6 +82,7 @@ const REPORT_GOLDEN: &str = r#"{
         },
         {
           "changed_fields": [],
+          "changes": [],
           "live": "sha256:7ddcf38f0b7e43a2a07e0249d3a1b9b0c17b6aba8086973f32fbfc0e8c4e149b",
           "name": "new_tool",
           "pinned": null,
@@ -89,6 +94,7 @@ const REPORT_GOLDEN: &str = r#"{
           "changed_fields": [
             "annotations"
           ],
+          "changes": [],
           "live": "sha256:c5f046c9e221320ab20e7691cb606706bab41b35a5a5634da704ca89e90fd0ea",
           "name": "read_file",
           "pinned": "sha256:dfdc3b6500b460bb00ad930eb314bab620313ccb5fb136e672792b13ad500142",
@@ -100,6 +106,7 @@ const REPORT_GOLDEN: &str = r#"{
           "changed_fields": [
             "description"
           ],
+          "changes": [],
           "live": "sha256:0693bdcc2f68d720b3a49e71990b0b4ae57cc7f99e6c515ecfed979ff19d4f6c",
           "name": "search",
           "pinned": "sha256:bdf17e6286e1bd840bc6fa3c1d7676a15553adee2b78c499b517f034ce3b7ab1",
@@ -111,6 +118,7 @@ const REPORT_GOLDEN: &str = r#"{
           "changed_fields": [
             "outputSchema"
           ],
+          "changes": [],
           "live": "sha256:7826237a520716c1fe903e978ae2285d09de1504b6fbfe39d63da15803e0f2d7",
           "name": "stats",
           "pinned": "sha256:26fbe488c5727f57e58bd8a922db0ad67879b3b4da5e71e284d081d62afc114d",
@@ -137,6 +145,7 @@ const REPORT_GOLDEN: &str = r#"{
       "tools": [
         {
           "changed_fields": [],
+          "changes": [],
           "live": "sha256:ea12af8988aa1100faa67aae6909f611e19ab3301128f4d2b6e75b7342732db3",
           "name": "echo",
           "pinned": "sha256:ea12af8988aa1100faa67aae6909f611e19ab3301128f4d2b6e75b7342732db3",

@@ -366,6 +366,8 @@ pub enum Format {
     Text,
     /// The stable JSON report schema (docs/REPORT_SCHEMA.md)
     Json,
+    /// SARIF 2.1.0 for GitHub code scanning: one result per drifted, added or removed tool
+    Sarif,
 }
 
 /// A transport named on the command line.

@@ -13,6 +13,7 @@ mod fail;
 mod fetch;
 mod input;
 mod output;
+mod sarif;
 mod source;
 
 use std::io::Write;

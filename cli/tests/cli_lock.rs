@@ -598,7 +598,7 @@ fn verify_json_report() {
              assert t['delete_record']['status']=='removed' and t['delete_record']['live'] is None and t['delete_record']['pinned']=={delete_digest:?}\n\
              assert t['export_data']['status']=='added' and t['export_data']['pinned'] is None\n\
              assert t['translate']['status']=='unchanged' and t['translate']['pinned']==t['translate']['live']\n\
-             for x in srv['tools']:\n  assert set(x)=={{'changed_fields','live','name','pinned','renamed_from','renamed_to','status'}}"
+             for x in srv['tools']:\n  assert set(x)=={{'changed_fields','changes','live','name','pinned','renamed_from','renamed_to','status'}}"
         ),
     );
     // The JSON report is the only thing on stdout (no colour, no annotations).

@@ -105,6 +105,12 @@ impl Pretty {
         self.uint(v.unsigned_abs());
     }
 
+    /// A value that is already JSON (compact canonical bytes), written as is.
+    pub(crate) fn raw(&mut self, json: &[u8]) {
+        self.item();
+        self.out.extend_from_slice(json);
+    }
+
     pub(crate) fn bool(&mut self, v: bool) {
         self.item();
         self.out

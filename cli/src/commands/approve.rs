@@ -52,7 +52,8 @@ pub fn run(args: &ApproveArgs) -> CliResult {
             args.lock.display()
         ))
     })?;
-    let report = verify_server(name, server, &live.digests, false);
+    let mut report = verify_server(name, server, &live.digests, false);
+    verify::with_changes(&mut report, server, &live.document, &limits);
     write_stdout(show_changes(&report, &args.lock).as_bytes())?;
 
     let chosen = choose(args, &report)?;
@@ -77,9 +78,9 @@ pub fn run(args: &ApproveArgs) -> CliResult {
 }
 
 /// The changes of the server against its pins, as shown before anything is
-/// approved. The one place that renders them: today the verify text
-/// report's lines for this server (status, and the changed fields of each
-/// tool) without its closing summary line.
+/// approved. The one place that renders them: the verify text report's
+/// lines for this server (status, and each tool's JSON-pointer and word
+/// changes) without its closing summary line.
 fn show_changes(report: &ServerReport, lock: &std::path::Path) -> String {
     let style = output::Style::detect();
     let text = output::text_report(std::slice::from_ref(report), lock, style);
