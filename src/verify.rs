@@ -450,6 +450,25 @@ pub fn verify_server(
     }
 }
 
+/// [`add_changes`] for a whole tools/list document (`list`, already
+/// digested into `report` with these `limits`): does nothing when every
+/// tool is unchanged, and leaves the changes empty when the contracts
+/// cannot be read. The one entry point of the CLI and the C ABI.
+pub fn add_changes_from_list(
+    report: &mut ServerReport,
+    pinned: &LockServer,
+    list: &[u8],
+    limits: &Limits,
+) {
+    let c = report.counts();
+    if c.drifted + c.added + c.removed == 0 {
+        return;
+    }
+    if let Ok(contracts) = crate::tool_contracts(list, limits) {
+        add_changes(report, pinned, &contracts, limits);
+    }
+}
+
 /// Fills in [`ToolVerdict::changes`] of every drifted, added and removed
 /// tool of `report` (made by [`verify_server`] from `pinned`), given the
 /// live canonical contracts in name order (what

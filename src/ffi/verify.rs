@@ -15,7 +15,7 @@ use crate::contract::Field;
 use crate::digest::Digest;
 use crate::lock::{Lock, LockError, LockErrorKind};
 use crate::owned::Context;
-use crate::verify::{report_json, verify_server, ServerReport, ToolStatus};
+use crate::verify::{add_changes_from_list, report_json, verify_server, ServerReport, ToolStatus};
 
 /// `flags` bit of `contractpin_verify`: accept tools that are live but not
 /// pinned (the CLI's `--allow-new`). Without it an added tool is drift
@@ -286,7 +286,8 @@ pub(super) unsafe fn verify_parsed(
         },
     )?;
     let allow_new = flags & CONTRACTPIN_VERIFY_ALLOW_NEW != 0;
-    let report = verify_server(name, pinned, &live, allow_new);
+    let mut report = verify_server(name, pinned, &live, allow_new);
+    add_changes_from_list(&mut report, pinned, list, &limits);
     let report = Box::into_raw(Box::new(contractpin_report::new(report)));
     // SAFETY: `out` is non-null and writable by the caller's contract.
     unsafe { out.write(report) };

@@ -53,7 +53,7 @@ pub fn run(args: &ApproveArgs) -> CliResult {
         ))
     })?;
     let mut report = verify_server(name, server, &live.digests, false);
-    verify::with_changes(&mut report, server, &live.document, &limits);
+    contractpin::verify::add_changes_from_list(&mut report, server, &live.document, &limits);
     write_stdout(show_changes(&report, &args.lock).as_bytes())?;
 
     let chosen = choose(args, &report)?;

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use contractpin::lock::{self, cmp_utf16, Lock, LockServer};
 use contractpin::mcp::ServerSpec;
-use contractpin::verify::{add_changes, overall_exit_code, verify_server, ServerReport};
+use contractpin::verify::{add_changes_from_list, overall_exit_code, verify_server, ServerReport};
 use contractpin::{Limits, ServerDigest};
 
 use crate::args::{Format, VerifyArgs};
@@ -72,7 +72,7 @@ pub fn run(args: &VerifyArgs) -> CliResult {
         let report = match fetch_live(name, server, &spec, &opts, cli_caps.as_deref(), limits)? {
             Ok(live) => {
                 let mut r = verify_server(name, server, &live.digests, args.allow_new);
-                with_changes(&mut r, server, &live.document, &limits);
+                add_changes_from_list(&mut r, server, &live.document, &limits);
                 r
             }
             Err(message) => unreachable(message),
@@ -123,24 +123,6 @@ pub(crate) fn fetch_live(
             Err(e) => Err(format!("invalid tools list: {e}")),
         },
     )
-}
-
-/// What changed in each drifted, added or removed tool (advisory: the
-/// verdict is already made). The document was digested with these limits,
-/// so its contracts can be read; if not, the report says only what moved.
-pub(crate) fn with_changes(
-    r: &mut ServerReport,
-    server: &LockServer,
-    document: &[u8],
-    limits: &Limits,
-) {
-    let c = r.counts();
-    if c.drifted + c.added + c.removed == 0 {
-        return;
-    }
-    if let Ok(contracts) = contractpin::tool_contracts(document, limits) {
-        add_changes(r, server, &contracts, limits);
-    }
 }
 
 /// The client capabilities to declare for one server: `--client-capabilities`
