@@ -51,6 +51,17 @@ pub fn run(args: &VerifyArgs) -> CliResult {
         targets.push((name, server, plan));
     }
 
+    // Every server that runs is fetched (several at once), then each is
+    // reported in lock order.
+    let mut jobs = Vec::new();
+    for (name, server, plan) in &targets {
+        if let Plan::Run(spec) = plan {
+            let mut opts = opts.clone();
+            opts.client_capabilities = declared_capabilities(name, server, cli_caps.as_deref());
+            jobs.push((spec.clone(), opts));
+        }
+    }
+    let mut fetched = fetch::fetch_all(jobs, opts.jobs).into_iter();
     let mut reports = Vec::new();
     for (name, server, plan) in targets {
         let unreachable = |message: String| {
@@ -59,16 +70,15 @@ pub fn run(args: &VerifyArgs) -> CliResult {
             r.allow_new = args.allow_new;
             r
         };
-        let spec = match plan {
-            Plan::Refuse(reason) => {
-                reports.push(unreachable(format!("not run: {reason}")));
-                continue;
-            }
-            Plan::Run(spec) => spec,
+        if let Plan::Refuse(reason) = plan {
+            reports.push(unreachable(format!("not run: {reason}")));
+            continue;
+        }
+        let Some(result) = fetched.next() else {
+            reports.push(unreachable("internal error: no fetch result".into()));
+            continue;
         };
-        let mut opts = opts.clone();
-        opts.client_capabilities = declared_capabilities(name, server, cli_caps.as_deref());
-        let report = match fetch::fetch(&spec, &opts) {
+        let report = match result {
             Err(e) if e.usage => {
                 return Err(Failure::usage(format!("server {name:?}: {}", e.message)));
             }
