@@ -153,7 +153,14 @@ fn output_and_warnings_are_in_lock_order_whichever_server_answers_first() {
 #[test]
 fn jobs_and_grace_are_checked() {
     for bad in [["--jobs", "0"], ["--grace-ms", "60001"], ["--jobs", "x"]] {
-        let o = cp(&["verify", "--lock", "examples/contractpin.lock", bad[0], bad[1]]).run();
+        let o = cp(&[
+            "verify",
+            "--lock",
+            "examples/contractpin.lock",
+            bad[0],
+            bad[1],
+        ])
+        .run();
         o.code(2);
     }
     cp(&[
@@ -291,7 +298,10 @@ fn a_failing_server_among_others_leaves_nothing_behind() {
     }
     let dir = TempDir::new("fleet-fail");
     let bg = dir.path("bg.pid");
-    let failing = format!("sleep 60 & echo $! > '{}'; echo boom >&2; exit 3", s(&bg));
+    let failing = format!(
+        "sleep 60 >/dev/null 2>&1 & echo $! > '{}'; echo boom >&2; exit 3",
+        s(&bg)
+    );
     let mut servers = vec![
         ("a".to_string(), slow("0.3", "a")),
         ("b".to_string(), slow("0", "b")),
@@ -368,7 +378,11 @@ fn a_server_killed_by_a_signal_before_answering_is_reported_with_the_signal() {
     if !tools::needs(&["sh"]) {
         return;
     }
-    let argv: Vec<String> = vec!["sh".into(), "-c".into(), "echo dying >&2; kill -9 $$".into()];
+    let argv: Vec<String> = vec![
+        "sh".into(),
+        "-c".into(),
+        "echo dying >&2; kill -9 $$".into(),
+    ];
     let (_dir, o) = init_one(&argv, &[]);
     o.code(1);
     let err = o.err();
@@ -478,7 +492,11 @@ fn a_relative_command_pinned_in_the_lock_directory_works_from_anywhere() {
     .cwd(&elsewhere)
     .run();
     o.code(1);
-    assert!(o.err().contains("it ran in the lock's directory"), "{}", o.err());
+    assert!(
+        o.err().contains("it ran in the lock's directory"),
+        "{}",
+        o.err()
+    );
     // With --allow-outside-paths, the directory outside is recorded (as `..`).
     cp(&[
         "init",

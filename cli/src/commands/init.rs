@@ -69,10 +69,12 @@ pub fn run(args: &InitArgs) -> CliResult {
             }
             Err(e) => {
                 output::error_line(&format!(
-                    "server {name:?}: cannot fetch the tools list: {}{}",
-                    e.message,
-                    where_it_ran(source, &args.lock)
+                    "server {name:?}: cannot fetch the tools list: {}",
+                    e.message
                 ));
+                if let Some(note) = where_it_ran(source, &args.lock) {
+                    output::warning_line(&format!("server {name:?}: {note}"));
+                }
                 failed += 1;
             }
             Ok(fetched) => {
@@ -158,16 +160,16 @@ pub fn run(args: &InitArgs) -> CliResult {
 
 /// For a stdio server without `cwd` that failed: where it ran, when that
 /// is not where init runs (the lock's directory, init running outside it).
-fn where_it_ran(source: &Source, lock_path: &Path) -> String {
+fn where_it_ran(source: &Source, lock_path: &Path) -> Option<String> {
     match source {
         Source::Stdio { cwd: None, .. } if lock::implicit_cwd(lock_path, true).is_some() => {
-            format!(
-            " (it ran in the lock's directory {}, as verify runs it; give --cwd DIR, inside that \
-             directory, to run it elsewhere)",
-            lock::lock_dir(lock_path).display()
-        )
+            Some(format!(
+                "it ran in the lock's directory {}, as verify runs it (init runs outside that \
+                 directory; run init inside it, or give --cwd DIR)",
+                lock::lock_dir(lock_path).display()
+            ))
         }
-        _ => String::new(),
+        _ => None,
     }
 }
 
