@@ -260,7 +260,7 @@ fn ctrl_c_stops_every_server_and_leaves_nothing() {
     for (name, argv) in &servers {
         set_command(&lock, name, argv);
     }
-    let mut child = Command::new(bin())
+    let child = Command::new(bin())
         .args(["verify", "--lock", &s(&lock)])
         .current_dir(root())
         .stdout(Stdio::piped())

@@ -205,6 +205,28 @@ mod tests {
     }
 
     #[test]
+    fn a_stdio_entry_runs_in_its_cwd_or_else_in_the_lock_directory() {
+        let lock = std::env::current_dir()
+            .unwrap()
+            .join("examples/contractpin.lock");
+        let dir = crate::lock::lock_dir(&lock);
+        let stdio = |cwd: Option<&str>| crate::lock::Source::Stdio {
+            command: std::vec![String::from("node"), String::from("server.js")],
+            env: BTreeMap::new(),
+            cwd: cwd.map(String::from),
+        };
+        let cwd_of = |spec: ServerSpec| match spec {
+            ServerSpec::Stdio { cwd, .. } => cwd,
+            _ => None,
+        };
+        let spec = ServerSpec::from_source(&stdio(None), &lock, false).unwrap();
+        assert_eq!(cwd_of(spec), Some(dir.clone()));
+        let spec = ServerSpec::from_source(&stdio(Some("sub")), &lock, false).unwrap();
+        assert_eq!(cwd_of(spec), Some(dir.join("sub")));
+        assert!(ServerSpec::from_source(&stdio(Some("..")), &lock, false).is_err());
+    }
+
+    #[test]
     fn expands_references() {
         assert_eq!(expand_with("a${A}b${A}", env).unwrap(), "axbx");
         assert_eq!(
