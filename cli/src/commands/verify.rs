@@ -6,7 +6,9 @@
 //! source differs from the trusted lock). A refused server is reported as
 //! unreachable (exit 1), never started or fetched. Usage problems of any
 //! server (an unset `${VAR}`, credentials over plain http, a path outside
-//! the lock's directory) exit 2 before any server is started.
+//! the lock's directory) exit 2 before any server is started. The servers
+//! that run are fetched several at once (`--jobs`, `fetch::fetch_all`) and
+//! reported in lock order.
 
 use contractpin::lock::{self, cmp_utf16, Lock, LockServer};
 use contractpin::mcp::ServerSpec;
