@@ -294,6 +294,13 @@ pub struct FetchLimitArgs {
     /// Time allowed for fetching one server, in seconds (fractions allowed) [default: 120]
     #[arg(long, value_name = "SECONDS")]
     pub total_timeout: Option<f64>,
+    /// Servers fetched at the same time (1: one after the other) [default: the number of servers, at most 8]
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Time a stdio server gets to exit by itself once its answer is complete and its stdin
+    /// closed, in milliseconds, before SIGTERM to its process group (SIGKILL follows 1 s later) [default: 200]
+    #[arg(long, value_name = "MS")]
+    pub grace_ms: Option<u64>,
     /// Let stdio servers inherit this process's whole environment (CI secrets included)
     #[arg(
         long,

@@ -310,6 +310,8 @@ fn from_a_config_every_server_records_them() {
         "examples/mcp-configs/claude_desktop_config.json",
         "--client-capabilities",
         "sampling",
+        // The configuration's commands are relative to the repository root.
+        "--allow-outside-paths",
     ])
     .run();
     o.code(0);
@@ -318,7 +320,7 @@ fn from_a_config_every_server_records_them() {
         "assert all(e['client_capabilities']==['sampling'] for e in d['servers'].values()), d",
     );
     // The fake server lists the same tools whatever is declared.
-    cp(&["verify", "--lock", &s(&lock)])
+    cp(&["verify", "--lock", &s(&lock), "--allow-outside-paths"])
         .env("NOTES_API_TOKEN", "x")
         .run()
         .code(0);

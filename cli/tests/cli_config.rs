@@ -1,6 +1,9 @@
 //! CLI: `init --from CONFIG` for Claude Desktop, Cursor, Claude Code and VS
 //! Code configurations (the samples in examples/mcp-configs/, whose servers
-//! run tests/mcp/fake_server.py relative to the repository root).
+//! run tests/mcp/fake_server.py relative to the repository root, where the
+//! tests run: outside the temporary lock's directory, so init records that
+//! directory and verify runs the servers there, both with
+//! --allow-outside-paths).
 
 mod cli_support;
 use cli_support::*;
@@ -16,6 +19,7 @@ fn init_from(lock: &std::path::Path, cfg: &str, extra: &[&str]) -> Out {
         s(lock),
         "--from".into(),
         config(cfg),
+        "--allow-outside-paths".into(),
     ];
     args.extend(extra.iter().map(|x| x.to_string()));
     cp(&args).run()
@@ -55,12 +59,12 @@ fn claude_desktop_imports_every_server() {
         !read(&lock).contains(literal) && !o.out().contains(literal) && !o.err().contains(literal)
     );
     // The lock stores a reference: verify needs the variable.
-    let o = cp(&["verify", "--lock", &s(&lock)])
+    let o = cp(&["verify", "--lock", &s(&lock), "--allow-outside-paths"])
         .env_remove("NOTES_API_TOKEN")
         .run();
     o.code(2);
     assert!(o.err().contains("NOTES_API_TOKEN"), "{}", o.err());
-    cp(&["verify", "--lock", &s(&lock)])
+    cp(&["verify", "--lock", &s(&lock), "--allow-outside-paths"])
         .env("NOTES_API_TOKEN", "x")
         .run()
         .code(0);
@@ -202,7 +206,9 @@ fn vscode_settings_json() {
     let lock = dir.path("l.lock");
     init_from(&lock, "vscode-settings.json", &[]).code(0);
     py_check_json(&read(&lock), "assert list(d['servers'])==['fake-settings']");
-    cp(&["verify", "--lock", &s(&lock)]).run().code(0);
+    cp(&["verify", "--lock", &s(&lock), "--allow-outside-paths"])
+        .run()
+        .code(0);
 }
 
 #[test]

@@ -31,7 +31,9 @@ fn setup(sample: &str) -> Setup {
 }
 
 impl Setup {
-    /// `init --from` the copy (only `name` when given).
+    /// `init --from` the copy (only `name` when given). Its commands are
+    /// relative to the repository root, where init runs, outside the lock's
+    /// directory: recorded as the servers' cwd with --allow-outside-paths.
     fn pin(&self, name: Option<&str>) {
         let mut args = vec![
             "init".to_string(),
@@ -39,6 +41,7 @@ impl Setup {
             s(&self.lock),
             "--from".into(),
             s(&self.config),
+            "--allow-outside-paths".into(),
         ];
         if let Some(n) = name {
             args.extend(["--name".into(), n.into()]);

@@ -3,6 +3,11 @@
 //! lock verifies from any working directory, and they must stay inside that
 //! directory unless the caller allows otherwise.
 //!
+//! A stdio entry without `cwd` runs in the lock's directory (see
+//! `ServerSpec::from_source`), and `init` records the directory it runs a
+//! server in relative to the lock ([`implicit_cwd`]), so a command such as
+//! `node server.js` works from wherever `verify` runs.
+//!
 //! A lock is input from whoever can change it. A `path` of `/etc/shadow` or
 //! `../../secrets.json`, or a `cwd` in someone's home directory, reaches
 //! outside the repository the lock belongs to; [`resolve_inside`] refuses
@@ -54,6 +59,30 @@ pub fn relative_to_lock(path: &str, lock: &Path) -> String {
     if p.is_absolute() && !target.starts_with(&base) {
         return path.to_string();
     }
+    relative(&target, &base)
+}
+
+/// The `cwd` that `init` records for a stdio server given no working
+/// directory: the directory `init` runs in (where it starts the server),
+/// relative to the lock's directory; `None` when that is the lock's
+/// directory itself, where an entry without `cwd` runs anyway. A directory
+/// outside the lock's is recorded only with `allow_outside` (as `../..`);
+/// without it, `None` too: the server then runs in the lock's directory, at
+/// `init` as at `verify`.
+pub fn implicit_cwd(lock: &Path, allow_outside: bool) -> Option<String> {
+    // getcwd(3) gives the real path: compare it with the real lock directory.
+    let here = std::env::current_dir().ok()?;
+    let dir = lock_dir(lock);
+    let dir = dir.canonicalize().unwrap_or(dir);
+    let rel = relative(&here, &dir);
+    let outside = Path::new(&rel).components().next() == Some(Component::ParentDir);
+    (rel != "." && (allow_outside || !outside)).then_some(rel)
+}
+
+/// `target` relative to `base` (both absolute and normalised): `..` for
+/// each component of `base` beyond the common prefix, then the rest of
+/// `target`; `"."` when they are the same.
+fn relative(target: &Path, base: &Path) -> String {
     let t: Vec<_> = target.components().collect();
     let b: Vec<_> = base.components().collect();
     let common = t.iter().zip(&b).take_while(|(x, y)| x == y).count();
@@ -136,6 +165,21 @@ mod tests {
             resolve_from_lock("tools-list.json", &lock),
             cwd.join("examples/tools-list.json")
         );
+    }
+
+    #[test]
+    fn the_implicit_cwd_is_the_current_directory_relative_to_the_lock() {
+        // The test runs in the package directory (the repository root).
+        let cwd = std::env::current_dir().unwrap();
+        assert_eq!(implicit_cwd(&cwd.join("contractpin.lock"), false), None);
+        assert_eq!(implicit_cwd(Path::new("contractpin.lock"), false), None);
+        let parent = cwd.parent().unwrap().join("x.lock");
+        let name = cwd.file_name().unwrap().to_str().unwrap().to_string();
+        assert_eq!(implicit_cwd(&parent, false), Some(name.clone()));
+        // Outside the lock's directory: only on request, then as `..`.
+        let below = cwd.join("examples/contractpin.lock");
+        assert_eq!(implicit_cwd(&below, false), None);
+        assert_eq!(implicit_cwd(&below, true).as_deref(), Some(".."));
     }
 
     #[test]

@@ -86,7 +86,7 @@ pub use capabilities::{
 };
 pub use error::{LockError, LockErrorKind};
 #[cfg(feature = "std")]
-pub use location::{lock_dir, relative_to_lock, resolve_from_lock, resolve_inside};
+pub use location::{implicit_cwd, lock_dir, relative_to_lock, resolve_from_lock, resolve_inside};
 pub use model::{Lock, LockServer, LockTool, Source, Transport, UnknownTransport};
 #[cfg(feature = "std")]
 pub use save::{load, read, save_atomic, sidecar_path, update, UpdateError, MAX_LOCK_BYTES};

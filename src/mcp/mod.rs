@@ -74,7 +74,7 @@ pub use options::{
     is_supported_protocol_version, ClientOptions, DEFAULT_INHERITED_ENV_VARS,
     LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION,
 };
-pub use reaper::{become_child_subreaper, reap_orphans};
+pub use reaper::{become_child_subreaper, reap_orphans, stop_all_servers};
 pub use spec::{expand_env, ServerSpec};
 
 use error::redact;

@@ -19,14 +19,28 @@
 //!    ([`become_child_subreaper`], as the `contractpin` CLI does at
 //!    start-up) inherits such descendants when their parent dies;
 //!    `reap_orphans` then kills and reaps every child of this process that
-//!    is not a server this module is still running.
+//!    is not a server this module is still running (nor in the process
+//!    group of one: a wrapper's child that was re-parented to us while the
+//!    server is still being fetched is that server's, and its transport
+//!    clears the group).
+//!
+//! Several servers may run at once (one per thread). The set of running
+//! servers ([`MANAGED`]) is the one place that says which pids may be
+//! signalled: a pid is in it from the spawn until it is reaped
+//! ([`reap_and_forget`]), both under its lock, and [`signal_group`] signals
+//! only a pid in it, under the same lock; so a signal can never reach a pid
+//! that was reaped and reused, whichever thread sends it.
+//! [`stop_all_servers`] (an interrupted CLI) signals every running server
+//! and refuses to start new ones.
 
 use std::collections::BTreeSet;
 use std::io;
 use std::process::{Child, Command, ExitStatus};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
-#[cfg(target_os = "linux")]
-use std::time::{Duration, Instant};
+use std::time::Duration;
+#[cfg(unix)]
+use std::time::Instant;
 #[cfg(target_os = "linux")]
 use std::vec::Vec;
 
@@ -39,18 +53,39 @@ fn managed() -> MutexGuard<'static, BTreeSet<u32>> {
     MANAGED.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Set by [`stop_all_servers`]: no server may start any more.
+static STOPPING: AtomicBool = AtomicBool::new(false);
+
 /// Spawns `cmd` and records its pid as managed, atomically with respect to
-/// [`reap_orphans`] (which could otherwise take the new child for an orphan).
+/// [`reap_orphans`] (which could otherwise take the new child for an orphan)
+/// and to [`stop_all_servers`] (after which nothing starts).
 pub(crate) fn spawn_managed(cmd: &mut Command) -> io::Result<Child> {
     let mut set = managed();
+    if STOPPING.load(Ordering::SeqCst) {
+        return Err(io::Error::new(
+            io::ErrorKind::Interrupted,
+            "every server is being stopped (interrupted)",
+        ));
+    }
     let child = cmd.spawn()?;
     set.insert(child.id());
     Ok(child)
 }
 
-/// Forgets a managed pid (after it was reaped, or given up on).
+/// Forgets a managed pid that someone else reaped ([`Exit::Gone`]): it must
+/// never be signalled again.
 pub(crate) fn unmanage(pid: u32) {
     managed().remove(&pid);
+}
+
+/// Reaps `child` if it has exited and forgets it either way (one that did
+/// not die even of SIGKILL is left to [`reap_orphans`]), atomically with
+/// respect to [`signal_group`], so no thread signals its pid once reaped.
+pub(crate) fn reap_and_forget(child: &mut Child) -> Option<ExitStatus> {
+    let mut set = managed();
+    let status = child.try_wait().ok().flatten();
+    set.remove(&child.id());
+    status
 }
 
 /// Whether a child has exited, learnt without reaping it.
@@ -69,8 +104,14 @@ pub(crate) enum Exit {
 /// that its pid, and so its process group id, stays reserved.
 #[cfg(unix)]
 pub(crate) fn peek_exit(child: &mut Child) -> Exit {
+    peek_pid(child.id())
+}
+
+/// [`peek_exit`] by pid (a child of ours).
+#[cfg(unix)]
+fn peek_pid(pid: u32) -> Exit {
     use std::os::unix::process::ExitStatusExt;
-    let Some(pid) = libc::id_t::try_from(child.id()).ok() else {
+    let Some(pid) = libc::id_t::try_from(pid).ok() else {
         return Exit::Gone;
     };
     loop {
@@ -125,24 +166,64 @@ pub(crate) fn peek_exit(child: &mut Child) -> Exit {
     }
 }
 
-/// Sends `signo` to the process group led by `pid` (or, if there is no such
-/// group, to `pid` alone).
-///
-/// The caller guarantees that `pid` is its own child and not yet reaped, so
-/// that the pid (and the group id it doubles as) still names that process.
+/// Sends `signo` to the process group led by the managed server `pid` (or,
+/// if there is no such group, to `pid` alone); nothing when `pid` is not a
+/// managed server (any more).
 #[cfg(unix)]
 pub(crate) fn signal_group(pid: u32, signo: libc::c_int) {
+    let set = managed();
+    if set.contains(&pid) {
+        kill_group(pid, signo);
+    }
+}
+
+/// `kill(-pid)`, or `kill(pid)` when `pid` leads no group. The caller holds
+/// the [`MANAGED`] lock and `pid` is in the set.
+#[cfg(unix)]
+fn kill_group(pid: u32, signo: libc::c_int) {
     let Ok(pid) = libc::pid_t::try_from(pid) else {
         return;
     };
-    // SAFETY: kill(2) has no memory-safety preconditions. The caller
-    // guarantees the pid is an unreaped child of ours, so it and the group
-    // id equal to it cannot have been reused by another process.
+    // SAFETY: kill(2) has no memory-safety preconditions. The pid is in the
+    // managed set, whose lock the caller holds: an unreaped child of ours,
+    // so it and the group id equal to it cannot have been reused.
     let rc = unsafe { libc::kill(-pid, signo) };
     if rc != 0 {
         // SAFETY: as above, for the single process.
         unsafe { libc::kill(pid, signo) };
     }
+}
+
+/// Stops every stdio server still running, for a program that is being
+/// interrupted (the `contractpin` CLI on SIGINT, SIGTERM or SIGHUP): from
+/// now on no server starts; each one's process group gets SIGTERM, and
+/// SIGKILL after `grace` (at once when all have exited); then they are
+/// forgotten, so that [`reap_orphans`], which should follow, kills and
+/// reaps what is left of them. Returns how many servers were running.
+/// Threads still fetching from them see them end (their own signals are
+/// no-ops from then on).
+pub fn stop_all_servers(grace: Duration) -> usize {
+    let mut set = managed();
+    STOPPING.store(true, Ordering::SeqCst);
+    let n = set.len();
+    #[cfg(unix)]
+    {
+        for &pid in set.iter() {
+            kill_group(pid, libc::SIGTERM);
+        }
+        let until = Instant::now() + grace;
+        while Instant::now() < until && set.iter().any(|&p| peek_pid(p) == Exit::Running) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // Also the groups of leaders that exited: what is left in them.
+        for &pid in set.iter() {
+            kill_group(pid, libc::SIGKILL);
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = grace;
+    set.clear();
+    n
 }
 
 /// Whether the process group `pgid` still has a live member other than its
@@ -228,7 +309,9 @@ fn reap_orphans_linux(budget: Duration) -> usize {
     loop {
         let mut orphans: Vec<Proc> = Vec::new();
         if for_each_process(|p| {
-            if p.ppid == me && !managed.contains(&p.pid) {
+            // A running server's group members are its own (a wrapper's
+            // child re-parented to us): its transport clears the group.
+            if p.ppid == me && !managed.contains(&p.pid) && !managed.contains(&p.pgrp) {
                 orphans.push(p);
             }
         })

@@ -22,7 +22,8 @@ pub enum ServerSpec {
         /// Values may contain `${VAR}` references, expanded at connection
         /// time from our environment.
         env: BTreeMap<String, String>,
-        /// Working directory (default: ours).
+        /// Working directory (default: ours; [`ServerSpec::from_source`]
+        /// always sets it, to the lock's directory when the entry has no `cwd`).
         cwd: Option<PathBuf>,
     },
     /// A Streamable HTTP endpoint; servers that only speak the legacy
@@ -46,7 +47,10 @@ impl ServerSpec {
     /// lock's directory) resolved against the directory of `lock`, and
     /// refused when they reach outside it (absolute, climbing with `..`, or
     /// through a symbolic link) unless `allow_outside`. The refusal is an
-    /// [`McpErrorKind::Spec`] error (a usage problem) naming the path.
+    /// [`McpErrorKind::Spec`] error (a usage problem) naming the path. A
+    /// stdio entry without `cwd` runs in the lock's directory (never in
+    /// whatever directory the caller happens to run in), so a command such
+    /// as `node server.js` pinned there works from anywhere.
     ///
     /// The CLI's `init` and `verify` and the proxy all reach servers through
     /// this function, so they resolve a lock entry the same way.
@@ -74,7 +78,10 @@ impl ServerSpec {
             Source::Stdio { command, env, cwd } => ServerSpec::Stdio {
                 command: command.clone(),
                 env: env.clone(),
-                cwd: cwd.as_deref().map(resolve).transpose()?,
+                cwd: Some(match cwd.as_deref() {
+                    Some(c) => resolve(c)?,
+                    None => crate::lock::lock_dir(lock),
+                }),
             },
             Source::Http { url, headers } => ServerSpec::Http {
                 url: url.clone(),
@@ -195,6 +202,28 @@ mod tests {
             "BAD" => Some(Err(std::ffi::OsString::from("?"))),
             _ => None,
         }
+    }
+
+    #[test]
+    fn a_stdio_entry_runs_in_its_cwd_or_else_in_the_lock_directory() {
+        let lock = std::env::current_dir()
+            .unwrap()
+            .join("examples/contractpin.lock");
+        let dir = crate::lock::lock_dir(&lock);
+        let stdio = |cwd: Option<&str>| crate::lock::Source::Stdio {
+            command: std::vec![String::from("node"), String::from("server.js")],
+            env: BTreeMap::new(),
+            cwd: cwd.map(String::from),
+        };
+        let cwd_of = |spec: ServerSpec| match spec {
+            ServerSpec::Stdio { cwd, .. } => cwd,
+            _ => None,
+        };
+        let spec = ServerSpec::from_source(&stdio(None), &lock, false).unwrap();
+        assert_eq!(cwd_of(spec), Some(dir.clone()));
+        let spec = ServerSpec::from_source(&stdio(Some("sub")), &lock, false).unwrap();
+        assert_eq!(cwd_of(spec), Some(dir.join("sub")));
+        assert!(ServerSpec::from_source(&stdio(Some("..")), &lock, false).is_err());
     }
 
     #[test]

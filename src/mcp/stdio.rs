@@ -18,14 +18,20 @@
 //!   before the request's deadline is a timeout;
 //! - stderr goes into a bounded ring on a third thread and is shown (its
 //!   tail) when something fails; it never mixes with our output;
-//! - shutdown always happens, also on errors and panics (`Drop`): close
-//!   stdin, wait, SIGTERM to the server's process group, wait, SIGKILL; then,
-//!   however the server ended, the rest of its process group gets SIGTERM
-//!   and, after the grace, SIGKILL; the server is reaped last (see
-//!   `reaper`).
+//! - shutdown always happens, also on errors and panics (`Drop`), as soon
+//!   as the answer is complete: close stdin, wait up to
+//!   [`ClientOptions::shutdown_grace`] (default 200 ms) for the server to
+//!   exit by itself, SIGTERM to its process group, wait up to
+//!   [`TERM_GRACE`] (1 s), SIGKILL; then, however the server ended, the rest
+//!   of its process group gets SIGTERM and, after [`TERM_GRACE`], SIGKILL;
+//!   the server is reaped last (see `reaper`);
+//! - a server that ends before answering is reported as such: `the server
+//!   exited (exit status: 3) before answering server/discover` (or `signal:
+//!   9 (SIGKILL)`), with the last lines of its stderr.
 //!
 //! [`DEFAULT_INHERITED_ENV_VARS`]: super::DEFAULT_INHERITED_ENV_VARS
 //! [`ClientOptions::inherit_env`]: super::ClientOptions::inherit_env
+//! [`ClientOptions::shutdown_grace`]: super::ClientOptions::shutdown_grace
 
 use std::boxed::Box;
 use std::collections::BTreeMap;
@@ -57,6 +63,10 @@ const EXIT_POLL: Duration = Duration::from_millis(50);
 /// stop waiting for an answer (a child it left behind may hold the pipe
 /// open, so there may never be an end of file).
 const QUIET_AFTER_EXIT: Duration = Duration::from_millis(250);
+/// After SIGTERM, how long the server (and then the rest of its process
+/// group) gets before SIGKILL: a server that honours SIGTERM is never
+/// killed.
+pub(crate) const TERM_GRACE: Duration = Duration::from_secs(1);
 
 /// What the stdout thread reports (to the transport's own queue, or to the
 /// sink of [`StdioTransport::spawn_raw`]).
@@ -266,28 +276,34 @@ impl StdioTransport {
                     .unwrap_or_else(|p| p.into_inner())
                     .clone()
                     .unwrap_or_else(|| String::from("stdin is closed"));
-                Err(self.exited_error(&std::format!(
-                    "could not write to the server's stdin ({why})"
-                )))
+                Err(self.exited_error(
+                    method,
+                    Some(&std::format!("could not write to its stdin: {why}")),
+                ))
             }
         }
     }
 
-    /// The error for a server whose stdout ended: waits briefly for its exit
-    /// status and the rest of its stderr.
-    fn exited_error(&mut self, what: &str) -> McpError {
+    /// The error for a server that ended (its stdout did, or it exited)
+    /// before answering `method`: `the server exited (exit status: 3)
+    /// before answering initialize`, with the tail of its stderr. Waits
+    /// briefly for the exit status and the rest of stderr.
+    fn exited_error(&mut self, method: &str, detail: Option<&str>) -> McpError {
         if self.wait_exit(Duration::from_secs(1)) {
             let until = Instant::now() + Duration::from_millis(300);
             while !self.stderr.closed() && Instant::now() < until {
                 std::thread::sleep(Duration::from_millis(5));
             }
         }
-        let state = match (self.exited, self.status) {
-            (true, Some(st)) => std::format!("the server exited ({st})"),
-            (true, None) => String::from("the server exited"),
-            (false, _) => String::from("the server closed its stdout"),
+        let mut msg = match (self.exited, self.status) {
+            // `exit status: 3`, or `signal: 9 (SIGKILL)`.
+            (true, Some(st)) => std::format!("the server exited ({st}) before answering {method}"),
+            (true, None) => std::format!("the server exited before answering {method}"),
+            (false, _) => std::format!("the server closed its stdout before answering {method}"),
         };
-        let mut msg = std::format!("{state}: {what}");
+        if let Some(d) = detail {
+            msg.push_str(&std::format!(" ({d})"));
+        }
         self.note_skipped(&mut msg);
         McpError::new(McpErrorKind::Exited, msg).with_stderr(self.stderr.tail())
     }
@@ -311,8 +327,9 @@ impl StdioTransport {
         e.with_stderr(self.stderr.tail())
     }
 
-    /// Shuts the server down (idempotent): close stdin, wait, SIGTERM,
-    /// wait, SIGKILL; then clear its process group; then reap it.
+    /// Shuts the server down (idempotent): close stdin, wait the grace,
+    /// SIGTERM, wait [`TERM_GRACE`], SIGKILL; then clear its process group;
+    /// then reap it.
     pub fn shutdown(&mut self) -> Ended {
         if let Some(e) = self.ended {
             return e;
@@ -332,19 +349,19 @@ impl StdioTransport {
             return Ended::ByItself;
         }
         self.signal(Signal::Term);
-        if self.wait_exit(self.grace) {
+        if self.wait_exit(TERM_GRACE) {
             return Ended::Terminated;
         }
         self.signal(Signal::Kill);
         // SIGKILL cannot be ignored, but a process in an uninterruptible
         // sleep takes its time: bounded, never a hang.
-        self.wait_exit(self.grace.max(Duration::from_secs(1)) * 5);
+        self.wait_exit(TERM_GRACE * 5);
         Ended::Killed
     }
 
     /// The server has ended (it is a zombie, so its pid still names its
-    /// group): SIGTERM to what is left of the group, SIGKILL after the grace
-    /// if anything is still alive.
+    /// group): SIGTERM to what is left of the group, SIGKILL after
+    /// [`TERM_GRACE`] if anything is still alive.
     fn clear_group(&mut self) {
         #[cfg(unix)]
         {
@@ -353,7 +370,7 @@ impl StdioTransport {
             }
             let pgid = self.child.id();
             self.signal(Signal::Term);
-            let until = Instant::now() + self.grace;
+            let until = Instant::now() + TERM_GRACE;
             loop {
                 if reaper::group_has_live_members(pgid) == Some(false) || !group_exists(pgid) {
                     return;
@@ -367,15 +384,16 @@ impl StdioTransport {
         }
     }
 
-    /// Reaps the server if it has exited (so it leaves no zombie).
+    /// Reaps the server if it has exited (so it leaves no zombie), and
+    /// forgets it: from then on no signal goes to its pid.
     fn reap(&mut self) {
-        if !self.reaped {
-            if let Ok(Some(st)) = self.child.try_wait() {
-                self.status.get_or_insert(st);
-                self.reaped = true;
-            }
+        if self.reaped {
+            return;
         }
-        reaper::unmanage(self.child.id());
+        if let Some(st) = reaper::reap_and_forget(&mut self.child) {
+            self.status.get_or_insert(st);
+        }
+        self.reaped = true;
     }
 
     /// Waits up to `d` for the server to exit, without reaping it.
@@ -395,6 +413,7 @@ impl StdioTransport {
                 Exit::Gone => {
                     self.exited = true;
                     self.reaped = true; // never signal that pid again
+                    reaper::unmanage(self.child.id());
                     return true;
                 }
             }
@@ -484,11 +503,11 @@ impl Transport for StdioTransport {
                     )))
                 }
                 Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
-                    return Err(self.exited_error(&std::format!("no answer to {method}")))
+                    return Err(self.exited_error(method, None))
                 }
                 Err(RecvTimeoutError::Timeout) => {
                     if self.exited_and_quiet() {
-                        return Err(self.exited_error(&std::format!("no answer to {method}")));
+                        return Err(self.exited_error(method, None));
                     }
                 }
             }

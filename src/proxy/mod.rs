@@ -63,6 +63,14 @@ use crate::Limits;
 
 pub use signals::install_signal_handlers;
 
+/// The signal (number and name, `"SIGINT"`) received since
+/// [`install_signal_handlers`], if any: for a program other than the proxy
+/// that installs them too (the CLI's `verify` and `init`, which stop their
+/// servers and exit when interrupted).
+pub fn received_signal() -> Option<(i32, &'static str)> {
+    signals::received().map(|n| (n, signals::name(n)))
+}
+
 use upstream::Upstream;
 
 /// What enforce mode does with a listing that has drifted or unpinned tools.

@@ -57,10 +57,13 @@ pub fn run(args: &InitArgs) -> CliResult {
         specs.push(spec);
     }
 
+    // Every server fetched (several at once), then each reported in order.
+    let jobs = specs.into_iter().map(|s| (s, opts.clone())).collect();
+    let results = fetch::fetch_all(jobs, opts.jobs);
     let mut pinned: Vec<(String, Source, ServerDigest)> = Vec::new();
     let mut failed = 0usize;
-    for ((name, source), spec) in targets.iter().zip(&specs) {
-        match fetch::fetch(spec, &opts) {
+    for ((name, source), result) in targets.iter().zip(results) {
+        match result {
             Err(e) if e.usage => {
                 return Err(Failure::usage(format!("server {name:?}: {}", e.message)));
             }
@@ -69,6 +72,9 @@ pub fn run(args: &InitArgs) -> CliResult {
                     "server {name:?}: cannot fetch the tools list: {}",
                     e.message
                 ));
+                if let Some(note) = where_it_ran(source, &args.lock) {
+                    output::warning_line(&format!("server {name:?}: {note}"));
+                }
                 failed += 1;
             }
             Ok(fetched) => {
@@ -150,6 +156,21 @@ pub fn run(args: &InitArgs) -> CliResult {
     text.push_str(&format!("wrote {}\n", args.lock.display()));
     write_stdout(text.as_bytes())?;
     Ok(EXIT_OK)
+}
+
+/// For a stdio server without `cwd` that failed: where it ran, when that
+/// is not where init runs (the lock's directory, init running outside it).
+fn where_it_ran(source: &Source, lock_path: &Path) -> Option<String> {
+    match source {
+        Source::Stdio { cwd: None, .. } if lock::implicit_cwd(lock_path, true).is_some() => {
+            Some(format!(
+                "it ran in the lock's directory {}, as verify runs it (init runs outside that \
+                 directory; run init inside it, or give --cwd DIR)",
+                lock::lock_dir(lock_path).display()
+            ))
+        }
+        _ => None,
+    }
 }
 
 fn exists(name: &str, lock: &Path) -> Failure {
@@ -276,7 +297,7 @@ fn targets(args: &InitArgs) -> Result<Vec<(String, Source)>, Failure> {
                 // --header (given with --name) overrides the config's.
                 let extra: Vec<(String, String)> = headers.clone().into_iter().collect();
                 let source = with_headers(s.source, &extra);
-                (s.name, lock_relative(source, &args.lock))
+                (s.name, lock_relative(source, args))
             })
             .collect());
     }
@@ -304,17 +325,24 @@ fn targets(args: &InitArgs) -> Result<Vec<(String, Source)>, Failure> {
             path: path.unwrap_or_default(),
         }
     };
-    Ok(vec![(name, lock_relative(source, &args.lock))])
+    Ok(vec![(name, lock_relative(source, args))])
 }
 
 /// `source` with its `cwd` or `path` (given relative to the working
 /// directory) made relative to the lock's directory, as the lock stores it.
-fn lock_relative(source: Source, lock_path: &Path) -> Source {
+/// A stdio server without `cwd` runs where init runs, recorded relative to
+/// the lock when that is inside the lock's directory (or allowed outside
+/// it); otherwise in the lock's directory, as verify will run it.
+fn lock_relative(source: Source, args: &InitArgs) -> Source {
+    let lock_path = args.lock.as_path();
     match source {
         Source::Stdio { command, env, cwd } => Source::Stdio {
             command,
             env,
-            cwd: cwd.map(|c| lock::relative_to_lock(&c, lock_path)),
+            cwd: match cwd {
+                Some(c) => Some(lock::relative_to_lock(&c, lock_path)),
+                None => lock::implicit_cwd(lock_path, args.allow_outside_paths),
+            },
         },
         Source::File { path } => Source::File {
             path: lock::relative_to_lock(&path, lock_path),

@@ -6,7 +6,9 @@
 //! source differs from the trusted lock). A refused server is reported as
 //! unreachable (exit 1), never started or fetched. Usage problems of any
 //! server (an unset `${VAR}`, credentials over plain http, a path outside
-//! the lock's directory) exit 2 before any server is started.
+//! the lock's directory) exit 2 before any server is started. The servers
+//! that run are fetched several at once (`--jobs`, `fetch::fetch_all`) and
+//! reported in lock order.
 
 use std::path::Path;
 
@@ -54,6 +56,17 @@ pub fn run(args: &VerifyArgs) -> CliResult {
         targets.push((name, server, plan));
     }
 
+    // Every server that runs is fetched (several at once), then each is
+    // reported in lock order.
+    let mut jobs = Vec::new();
+    for (name, server, plan) in &targets {
+        if let Plan::Run(spec) = plan {
+            let mut opts = opts.clone();
+            opts.client_capabilities = declared_capabilities(name, server, cli_caps.as_deref());
+            jobs.push((spec.clone(), opts));
+        }
+    }
+    let mut fetched = fetch::fetch_all(jobs, opts.jobs).into_iter();
     let mut reports = Vec::new();
     for (name, server, plan) in targets {
         let unreachable = |message: String| {
@@ -62,14 +75,15 @@ pub fn run(args: &VerifyArgs) -> CliResult {
             r.allow_new = args.allow_new;
             r
         };
-        let spec = match plan {
-            Plan::Refuse(reason) => {
-                reports.push(unreachable(format!("not run: {reason}")));
-                continue;
-            }
-            Plan::Run(spec) => spec,
+        if let Plan::Refuse(reason) = plan {
+            reports.push(unreachable(format!("not run: {reason}")));
+            continue;
+        }
+        let Some(result) = fetched.next() else {
+            reports.push(unreachable("internal error: no fetch result".into()));
+            continue;
         };
-        let report = match fetch_live(name, server, &spec, &opts, cli_caps.as_deref(), limits)? {
+        let report = match live_from(name, result, limits)? {
             Ok(live) => {
                 let mut r = verify_server(name, server, &live.digests, args.allow_new);
                 add_changes_from_list(&mut r, server, &live.document, &limits);
@@ -104,7 +118,22 @@ pub(crate) fn fetch_live(
 ) -> Result<Result<Live, String>, Failure> {
     let mut opts = opts.clone();
     opts.client_capabilities = declared_capabilities(name, server, cli_caps);
-    let fetched = match fetch::fetch(spec, &opts) {
+    let mut results = fetch::fetch_all(vec![(spec.clone(), opts)], Some(1));
+    let result = results
+        .pop()
+        .ok_or_else(|| Failure::usage("internal error: no fetch result"))?;
+    live_from(name, result, limits)
+}
+
+/// One server's fetch result as its live tools, printing the client's
+/// warnings: `Err` (exit 2) for a usage problem, `Ok(Err)` with the reason
+/// when the server could not be reached or its list is invalid.
+fn live_from(
+    name: &str,
+    result: fetch::FetchResult,
+    limits: Limits,
+) -> Result<Result<Live, String>, Failure> {
+    let fetched = match result {
         Err(e) if e.usage => {
             return Err(Failure::usage(format!("server {name:?}: {}", e.message)));
         }
