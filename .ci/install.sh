@@ -21,7 +21,7 @@ openssl version
 step "Rust crates (fetch once, offline afterwards)"
 cargo fetch --locked
 
-for script in install-oracles.sh install-servers.sh install-bindings.sh install-fuzz.sh; do
+for script in install-oracles.sh install-servers.sh install-bindings.sh install-fuzz.sh install-cross.sh; do
   if [ -f ".ci/$script" ]; then
     step ".ci/$script"
     bash ".ci/$script"
