@@ -5,6 +5,7 @@
 //!
 //! ```text
 //! vector NAME sha256:<hex> | vector NAME !error-kind
+//! stack calibration-1024 BYTES
 //! scratch tool-4k NODES BYTES
 //! stack tool-4k BYTES
 //! ```
@@ -74,11 +75,25 @@ fn measure_big(scratch: &mut [Node]) {
     print(&[b"stack tool-4k ", decimal(stack, &mut a)]);
 }
 
+/// The measurement checked on a known use: a function that fills a
+/// 1024-byte local array must measure at least 1024 bytes, and not much more.
+fn calibrate() {
+    let stack = rt::peak_stack(&mut || {
+        let mut local = [0u8; 1024];
+        for (i, b) in local.iter_mut().enumerate() {
+            *b = i as u8;
+        }
+        core::hint::black_box(&mut local);
+    });
+    print(&[b"stack calibration-1024 ", decimal(stack, &mut [0; 20])]);
+}
+
 /// Entered from the reset handler.
 #[no_mangle]
 extern "C" fn firmware_main() -> ! {
     let mut scratch = [Node::EMPTY; SCRATCH_NODES];
     digest_vectors(&mut scratch);
+    calibrate();
     measure_big(&mut scratch);
     rt::exit(0)
 }

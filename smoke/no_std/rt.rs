@@ -128,7 +128,10 @@ pub fn exit(status: u32) -> ! {
         0
     };
     semihost(SYS_EXIT, reason);
-    loop {}
+    loop {
+        // SAFETY: WFI only waits for an interrupt; with none enabled, forever.
+        unsafe { asm!("wfi", options(nomem, nostack)) };
+    }
 }
 
 const PAINT: u32 = 0x5A5A_C3C3;
