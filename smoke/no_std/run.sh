@@ -24,6 +24,7 @@ root="$(cd "$here/../.." && pwd)"
 target=thumbv7em-none-eabihf
 out="${CARGO_TARGET_DIR:-$root/target}/smoke"
 mkdir -p "$out"
+out="$(cd "$out" && pwd)" # absolute: include! resolves a relative path from firmware.rs
 export CARGO_TARGET_DIR="$out/cargo"
 
 if ! rustup target list --installed 2>/dev/null | grep -qx "$target"; then
