@@ -13,9 +13,9 @@
 set -euo pipefail
 
 for t in aarch64-unknown-linux-gnu s390x-unknown-linux-gnu thumbv7em-none-eabihf; do
-  rustup target list --installed | grep -qx "$t" || rustup target add "$t"
+  rustup target list --installed | grep -x "$t" >/dev/null || rustup target add "$t"
 done
-rustup component list --installed | grep -q '^llvm-tools' || rustup component add llvm-tools
+rustup component list --installed | grep "^llvm-tools" >/dev/null || rustup component add llvm-tools
 
 packages=(qemu-user qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross)
 have() { command -v qemu-aarch64 && command -v qemu-s390x && command -v qemu-system-arm &&

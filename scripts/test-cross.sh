@@ -29,7 +29,7 @@ tests=(--lib --test conformance --test jsontestsuite --test rfc8785_testdata --t
 
 missing_for() { # TARGET: prints what TARGET lacks, nothing when all is there
   local t=$1 gnu=${triple[$1]}
-  rustup target list --installed 2>/dev/null | grep -qx "$t" || echo "rustup target $t"
+  rustup target list --installed 2>/dev/null | grep -x "$t" >/dev/null || echo "rustup target $t"
   command -v "$gnu-gcc" >/dev/null || echo "$gnu-gcc"
   [ -d "/usr/$gnu/lib" ] || echo "/usr/$gnu (libc6-dev cross)"
   command -v "${qemu[$t]}" >/dev/null || echo "${qemu[$t]} (qemu-user)"
