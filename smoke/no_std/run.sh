@@ -27,7 +27,7 @@ mkdir -p "$out"
 out="$(cd "$out" && pwd)" # absolute: include! resolves a relative path from firmware.rs
 export CARGO_TARGET_DIR="$out/cargo"
 
-if ! rustup target list --installed 2>/dev/null | grep -qx "$target"; then
+if ! rustup target list --installed 2>/dev/null | grep -x "$target" >/dev/null; then
   rustup target add "$target"
 fi
 
