@@ -32,3 +32,6 @@ step "Miri on the nightly toolchain (the C ABI tests run under it when present)"
 if rustup toolchain list | grep -q '^nightly'; then
   rustup component add --toolchain nightly miri >/dev/null 2>&1 || echo "miri unavailable: the ABI Miri run will be skipped"
 fi
+
+step ".ci/install-cross.sh (aarch64/s390x under qemu-user, the Cortex-M4 firmware under qemu-system-arm)"
+bash .ci/install-cross.sh

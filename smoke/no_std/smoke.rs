@@ -83,5 +83,6 @@ mod tests {
         assert_eq!(digest_with_scratch(&mut one_short, &mut out), 24);
     }
 
-    const EXPECTED: &str = "sha256:201f78cc35371c47d0f9eac73d1dfdc35ae979cfb79007a73ab175b15b64bd2b";
+    const EXPECTED: &str =
+        "sha256:201f78cc35371c47d0f9eac73d1dfdc35ae979cfb79007a73ab175b15b64bd2b";
 }

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# What scripts/test-cross.sh (aarch64 and s390x under qemu-user) and
+# smoke/no_std/run.sh (the firmware under qemu-system-arm) need. Idempotent:
+# a second run only checks.
+#
+# Rust: the rustup targets and the llvm-tools component follow the active
+# toolchain (the repository pins none; rustup installs the matching rust-std).
+# Debian (bookworm) packages, by name: apt keeps only the current version of
+# each, so pinning `=version` would break at the next point release. Tested
+# with: qemu-user and qemu-system-arm 1:7.2+dfsg-7+deb12u18+b3,
+# gcc-aarch64-linux-gnu and gcc-s390x-linux-gnu 4:12.2.0-3,
+# libc6-dev-arm64-cross and libc6-dev-s390x-cross 2.36-8cross1.
+set -euo pipefail
+
+for t in aarch64-unknown-linux-gnu s390x-unknown-linux-gnu thumbv7em-none-eabihf; do
+  rustup target list --installed | grep -x "$t" >/dev/null || rustup target add "$t"
+done
+rustup component list --installed | grep "^llvm-tools" >/dev/null || rustup component add llvm-tools
+
+packages=(qemu-user qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross)
+have() { command -v qemu-aarch64 && command -v qemu-s390x && command -v qemu-system-arm &&
+  command -v aarch64-linux-gnu-gcc && command -v s390x-linux-gnu-gcc &&
+  [ -d /usr/aarch64-linux-gnu/lib ] && [ -d /usr/s390x-linux-gnu/lib ]; }
+if ! have >/dev/null; then
+  command -v apt-get >/dev/null || { echo "apt-get is not available: install ${packages[*]}" >&2; exit 1; }
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+fi
+have >/dev/null
+dpkg-query -W -f '${Package} ${Version}\n' "${packages[@]}"
