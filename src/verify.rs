@@ -105,8 +105,11 @@ use core::cmp::Ordering;
 use crate::contract::Field;
 use crate::digest::Digest;
 use crate::lock::pretty::Pretty;
-use crate::lock::{cmp_utf16, LockServer, LockTool};
+use crate::lock::{cmp_utf16, LockServer, LockTool, ServerInfo};
 use crate::owned::{ServerDigest, ToolDigest};
+
+mod facts;
+pub use facts::{InstructionsStatus, InstructionsVerdict};
 
 /// The `contractpin_report` schema version written by [`report_json`].
 pub const REPORT_VERSION: &str = "1";
@@ -211,6 +214,17 @@ pub struct ServerReport {
     pub error: Option<String>,
     /// Every pinned or live tool, sorted by name in UTF-16 order.
     pub tools: Vec<ToolVerdict>,
+    /// The instructions verdict ([`ServerReport::check_facts`]); `None`
+    /// when not checked or when neither side has instructions.
+    pub instructions: Option<InstructionsVerdict>,
+    /// The lock entry's `server_info` (informational).
+    pub pinned_server_info: Option<ServerInfo>,
+    /// The live handshake's `serverInfo` (informational).
+    pub live_server_info: Option<ServerInfo>,
+    /// The lock entry's `protocol_version` (informational).
+    pub pinned_protocol_version: Option<String>,
+    /// The live negotiated protocol version (informational).
+    pub live_protocol_version: Option<String>,
 }
 
 impl ServerReport {
@@ -225,6 +239,11 @@ impl ServerReport {
             live_digest: None,
             error: Some(message.into()),
             tools: Vec::new(),
+            instructions: None,
+            pinned_server_info: None,
+            live_server_info: None,
+            pinned_protocol_version: None,
+            live_protocol_version: None,
         }
     }
 
@@ -248,7 +267,8 @@ impl ServerReport {
             return ServerStatus::Unreachable;
         }
         let c = self.counts();
-        if c.drifted > 0 || c.removed > 0 || (c.added > 0 && !self.allow_new) {
+        let tools_failed = c.drifted > 0 || c.removed > 0 || (c.added > 0 && !self.allow_new);
+        if tools_failed || self.instructions_failed() {
             ServerStatus::Drift
         } else {
             ServerStatus::Ok
@@ -412,6 +432,11 @@ pub fn verify_server(
         live_digest: Some(live.digest),
         error: None,
         tools,
+        instructions: None,
+        pinned_server_info: None,
+        live_server_info: None,
+        pinned_protocol_version: None,
+        live_protocol_version: None,
     }
 }
 
@@ -441,6 +466,7 @@ fn write_server(p: &mut Pretty, r: &ServerReport) {
     p.bool(r.allow_new);
     p.key("error");
     p.opt_string(r.error.as_deref());
+    facts::write_instructions(p, r);
     p.key("live_digest");
     p.opt_digest(r.live_digest.as_ref());
     p.key("name");
@@ -449,6 +475,7 @@ fn write_server(p: &mut Pretty, r: &ServerReport) {
     p.bool(r.passed());
     p.key("pinned_digest");
     p.opt_digest(r.pinned_digest.as_ref());
+    facts::write_server_facts(p, r);
     p.key("status");
     p.string(r.status().name());
     p.key("summary");

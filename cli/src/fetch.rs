@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use contractpin::lock::Source;
+use contractpin::lock::{ServerFacts, Source};
 use contractpin::mcp::{check_spec, fetch_tools_list, reap_orphans, ClientOptions, ServerSpec};
 
 use crate::args::FetchLimitArgs;
@@ -16,6 +16,8 @@ pub struct Fetched {
     pub document: Vec<u8>,
     /// Warnings from the client (skipped junk lines, a legacy end cursor, ...).
     pub warnings: Vec<String>,
+    /// The handshake facts (serverInfo, protocol version, instructions).
+    pub facts: ServerFacts,
 }
 
 /// Why a fetch failed.
@@ -151,6 +153,7 @@ pub fn fetch(spec: &ServerSpec, opts: &FetchOptions) -> Result<Fetched, FetchErr
     match fetched {
         Ok(f) => {
             // The library has redacted its errors and warnings already.
+            let facts = f.facts();
             let mut warnings = f.warnings;
             if orphans > 0 {
                 warnings.push(format!(
@@ -165,6 +168,7 @@ pub fn fetch(spec: &ServerSpec, opts: &FetchOptions) -> Result<Fetched, FetchErr
                 ));
             }
             Ok(Fetched {
+                facts,
                 document: f.pages,
                 warnings,
             })

@@ -78,7 +78,9 @@ pub use capabilities::{
 pub use error::{LockError, LockErrorKind};
 #[cfg(feature = "std")]
 pub use location::{lock_dir, relative_to_lock, resolve_from_lock, resolve_inside};
-pub use model::{Lock, LockServer, LockTool, Source, Transport, UnknownTransport};
+pub use model::{
+    Lock, LockServer, LockTool, ServerFacts, ServerInfo, Source, Transport, UnknownTransport,
+};
 #[cfg(feature = "std")]
 pub use save::{load, read, save_atomic, sidecar_path, update, UpdateError, MAX_LOCK_BYTES};
 #[cfg(feature = "std")]
@@ -96,6 +98,17 @@ pub const LOCK_VERSION: &str = "1";
 
 /// The only digest algorithm of lock format 1 (`algorithm` key).
 pub const ALGORITHM: &str = "sha256";
+
+/// The deepest contract snapshot (`servers.*.tools.*.contract`, the
+/// contract object itself at depth 1) a lock records: the contract sits at
+/// depth 5 of the lock, and the reader allows [`MAX_LOCK_DEPTH`]. A deeper
+/// contract is pinned by its digest alone.
+pub const MAX_SNAPSHOT_DEPTH: usize = MAX_LOCK_DEPTH - 5;
+
+/// The nesting limit of the lock reader: the default document depth limit
+/// (256) plus room for the lock's own levels, so a snapshot of any contract
+/// of a tools/list read with default limits fits.
+pub const MAX_LOCK_DEPTH: usize = crate::Limits::DEFAULT.max_depth as usize + 8;
 
 /// The default lock file name.
 pub const DEFAULT_FILE_NAME: &str = "contractpin.lock";

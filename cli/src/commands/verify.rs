@@ -78,7 +78,11 @@ pub fn run(args: &VerifyArgs) -> CliResult {
                     output::warning_line(&format!("server {name:?}: {w}"));
                 }
                 match super::digest::digest_list(&fetched.document, limits) {
-                    Ok(live) => verify_server(name, server, &live, args.allow_new),
+                    Ok(live) => {
+                        let mut r = verify_server(name, server, &live, args.allow_new);
+                        r.check_facts(server, &fetched.facts, args.ignore_instructions);
+                        r
+                    }
                     Err(e) => unreachable(format!("invalid tools list: {e}")),
                 }
             }
