@@ -1553,6 +1553,9 @@ REPORT = {'contractpin_report': '1', 'exit_code': 1, 'servers': [
   'tools': [{'name': 'echo', 'pinned': P['echo']['digest'], 'live': P['echo']['digest'], 'changed_fields': [], 'renamed_from': None, 'renamed_to': None, 'status': 'unchanged'}]},
  {'name': 'down', 'allow_new': False, 'error': 'connection refused: 127.0.0.1:9 "quoted"\n', 'passed': False, 'status': 'unreachable',
   'summary': {'added': 0, 'drifted': 0, 'removed': 0, 'unchanged': 0}, 'pinned_digest': None, 'live_digest': None, 'tools': []}]}
+NO_FACTS = {'instructions': None, 'protocol_version': {'live': None, 'pinned': None},
+            'server_info': {'live': None, 'pinned': None, 'version_changed': None}}
+for srv in REPORT['servers']: srv.update(NO_FACTS)
 open('/tmp/lockgen/report.golden', 'w').write(json.dumps(REPORT, indent=2, sort_keys=True, ensure_ascii=False) + '\n')
 */
 
