@@ -10,7 +10,9 @@
 //!   a likely rename; they still count as removed and added.
 //! - [`ServerReport::exit_code`] is `0` when the server matches, `1` on any
 //!   drift, removal, addition (unless `allow_new`) or when the server could
-//!   not be reached ([`ServerReport::unreachable`]). [`overall_exit_code`]
+//!   not be reached ([`ServerReport::unreachable`]), or when the
+//!   instructions drifted, were removed, or were added without `allow_new`
+//!   ([`ServerReport::check_facts`]). [`overall_exit_code`]
 //!   combines several servers. (Exit code `2`, "could not run", comes from
 //!   lock and argument errors, never from a report.)
 //! - [`report_json`] writes the stable JSON report described below.
@@ -39,10 +41,13 @@
 //! |---|---|---|
 //! | `allow_new` | boolean | whether added tools were accepted |
 //! | `error` | string or null | why the server could not be checked (status `unreachable`) |
+//! | `instructions` | object or null | `{live, pinned, status}` of the server's instructions digest ([`InstructionsVerdict`]); null when not compared or absent on both sides |
 //! | `live_digest` | digest or null | server digest of the live tools; null if unreachable |
 //! | `name` | string | the server's name in the lock |
 //! | `passed` | boolean | this server alone would exit `0` |
 //! | `pinned_digest` | digest or null | server digest in the lock; null if unknown |
+//! | `protocol_version` | object | `{live, pinned}` negotiated protocol versions (strings or null); informational |
+//! | `server_info` | object | `{live, pinned, version_changed}`: `serverInfo` as `{name, title, version}` or null, and whether the version moved (null unless both known); informational |
 //! | `status` | string | `"ok"`, `"drift"` or `"unreachable"` |
 //! | `summary` | object | counts: `added`, `drifted`, `removed`, `unchanged` (integers) |
 //! | `tools` | array | every pinned or live tool, sorted by name (UTF-16 order); empty if unreachable |
@@ -69,10 +74,28 @@
 //!     {
 //!       "allow_new": false,
 //!       "error": null,
+//!       "instructions": null,
 //!       "live_digest": "sha256:…",
 //!       "name": "acme",
 //!       "passed": false,
 //!       "pinned_digest": "sha256:…",
+//!       "protocol_version": {
+//!         "live": "2025-11-25",
+//!         "pinned": "2025-11-25"
+//!       },
+//!       "server_info": {
+//!         "live": {
+//!           "name": "acme-search",
+//!           "title": null,
+//!           "version": "1.4.2"
+//!         },
+//!         "pinned": {
+//!           "name": "acme-search",
+//!           "title": null,
+//!           "version": "1.4.2"
+//!         },
+//!         "version_changed": false
+//!       },
 //!       "status": "drift",
 //!       "summary": {
 //!         "added": 0,

@@ -25,6 +25,19 @@
 //! - a `tool_count` that is not the number of tools;
 //! - a server `digest` that is not the digest of its tools (spec 4.3), which
 //!   catches hand edits and bad merges before they can be misreported as drift.
+//! - a tool `contract` (the snapshot) that is not an object, or whose
+//!   canonical form does not hash to the tool's `digest`
+//!   ([`LockErrorKind::SnapshotMismatch`]): the snapshot is outside every
+//!   digest but can never disagree with them;
+//! - a `server_info` without string `name` and `version` (or with a
+//!   non-string `title`), a non-string `protocol_version`, a malformed
+//!   `instructions_digest`, or any of them (or `client_capabilities`) on a
+//!   file server: a dump has no handshake.
+//!
+//! Nesting is limited to [`MAX_LOCK_DEPTH`]; `init` records a snapshot only
+//! for a contract of at most [`MAX_SNAPSHOT_DEPTH`] levels
+//! ([`LockServer::set_snapshots`]), and [`update`] never writes a lock
+//! larger than [`MAX_LOCK_BYTES`], so every lock written can be read back.
 //!
 //! **Unknown keys** (at the top level, in a server or in a tool) are ignored:
 //! version `1` readers stay forward compatible with additive, informational
@@ -35,7 +48,8 @@
 //!
 //! # Writing
 //!
-//! [`Lock::to_pretty`] writes keys in canonical (UTF-16 code unit) order,
+//! [`Lock::to_pretty`] writes keys in canonical (UTF-16 code unit) order
+//! (a snapshot too: one key or value per line, so a re-pin diffs as text),
 //! two-space indent, `": "` after keys, LF line endings and a final newline;
 //! strings are escaped exactly as RFC 8785 does. It is byte-stable and
 //! `Lock::parse(&lock.to_pretty()) == Ok(lock)`.
