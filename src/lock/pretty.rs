@@ -233,3 +233,40 @@ impl Pretty {
         self.out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{nesting_depth, Pretty};
+
+    fn pretty(json: &[u8]) -> std::string::String {
+        let mut p = Pretty::new();
+        p.canonical(json);
+        std::string::String::from_utf8(p.finish()).unwrap()
+    }
+
+    #[test]
+    fn canonical_json_is_reindented_token_for_token() {
+        assert_eq!(pretty(b"{}"), "{}\n");
+        assert_eq!(pretty(b"[]"), "[]\n");
+        assert_eq!(pretty(b"\"x\""), "\"x\"\n");
+        assert_eq!(
+            pretty(br#"{"a":[1,{"b":null},[]],"c":{}}"#),
+            "{\n  \"a\": [\n    1,\n    {\n      \"b\": null\n    },\n    []\n  ],\n  \"c\": {}\n}\n"
+        );
+        // Structural bytes and escaped quotes inside strings are text.
+        assert_eq!(
+            pretty(br#"{"k:,{":"v\"]},[\\","n":-1.5e-7}"#),
+            "{\n  \"k:,{\": \"v\\\"]},[\\\\\",\n  \"n\": -1.5e-7\n}\n"
+        );
+        // A string value that looks like a key after a comma in an array.
+        assert_eq!(pretty(br#"["a","b"]"#), "[\n  \"a\",\n  \"b\"\n]\n");
+    }
+
+    #[test]
+    fn nesting_depth_ignores_brackets_in_strings() {
+        assert_eq!(nesting_depth(b"1"), 0);
+        assert_eq!(nesting_depth(b"{}"), 1);
+        assert_eq!(nesting_depth(br#"{"a":[[{}]],"b":"[[[["}"#), 4);
+        assert_eq!(nesting_depth(br#"["\"[["]"#), 1);
+    }
+}
