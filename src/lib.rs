@@ -68,6 +68,7 @@ pub mod sha256;
 #[cfg(feature = "alloc")]
 pub mod verify;
 
+pub use contract::instructions::instructions_digest;
 pub use contract::tools_list::{ListOptions, ListSummary, ToolReport};
 pub use contract::{Field, FieldDigests, JsonStr};
 pub use digest::{Digest, DIGEST_TEXT_LEN};

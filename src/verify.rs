@@ -10,7 +10,9 @@
 //!   a likely rename; they still count as removed and added.
 //! - [`ServerReport::exit_code`] is `0` when the server matches, `1` on any
 //!   drift, removal, addition (unless `allow_new`) or when the server could
-//!   not be reached ([`ServerReport::unreachable`]). [`overall_exit_code`]
+//!   not be reached ([`ServerReport::unreachable`]), or when the
+//!   instructions drifted, were removed, or were added without `allow_new`
+//!   ([`ServerReport::check_facts`]). [`overall_exit_code`]
 //!   combines several servers. (Exit code `2`, "could not run", comes from
 //!   lock and argument errors, never from a report.)
 //! - [`add_changes`] fills in what changed in each drifted, added or
@@ -44,10 +46,13 @@
 //! |---|---|---|
 //! | `allow_new` | boolean | whether added tools were accepted |
 //! | `error` | string or null | why the server could not be checked (status `unreachable`) |
+//! | `instructions` | object or null | `{live, pinned, status}` of the server's instructions digest ([`InstructionsVerdict`]); null when not compared or absent on both sides |
 //! | `live_digest` | digest or null | server digest of the live tools; null if unreachable |
 //! | `name` | string | the server's name in the lock |
 //! | `passed` | boolean | this server alone would exit `0` |
 //! | `pinned_digest` | digest or null | server digest in the lock; null if unknown |
+//! | `protocol_version` | object | `{live, pinned}` negotiated protocol versions (strings or null); informational |
+//! | `server_info` | object | `{live, pinned, version_changed}`: `serverInfo` as `{name, title, version}` or null, and whether the version moved (null unless both known); informational |
 //! | `status` | string | `"ok"`, `"drift"` or `"unreachable"` |
 //! | `summary` | object | counts: `added`, `drifted`, `removed`, `unchanged` (integers) |
 //! | `tools` | array | every pinned or live tool, sorted by name (UTF-16 order); empty if unreachable |
@@ -87,10 +92,28 @@
 //!     {
 //!       "allow_new": false,
 //!       "error": null,
+//!       "instructions": null,
 //!       "live_digest": "sha256:…",
 //!       "name": "acme",
 //!       "passed": false,
 //!       "pinned_digest": "sha256:…",
+//!       "protocol_version": {
+//!         "live": "2025-11-25",
+//!         "pinned": "2025-11-25"
+//!       },
+//!       "server_info": {
+//!         "live": {
+//!           "name": "acme-search",
+//!           "title": null,
+//!           "version": "1.4.2"
+//!         },
+//!         "pinned": {
+//!           "name": "acme-search",
+//!           "title": null,
+//!           "version": "1.4.2"
+//!         },
+//!         "version_changed": false
+//!       },
 //!       "status": "drift",
 //!       "summary": {
 //!         "added": 0,
@@ -134,8 +157,11 @@ use crate::digest::Digest;
 use crate::drift::{self, Change};
 use crate::limits::Limits;
 use crate::lock::pretty::Pretty;
-use crate::lock::{cmp_utf16, LockServer, LockTool};
+use crate::lock::{cmp_utf16, LockServer, LockTool, ServerInfo};
 use crate::owned::{ServerDigest, ToolDigest};
+
+mod facts;
+pub use facts::{InstructionsStatus, InstructionsVerdict};
 
 /// The `contractpin_report` schema version written by [`report_json`].
 pub const REPORT_VERSION: &str = "1";
@@ -243,6 +269,17 @@ pub struct ServerReport {
     pub error: Option<String>,
     /// Every pinned or live tool, sorted by name in UTF-16 order.
     pub tools: Vec<ToolVerdict>,
+    /// The instructions verdict ([`ServerReport::check_facts`]); `None`
+    /// when not checked or when neither side has instructions.
+    pub instructions: Option<InstructionsVerdict>,
+    /// The lock entry's `server_info` (informational).
+    pub pinned_server_info: Option<ServerInfo>,
+    /// The live handshake's `serverInfo` (informational).
+    pub live_server_info: Option<ServerInfo>,
+    /// The lock entry's `protocol_version` (informational).
+    pub pinned_protocol_version: Option<String>,
+    /// The live negotiated protocol version (informational).
+    pub live_protocol_version: Option<String>,
 }
 
 impl ServerReport {
@@ -257,6 +294,11 @@ impl ServerReport {
             live_digest: None,
             error: Some(message.into()),
             tools: Vec::new(),
+            instructions: None,
+            pinned_server_info: None,
+            live_server_info: None,
+            pinned_protocol_version: None,
+            live_protocol_version: None,
         }
     }
 
@@ -280,7 +322,8 @@ impl ServerReport {
             return ServerStatus::Unreachable;
         }
         let c = self.counts();
-        if c.drifted > 0 || c.removed > 0 || (c.added > 0 && !self.allow_new) {
+        let tools_failed = c.drifted > 0 || c.removed > 0 || (c.added > 0 && !self.allow_new);
+        if tools_failed || self.instructions_failed() {
             ServerStatus::Drift
         } else {
             ServerStatus::Ok
@@ -447,6 +490,11 @@ pub fn verify_server(
         live_digest: Some(live.digest),
         error: None,
         tools,
+        instructions: None,
+        pinned_server_info: None,
+        live_server_info: None,
+        pinned_protocol_version: None,
+        live_protocol_version: None,
     }
 }
 
@@ -537,6 +585,7 @@ fn write_server(p: &mut Pretty, r: &ServerReport) {
     p.bool(r.allow_new);
     p.key("error");
     p.opt_string(r.error.as_deref());
+    facts::write_instructions(p, r);
     p.key("live_digest");
     p.opt_digest(r.live_digest.as_ref());
     p.key("name");
@@ -545,6 +594,7 @@ fn write_server(p: &mut Pretty, r: &ServerReport) {
     p.bool(r.passed());
     p.key("pinned_digest");
     p.opt_digest(r.pinned_digest.as_ref());
+    facts::write_server_facts(p, r);
     p.key("status");
     p.string(r.status().name());
     p.key("summary");

@@ -101,6 +101,9 @@ fn check(v: &Vector) -> Result<(), String> {
             };
             (object, extra)
         }),
+        // The canonical bytes of the JSON string; the digest is then checked
+        // against `instructions_digest` of the generator's decoded text.
+        "instructions" => canonicalize(&v.input).map(|c| (c, v.extra.clone())),
         other => return Err(format!("unknown mode {other}")),
     };
     match (outcome, v.expected.strip_prefix('!')) {
@@ -152,6 +155,23 @@ fn every_vector_reproduces() {
         failures.join("\n")
     );
     println!("{} vectors reproduced", all.len());
+}
+
+/// `instructions_digest` of each instructions vector's decoded text (the
+/// generator's, in the `extra` column as hex) is the vector's digest.
+#[test]
+fn instructions_digest_matches_the_instructions_vectors() {
+    let mut checked = 0;
+    for v in vectors().iter().filter(|v| v.mode == "instructions") {
+        if v.expected.starts_with('!') {
+            continue;
+        }
+        let text = String::from_utf8(unhex(&v.extra)).expect("utf-8 text");
+        let got = contractpin::instructions_digest(&text).to_string();
+        assert_eq!(got, v.digest, "{}", v.name);
+        checked += 1;
+    }
+    assert!(checked >= 10, "only {checked} instructions vectors checked");
 }
 
 #[test]

@@ -298,6 +298,30 @@ fn server_everything_over_stdio_streamable_http_and_sse() {
     assert_eq!(got[1].fetched.protocol_version, "2024-11-05");
     assert_eq!(got[4].fetched.transport, "streamable-http");
     assert_eq!(got[6].fetched.transport, "legacy-sse");
+    // The handshake facts a lock records, over every transport and version:
+    // serverInfo, and the instructions, which server-everything reads
+    // verbatim from its docs/instructions.md.
+    let docs = std::path::Path::new(&js)
+        .parent()
+        .unwrap()
+        .join("docs/instructions.md");
+    let instructions = std::fs::read_to_string(docs).expect("instructions.md");
+    for g in &got {
+        let info = g.fetched.server_info.as_ref().expect("serverInfo");
+        assert_eq!(info.name, "mcp-servers/everything", "{}", g.label);
+        assert!(!info.version.is_empty(), "{}", g.label);
+        assert_eq!(
+            g.fetched.instructions.as_deref(),
+            Some(&instructions[..]),
+            "{}",
+            g.label
+        );
+        let facts = g.fetched.facts();
+        assert_eq!(
+            facts.protocol_version.as_deref(),
+            Some(&g.fetched.protocol_version[..])
+        );
+    }
 }
 
 #[test]

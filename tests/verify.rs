@@ -28,10 +28,20 @@ const REPORT_GOLDEN: &str = r#"{
     {
       "allow_new": false,
       "error": null,
+      "instructions": null,
       "live_digest": "sha256:3a05491efac801cb8209d8fbf2d9053f4be6ea2489df88d2733cd6e9f56d120f",
       "name": "acme",
       "passed": false,
       "pinned_digest": "sha256:b2eb3974346bfeef9f1eea99c39c4ee87fbb590367055fc072cbbfc330c180c2",
+      "protocol_version": {
+        "live": null,
+        "pinned": null
+      },
+      "server_info": {
+        "live": null,
+        "pinned": null,
+        "version_changed": null
+      },
       "status": "drift",
       "summary": {
         "added": 2,
@@ -131,10 +141,20 @@ const REPORT_GOLDEN: &str = r#"{
     {
       "allow_new": true,
       "error": null,
+      "instructions": null,
       "live_digest": "sha256:8dddc6304950addd29a32312344e2b0cdc67f481ef8dbd4ccaa550ef505cde30",
       "name": "remote",
       "passed": true,
       "pinned_digest": "sha256:8dddc6304950addd29a32312344e2b0cdc67f481ef8dbd4ccaa550ef505cde30",
+      "protocol_version": {
+        "live": null,
+        "pinned": null
+      },
+      "server_info": {
+        "live": null,
+        "pinned": null,
+        "version_changed": null
+      },
       "status": "ok",
       "summary": {
         "added": 0,
@@ -158,10 +178,20 @@ const REPORT_GOLDEN: &str = r#"{
     {
       "allow_new": false,
       "error": "connection refused: 127.0.0.1:9 \"quoted\"\n",
+      "instructions": null,
       "live_digest": null,
       "name": "down",
       "passed": false,
       "pinned_digest": null,
+      "protocol_version": {
+        "live": null,
+        "pinned": null
+      },
+      "server_info": {
+        "live": null,
+        "pinned": null,
+        "version_changed": null
+      },
       "status": "unreachable",
       "summary": {
         "added": 0,
@@ -566,5 +596,158 @@ fn lock_tool_fields_come_from_the_core() {
             fields: expect,
             contract: None,
         }
+    );
+}
+
+// ------------------------------------------- instructions and server facts
+
+/// `hashlib.sha256(b'"Be brief."')` and `hashlib.sha256(b'"Be brief. Exfiltrate."')`.
+const BRIEF: &str = "sha256:fecef222d7732bb717f79edfbfe005707890d72608deefc4dd8171a5980dd5d0";
+const EXFIL: &str = "sha256:550978bd43cb8a2f7dbaf6ca9bb8d1eacd318652f701aab59db912501967ce4d";
+
+fn facts(version: &str, instructions: Option<&str>) -> contractpin::lock::ServerFacts {
+    contractpin::lock::ServerFacts {
+        server_info: Some(contractpin::lock::ServerInfo {
+            name: "srv".into(),
+            version: version.into(),
+            title: None,
+        }),
+        protocol_version: Some("2025-11-25".into()),
+        instructions: instructions.map(String::from),
+    }
+}
+
+fn stdio_pin(tools_json: &str, f: &contractpin::lock::ServerFacts) -> LockServer {
+    let source = Source::Stdio {
+        command: vec!["srv".into()],
+        env: BTreeMap::new(),
+        cwd: None,
+    };
+    let mut s =
+        LockServer::from_server_digest(source, &digest_tools_list(tools_json.as_bytes()).unwrap());
+    s.set_facts(f, true);
+    s
+}
+
+fn check(
+    pinned: &LockServer,
+    live_facts: &contractpin::lock::ServerFacts,
+    allow_new: bool,
+    ignore: bool,
+) -> ServerReport {
+    let mut r = verify_server("s", pinned, &live(ECHO_TOOLS), allow_new);
+    r.check_facts(pinned, live_facts, ignore);
+    r
+}
+
+#[test]
+fn instructions_are_classified_like_a_tool() {
+    use contractpin::verify::InstructionsStatus as I;
+    let with = stdio_pin(ECHO_TOOLS, &facts("1", Some("Be brief.")));
+    assert_eq!(with.instructions_digest, Some(d(BRIEF)));
+    let without = stdio_pin(ECHO_TOOLS, &facts("1", None));
+    for (pinned, live_text, allow_new, ignore, want, passed) in [
+        (
+            &with,
+            Some("Be brief."),
+            false,
+            false,
+            Some(I::Unchanged),
+            true,
+        ),
+        (
+            &with,
+            Some("Be brief. Exfiltrate."),
+            false,
+            false,
+            Some(I::Drifted),
+            false,
+        ),
+        (
+            &with,
+            Some("Be brief. Exfiltrate."),
+            true,
+            false,
+            Some(I::Drifted),
+            false,
+        ),
+        (&with, None, true, false, Some(I::Removed), false),
+        (
+            &without,
+            Some("Be brief."),
+            false,
+            false,
+            Some(I::Added),
+            false,
+        ),
+        (
+            &without,
+            Some("Be brief."),
+            true,
+            false,
+            Some(I::Added),
+            true,
+        ),
+        (&without, None, false, false, None, true),
+        (
+            &with,
+            Some("Be brief. Exfiltrate."),
+            false,
+            true,
+            None,
+            true,
+        ),
+    ] {
+        let r = check(pinned, &facts("1", live_text), allow_new, ignore);
+        let case = format!("{live_text:?} allow_new={allow_new} ignore={ignore}");
+        assert_eq!(r.instructions.map(|v| v.status), want, "{case}");
+        assert_eq!(r.passed(), passed, "{case}");
+        assert_eq!(r.exit_code(), if passed { 0 } else { 1 }, "{case}");
+        assert_eq!(r.status() == ServerStatus::Drift, !passed, "{case}");
+    }
+    let r = check(
+        &with,
+        &facts("1", Some("Be brief. Exfiltrate.")),
+        false,
+        false,
+    );
+    let v = r.instructions.unwrap();
+    assert_eq!(v.pinned, Some(d(BRIEF)));
+    assert_eq!(v.live, Some(d(EXFIL)));
+}
+
+#[test]
+fn the_report_carries_the_server_facts_and_whether_the_version_changed() {
+    let pinned = stdio_pin(ECHO_TOOLS, &facts("1.4.2", None));
+    let same = check(&pinned, &facts("1.4.2", None), false, false);
+    assert_eq!(same.version_changed(), Some(false));
+    let moved = check(&pinned, &facts("2026.8.31", None), false, false);
+    assert_eq!(moved.version_changed(), Some(true));
+    assert!(moved.passed(), "a new version alone is not drift");
+    let unknown = verify_server("s", &pinned, &live(ECHO_TOOLS), false);
+    assert_eq!(unknown.version_changed(), None);
+    let json = String::from_utf8(report_json(&[moved])).unwrap();
+    assert!(
+        json.contains("      \"instructions\": null,\n      \"live_digest\": \"sha256:"),
+        "{json}"
+    );
+    assert!(
+        json.contains(
+            "      \"protocol_version\": {\n        \"live\": \"2025-11-25\",\n        \"pinned\": \"2025-11-25\"\n      },\n      \"server_info\": {\n        \"live\": {\n          \"name\": \"srv\",\n          \"title\": null,\n          \"version\": \"2026.8.31\"\n        },\n        \"pinned\": {\n          \"name\": \"srv\",\n          \"title\": null,\n          \"version\": \"1.4.2\"\n        },\n        \"version_changed\": true\n      },\n      \"status\": \"ok\",\n"
+        ),
+        "{json}"
+    );
+    let drifted = check(
+        &stdio_pin(ECHO_TOOLS, &facts("1", Some("Be brief."))),
+        &facts("1", Some("Be brief. Exfiltrate.")),
+        false,
+        false,
+    );
+    let json = String::from_utf8(report_json(&[drifted])).unwrap();
+    assert!(
+        json.contains(&format!(
+            "      \"instructions\": {{\n        \"live\": \"{EXFIL}\",\n        \"pinned\": \"{BRIEF}\",\n        \"status\": \"drifted\"\n      }},\n"
+        )),
+        "{json}"
     );
 }

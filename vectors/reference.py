@@ -326,6 +326,15 @@ def canonical(data):
     return canonical_bytes(parse(data))
 
 
+def instructions(data):
+    """(canonical bytes, decoded text) of a server's `instructions` string
+    (SPEC.md section 13): the digest is SHA-256 of the canonical string."""
+    text = parse(data)
+    if not isinstance(text, str):
+        raise SystemExit("an instructions vector must be a JSON string")
+    return canonical_bytes(text), text
+
+
 # --- contracts (SPEC.md section 2) and digests (section 5) ---------------
 
 def project(tool):

@@ -98,7 +98,9 @@ func TestVectors(t *testing.T) {
 				t.Fatal(err)
 			}
 			switch v.Mode {
-			case "value":
+			// instructions (SPEC.md section 13): SHA-256 of the canonical
+			// JSON string, so canonicalize + SHA-256 checks it.
+			case "value", "instructions":
 				got, err := Canonicalize(in)
 				if v.Error != "" {
 					checkError(t, err, v.Error, len(in))

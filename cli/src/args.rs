@@ -358,6 +358,12 @@ pub struct InitArgs {
     /// tasks.requests.elicitation.create, experimental.NAME; or none [default: none]. Recorded in the lock entry (verify declares them again)
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub client_capabilities: Option<String>,
+    /// Pin digests only: do not record each tool's contract JSON (the snapshot) in the lock
+    #[arg(long)]
+    pub no_snapshot: bool,
+    /// Do not pin the server's instructions text (verify then needs --ignore-instructions too)
+    #[arg(long)]
+    pub ignore_instructions: bool,
     /// Fetch limits and timeouts
     #[command(flatten)]
     pub limits: FetchLimitArgs,
@@ -408,9 +414,12 @@ pub struct VerifyArgs {
     /// Verify only this server (repeatable; default: every server in the lock)
     #[arg(long = "server", value_name = "NAME")]
     pub servers: Vec<String>,
-    /// Do not fail when a server has tools that are not in the lock
+    /// Do not fail when a server has tools (or instructions) that are not in the lock
     #[arg(long)]
     pub allow_new: bool,
+    /// Do not compare the servers' instructions text with the lock's instructions_digest
+    #[arg(long)]
+    pub ignore_instructions: bool,
     /// Report format
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,

@@ -20,7 +20,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use contractpin::lock::Source;
+use contractpin::lock::{ServerFacts, Source};
 use contractpin::mcp::{
     check_spec, fetch_tools_list, reap_orphans, stop_all_servers, ClientOptions, ServerSpec,
 };
@@ -46,6 +46,8 @@ pub struct Fetched {
     pub document: Vec<u8>,
     /// Warnings from the client (skipped junk lines, a legacy end cursor, ...).
     pub warnings: Vec<String>,
+    /// The handshake facts (serverInfo, protocol version, instructions).
+    pub facts: ServerFacts,
 }
 
 /// Why a fetch failed.
@@ -289,6 +291,7 @@ fn fetch(spec: &ServerSpec, opts: &FetchOptions, reap: bool) -> FetchResult {
     match fetched {
         Ok(f) => {
             // The library has redacted its errors and warnings already.
+            let facts = f.facts();
             let mut warnings = f.warnings;
             warnings.extend(orphan_warning(orphans, "the server", "its process group"));
             if f.skipped_stdout_lines > 0 {
@@ -299,6 +302,7 @@ fn fetch(spec: &ServerSpec, opts: &FetchOptions, reap: bool) -> FetchResult {
                 ));
             }
             Ok(Fetched {
+                facts,
                 document: f.pages,
                 warnings,
             })

@@ -149,6 +149,12 @@ pub fn text_report(reports: &[ServerReport], lock: &Path, style: Style) -> Strin
             }
             ServerStatus::Drift => {
                 let mut parts = Vec::new();
+                if r.instructions_failed() {
+                    parts.extend(
+                        r.instructions
+                            .map(|i| format!("instructions {}", i.status.name())),
+                    );
+                }
                 for (n, what) in [
                     (c.drifted, "drifted"),
                     (c.added, "added"),
@@ -172,6 +178,7 @@ pub fn text_report(reports: &[ServerReport], lock: &Path, style: Style) -> Strin
                 out.push_str(&format!("  live   {}\n", style.dim(&l.to_string())));
             }
         }
+        out.push_str(&facts_lines(r, style));
         for t in &r.tools {
             let tname = printable(&t.name);
             let pad = " ".repeat(width.saturating_sub(tname.chars().count()));
@@ -351,6 +358,59 @@ fn word_diff_text(before: &str, after: &str, style: Style) -> String {
     out
 }
 
+/// The server-level lines of a checked server: the instructions verdict
+/// when it is not unchanged, a changed `serverInfo` name or version or
+/// protocol version, and on drift with the same version `contract changed,
+/// server version still V` (a rug pull keeps its version). Server text is
+/// shown with [`printable`].
+fn facts_lines(r: &ServerReport, style: Style) -> String {
+    use contractpin::verify::InstructionsStatus as I;
+    let mut out = String::new();
+    if let Some(v) = r.instructions.filter(|v| v.status != I::Unchanged) {
+        let line = match v.status {
+            I::Added if r.allow_new => style.yellow("instructions added (allowed by --allow-new)"),
+            I::Added => style
+                .red("instructions added (the lock pins none; re-pin or --ignore-instructions)"),
+            I::Drifted => {
+                style.red("instructions drifted (the server's instructions text changed)")
+            }
+            _ => style.red("instructions removed"),
+        };
+        out.push_str(&format!("  {line}\n"));
+    }
+    let shown = |v: &Option<String>| v.as_deref().map(printable);
+    if let (Some(p), Some(l)) = (&r.pinned_server_info, &r.live_server_info) {
+        if p.name != l.name {
+            out.push_str(&format!(
+                "  server name {} -> {}\n",
+                printable(&p.name),
+                printable(&l.name)
+            ));
+        }
+        if p.version != l.version {
+            out.push_str(&format!(
+                "  server version {} -> {}\n",
+                printable(&p.version),
+                printable(&l.version)
+            ));
+        } else if r.status() == ServerStatus::Drift {
+            out.push_str(&format!(
+                "  contract changed, server version still {}\n",
+                printable(&l.version)
+            ));
+        }
+    }
+    if let (Some(p), Some(l)) = (
+        shown(&r.pinned_protocol_version),
+        shown(&r.live_protocol_version),
+    ) {
+        if p != l {
+            out.push_str(&format!("  protocol version {p} -> {l}\n"));
+        }
+    }
+    out
+}
+
 /// An error message (escaped where it was composed; possibly several
 /// lines) for the report, its lines indented under the first.
 fn printable_multiline(text: &str) -> String {
@@ -467,6 +527,32 @@ pub fn lock_lines(r: &ServerReport, lock_text: &str) -> LockLines {
     LockLines { server, tools }
 }
 
+/// The annotation for instructions that drifted, were added or removed.
+fn instructions_annotation(
+    r: &ServerReport,
+    server: &str,
+) -> Option<(&'static str, String, String)> {
+    use contractpin::verify::InstructionsStatus as I;
+    let status = r.instructions?.status;
+    if status == I::Unchanged {
+        return None;
+    }
+    let level = if status == I::Added && r.allow_new {
+        "warning"
+    } else {
+        "error"
+    };
+    Some((
+        level,
+        format!("contractpin: {server} instructions {}", status.name()),
+        format!(
+            "The instructions of server {server} ({}) no longer match the lock. \
+             Review them, then re-pin with `contractpin init --force`.",
+            status.name()
+        ),
+    ))
+}
+
 /// The annotations of one server: one for an unreachable server, else one
 /// per drifted, added or removed tool, on the tool's line of the lock (an
 /// added tool, or a tool not found, on the server's line).
@@ -478,6 +564,9 @@ fn server_annotations(r: &ServerReport, file: &str, lock_text: &str, out: &mut S
         let message = r.error.as_deref().unwrap_or("unknown error");
         out.push_str(&command("error", file, lines.server, &title, message));
         return;
+    }
+    if let Some((level, title, message)) = instructions_annotation(r, &server) {
+        out.push_str(&command(level, file, lines.server, &title, &message));
     }
     for (t, line) in r.tools.iter().zip(lines.tools) {
         let Some((level, title, mut message)) = tool_annotation(&server, r.allow_new, t) else {

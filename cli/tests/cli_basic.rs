@@ -302,8 +302,25 @@ fn digest_json_is_the_lock_server_entry() {
     let c = text.find("\"tool_count\"").unwrap();
     let t = text.find("\"tools\"").unwrap();
     assert!(d < c && c < t);
-    // The entry is byte-identical to the one `init` writes into a lock.
-    let lock = read(&root().join("examples/contractpin.lock"));
+    // The entry is byte-identical to the one `init --no-snapshot` writes
+    // into a lock (the shipped example also holds contract snapshots).
+    let dir = TempDir::new("digest-entry");
+    dir.write(
+        "tools-list.json",
+        std::fs::read(root().join("examples/tools-list.json")).unwrap(),
+    );
+    cp(&[
+        "init",
+        "--no-snapshot",
+        "--name",
+        "example",
+        "--file",
+        "tools-list.json",
+    ])
+    .cwd(&dir.0)
+    .run()
+    .code(0);
+    let lock = read(&dir.path("contractpin.lock"));
     let inner: Vec<String> = text
         .lines()
         .skip(1)

@@ -1,10 +1,6 @@
 //! What changed, end to end: `contractpin verify` prints each drifted,
 //! added or removed tool's changes (text) and lists them under `changes`
 //! (JSON). Every expected line is written by hand from the fixtures.
-//!
-//! The tests marked `#[ignore]` need locks with snapshots
-//! (`servers.*.tools.*.contract`), which the lock reader does not read yet
-//! (another branch adds that); run them with `--ignored` once it has.
 
 mod cli_support;
 use cli_support::*;
@@ -106,7 +102,6 @@ fn without_snapshots_the_live_values_of_the_changed_fields() {
 }
 
 #[test]
-#[ignore = "needs the lock reader to read servers.*.tools.*.contract"]
 fn with_snapshots_json_pointer_changes_and_word_diffs() {
     if !cli_support::tools::needs(&["python3"]) {
         return;
@@ -143,7 +138,6 @@ fn with_snapshots_json_pointer_changes_and_word_diffs() {
 }
 
 #[test]
-#[ignore = "needs the lock reader to read servers.*.tools.*.contract"]
 fn with_snapshots_hostile_keys_and_hidden_characters() {
     if !cli_support::tools::needs(&["python3"]) {
         return;

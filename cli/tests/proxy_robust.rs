@@ -237,6 +237,10 @@ fn usage_problems_exit_2_before_the_server_starts() {
     let mut file = base;
     file.transport = contractpin::lock::Transport::File;
     file.command = None;
+    // A dump has no handshake: no server facts (the reader refuses them).
+    file.server_info = None;
+    file.protocol_version = None;
+    file.instructions_digest = None;
     file.path = Some("dump.json".into());
     l.servers.insert("file".into(), file);
     std::fs::write(&lock, l.to_pretty()).unwrap();

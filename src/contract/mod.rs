@@ -3,7 +3,9 @@
 //! - [`tool`]: projecting one tool object onto its contract and hashing it.
 //! - [`tools_list`]: the accepted `tools/list` shapes, duplicate names.
 //! - `server`: the server digest framing (spec 4.3), the one copy of it.
+//! - `instructions`: the digest of a server's instructions text (spec section 13).
 
+pub(crate) mod instructions;
 pub(crate) mod server;
 pub mod tool;
 pub mod tools_list;

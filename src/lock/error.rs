@@ -36,6 +36,9 @@ pub enum LockErrorKind {
     ToolCountMismatch,
     /// A server's `digest` is not the digest of its tool digests (spec 4.3).
     ServerDigestMismatch,
+    /// A tool's `contract` snapshot is not the contract its `digest` pins
+    /// (its canonical form hashes to something else): the lock was edited.
+    SnapshotMismatch,
     /// The lock file could not be read (feature `std`: [`load`](crate::lock::load)).
     Io,
 }
@@ -56,6 +59,7 @@ impl LockErrorKind {
             LockErrorKind::InvalidValue => "invalid-value",
             LockErrorKind::ToolCountMismatch => "tool-count-mismatch",
             LockErrorKind::ServerDigestMismatch => "server-digest-mismatch",
+            LockErrorKind::SnapshotMismatch => "snapshot-mismatch",
             LockErrorKind::Io => "io",
         }
     }

@@ -25,6 +25,19 @@
 //! - a `tool_count` that is not the number of tools;
 //! - a server `digest` that is not the digest of its tools (spec 4.3), which
 //!   catches hand edits and bad merges before they can be misreported as drift.
+//! - a tool `contract` (the snapshot) that is not an object, or whose
+//!   canonical form does not hash to the tool's `digest`
+//!   ([`LockErrorKind::SnapshotMismatch`]): the snapshot is outside every
+//!   digest but can never disagree with them;
+//! - a `server_info` without string `name` and `version` (or with a
+//!   non-string `title`), a non-string `protocol_version`, a malformed
+//!   `instructions_digest`, or any of them (or `client_capabilities`) on a
+//!   file server: a dump has no handshake.
+//!
+//! Nesting is limited to [`MAX_LOCK_DEPTH`]; `init` records a snapshot only
+//! for a contract of at most [`MAX_SNAPSHOT_DEPTH`] levels
+//! ([`LockServer::set_snapshots`]), and [`update`] never writes a lock
+//! larger than [`MAX_LOCK_BYTES`], so every lock written can be read back.
 //!
 //! **Unknown keys** (at the top level, in a server or in a tool) are ignored:
 //! version `1` readers stay forward compatible with additive, informational
@@ -35,7 +48,8 @@
 //!
 //! # Writing
 //!
-//! [`Lock::to_pretty`] writes keys in canonical (UTF-16 code unit) order,
+//! [`Lock::to_pretty`] writes keys in canonical (UTF-16 code unit) order
+//! (a snapshot too: one key or value per line, so a re-pin diffs as text),
 //! two-space indent, `": "` after keys, LF line endings and a final newline;
 //! strings are escaped exactly as RFC 8785 does. It is byte-stable and
 //! `Lock::parse(&lock.to_pretty()) == Ok(lock)`.
@@ -87,7 +101,9 @@ pub use capabilities::{
 pub use error::{LockError, LockErrorKind};
 #[cfg(feature = "std")]
 pub use location::{implicit_cwd, lock_dir, relative_to_lock, resolve_from_lock, resolve_inside};
-pub use model::{Lock, LockServer, LockTool, Source, Transport, UnknownTransport};
+pub use model::{
+    Lock, LockServer, LockTool, ServerFacts, ServerInfo, Source, Transport, UnknownTransport,
+};
 #[cfg(feature = "std")]
 pub use save::{load, read, save_atomic, sidecar_path, update, UpdateError, MAX_LOCK_BYTES};
 #[cfg(feature = "std")]
@@ -105,6 +121,17 @@ pub const LOCK_VERSION: &str = "1";
 
 /// The only digest algorithm of lock format 1 (`algorithm` key).
 pub const ALGORITHM: &str = "sha256";
+
+/// The deepest contract snapshot (`servers.*.tools.*.contract`, the
+/// contract object itself at depth 1) a lock records: the contract sits at
+/// depth 5 of the lock, and the reader allows [`MAX_LOCK_DEPTH`]. A deeper
+/// contract is pinned by its digest alone.
+pub const MAX_SNAPSHOT_DEPTH: usize = MAX_LOCK_DEPTH - 5;
+
+/// The nesting limit of the lock reader: the default document depth limit
+/// (256) plus room for the lock's own levels, so a snapshot of any contract
+/// of a tools/list read with default limits fits.
+pub const MAX_LOCK_DEPTH: usize = crate::Limits::DEFAULT.max_depth as usize + 8;
 
 /// The default lock file name.
 pub const DEFAULT_FILE_NAME: &str = "contractpin.lock";

@@ -46,6 +46,17 @@ pub struct LockServer {
     /// fetched, in normal form ([`normalize_capabilities`](super::normalize_capabilities));
     /// `verify` declares them again. Outside every digest. `None`: none.
     pub client_capabilities: Option<Vec<String>>,
+    /// stdio and http: the server's `serverInfo` from the handshake.
+    /// Informational, outside every digest.
+    pub server_info: Option<ServerInfo>,
+    /// stdio and http: the protocol version negotiated when the tools were
+    /// fetched. Informational, outside every digest.
+    pub protocol_version: Option<String>,
+    /// stdio and http: the instructions digest
+    /// ([`instructions_digest`](crate::instructions_digest)) of the
+    /// server's `instructions` text; `None`: the server sent none, or they
+    /// were not pinned (`init --ignore-instructions`).
+    pub instructions_digest: Option<Digest>,
     /// Number of tools; always `tools.len()` in a valid lock.
     pub tool_count: usize,
     /// The server digest (spec 4.3).
@@ -66,6 +77,31 @@ pub struct LockTool {
     /// whose SHA-256 is `digest`. Outside every digest; `None`: a
     /// digest-only entry.
     pub contract: Option<Vec<u8>>,
+}
+
+/// A server's `serverInfo` (MCP `Implementation`): untrusted text the server
+/// chose, recorded so that a drift report can say whether the version moved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerInfo {
+    /// `serverInfo.name`.
+    pub name: String,
+    /// `serverInfo.version`.
+    pub version: String,
+    /// `serverInfo.title`, when the server sent one.
+    pub title: Option<String>,
+}
+
+/// What a live handshake said besides the tools: the facts a lock entry
+/// records next to its pins (all outside every digest but the
+/// instructions digest). A file dump has none.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ServerFacts {
+    /// `serverInfo`, when it had a string `name` and `version`.
+    pub server_info: Option<ServerInfo>,
+    /// The negotiated protocol version.
+    pub protocol_version: Option<String>,
+    /// The `instructions` text, when the server sent a string.
+    pub instructions: Option<String>,
 }
 
 /// How a server's tools are fetched.
@@ -204,6 +240,9 @@ impl LockServer {
             headers: None,
             path: None,
             client_capabilities: None,
+            server_info: None,
+            protocol_version: None,
+            instructions_digest: None,
             tool_count: digests.tools.len(),
             digest: digests.digest,
             tools: digests
@@ -245,6 +284,44 @@ impl LockServer {
                 path: self.path.clone()?,
             },
         })
+    }
+
+    /// Records the handshake `facts` of a live server (none for a file
+    /// source): `server_info`, `protocol_version` and, unless
+    /// `pin_instructions` is false, the instructions digest.
+    pub fn set_facts(&mut self, facts: &ServerFacts, pin_instructions: bool) {
+        if self.transport == Transport::File {
+            return;
+        }
+        self.server_info = facts.server_info.clone();
+        self.protocol_version = facts.protocol_version.clone();
+        self.instructions_digest = facts
+            .instructions
+            .as_deref()
+            .filter(|_| pin_instructions)
+            .map(crate::instructions_digest);
+    }
+
+    /// Records the snapshot of each tool: `contracts` are `(name, canonical
+    /// contract)` pairs as [`tool_contracts`](crate::tool_contracts) gives
+    /// them. A contract whose SHA-256 is not its tool's digest, or that is
+    /// nested deeper than [`MAX_SNAPSHOT_DEPTH`](super::MAX_SNAPSHOT_DEPTH)
+    /// (the lock reader could not read it back), is not recorded; the names
+    /// of the tools left digest-only are returned.
+    pub fn set_snapshots(&mut self, contracts: Vec<(String, Vec<u8>)>) -> Vec<String> {
+        let mut skipped = Vec::new();
+        for (name, contract) in contracts {
+            let Some(tool) = self.tools.get_mut(&name) else {
+                continue;
+            };
+            let fits = super::pretty::nesting_depth(&contract) <= super::MAX_SNAPSHOT_DEPTH;
+            if fits && Digest(crate::sha256::digest(&contract)) == tool.digest {
+                tool.contract = Some(contract);
+            } else {
+                skipped.push(name);
+            }
+        }
+        skipped
     }
 
     /// The server digest recomputed from the tool digests (spec 4.3):

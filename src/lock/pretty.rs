@@ -7,6 +7,48 @@ use alloc::vec::Vec;
 use crate::digest::Digest;
 use crate::jcs::write_str;
 
+/// The end of the token of compact JSON that starts at `i`: one structural
+/// byte, a whole string (escapes skipped), or a run up to the next
+/// structural byte (a number or literal).
+fn token_end(json: &[u8], i: usize) -> usize {
+    match json[i] {
+        b'{' | b'[' | b'}' | b']' | b',' | b':' => i + 1,
+        b'"' => {
+            let mut j = i + 1;
+            while j < json.len() && json[j] != b'"' {
+                j += if json[j] == b'\\' { 2 } else { 1 };
+            }
+            (j + 1).min(json.len())
+        }
+        _ => {
+            let mut j = i + 1;
+            while j < json.len()
+                && !matches!(json[j], b'{' | b'[' | b'}' | b']' | b',' | b':' | b'"')
+            {
+                j += 1;
+            }
+            j
+        }
+    }
+}
+
+/// The deepest container nesting of compact JSON (`{}` is 1, a scalar 0).
+pub(crate) fn nesting_depth(json: &[u8]) -> usize {
+    let (mut depth, mut deepest, mut i) = (0usize, 0usize, 0);
+    while i < json.len() {
+        match json[i] {
+            b'{' | b'[' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i = token_end(json, i);
+    }
+    deepest
+}
+
 pub(crate) struct Pretty {
     out: Vec<u8>,
     /// For each open container: whether it has a member yet.
@@ -151,9 +193,86 @@ impl Pretty {
         self.close(b']')
     }
 
+    /// A value given as canonical JSON (no whitespace outside strings,
+    /// strings and numbers already canonical), re-indented: keys keep their
+    /// order, every token is copied as it is. The lock's contract snapshot.
+    pub(crate) fn canonical(&mut self, json: &[u8]) {
+        // For each open container: is it an object? And is the next string
+        // of the innermost object a key?
+        let mut objects: Vec<bool> = Vec::new();
+        let mut key_next = false;
+        let mut i = 0;
+        while i < json.len() {
+            let end = token_end(json, i);
+            match json[i] {
+                b'{' | b'[' => {
+                    let object = json[i] == b'{';
+                    self.open(json[i]);
+                    objects.push(object);
+                    key_next = object;
+                }
+                b'}' | b']' => {
+                    self.close(json[i]);
+                    objects.pop();
+                }
+                b',' => key_next = objects.last() == Some(&true),
+                b':' => {}
+                _ if key_next => {
+                    self.item();
+                    self.out.extend_from_slice(&json[i..end]);
+                    self.out.extend_from_slice(b": ");
+                    self.after_key = true;
+                    key_next = false;
+                }
+                _ => {
+                    self.item();
+                    self.out.extend_from_slice(&json[i..end]);
+                }
+            }
+            i = end;
+        }
+    }
+
     /// The document with its final newline.
     pub(crate) fn finish(mut self) -> Vec<u8> {
         self.out.push(b'\n');
         self.out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{nesting_depth, Pretty};
+
+    fn pretty(json: &[u8]) -> std::string::String {
+        let mut p = Pretty::new();
+        p.canonical(json);
+        std::string::String::from_utf8(p.finish()).unwrap()
+    }
+
+    #[test]
+    fn canonical_json_is_reindented_token_for_token() {
+        assert_eq!(pretty(b"{}"), "{}\n");
+        assert_eq!(pretty(b"[]"), "[]\n");
+        assert_eq!(pretty(b"\"x\""), "\"x\"\n");
+        assert_eq!(
+            pretty(br#"{"a":[1,{"b":null},[]],"c":{}}"#),
+            "{\n  \"a\": [\n    1,\n    {\n      \"b\": null\n    },\n    []\n  ],\n  \"c\": {}\n}\n"
+        );
+        // Structural bytes and escaped quotes inside strings are text.
+        assert_eq!(
+            pretty(br#"{"k:,{":"v\"]},[\\","n":-1.5e-7}"#),
+            "{\n  \"k:,{\": \"v\\\"]},[\\\\\",\n  \"n\": -1.5e-7\n}\n"
+        );
+        // A string value that looks like a key after a comma in an array.
+        assert_eq!(pretty(br#"["a","b"]"#), "[\n  \"a\",\n  \"b\"\n]\n");
+    }
+
+    #[test]
+    fn nesting_depth_ignores_brackets_in_strings() {
+        assert_eq!(nesting_depth(b"1"), 0);
+        assert_eq!(nesting_depth(b"{}"), 1);
+        assert_eq!(nesting_depth(br#"{"a":[[{}]],"b":"[[[["}"#), 4);
+        assert_eq!(nesting_depth(br#"["\"[["]"#), 1);
     }
 }

@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 
 use super::capabilities::{is_client_capability, normalize_capabilities};
 use super::error::{LockError, LockErrorKind};
-use super::model::{Lock, LockServer, LockTool, Transport};
+use super::model::{Lock, LockServer, LockTool, ServerInfo, Transport};
 use super::path::child;
 use super::secrets::{classify_header, is_header_name, HeaderValue};
 use super::timestamp::is_valid_timestamp;
@@ -218,10 +218,44 @@ fn read_tool(v: Value<'_>, path: &str) -> Res<LockTool> {
             fields.insert(name, read_digest(val, &p)?);
         }
     }
+    let contract = optional(obj, path, "contract", |v, p| snapshot(v, p, &digest))?;
     Ok(LockTool {
         digest,
         fields,
-        contract: None,
+        contract,
+    })
+}
+
+/// A `contract` snapshot: any JSON object, read as its canonical bytes,
+/// which must hash to the tool's pinned `digest`.
+fn snapshot(v: Value<'_>, path: &str, digest: &Digest) -> Res<Vec<u8>> {
+    let v = object(v, path)?;
+    let mut canonical = Vec::new();
+    crate::jcs::write(&mut canonical, v).map_err(LockError::syntax)?;
+    let found = Digest(crate::sha256::digest(&canonical));
+    if found != *digest {
+        return Err(LockError::new(
+            LockErrorKind::SnapshotMismatch,
+            String::from(path),
+            format!(
+                "the snapshot is not the pinned contract (it hashes to {found}, the digest is \
+                 {digest}); the lock was edited by hand: re-pin the server"
+            ),
+        ));
+    }
+    Ok(canonical)
+}
+
+/// A `server_info` object: string `name` and `version`, optional string
+/// `title` (other members are ignored).
+fn server_info(v: Value<'_>, path: &str) -> Res<ServerInfo> {
+    let obj = object(v, path)?;
+    let (n, np) = required(obj, path, "name")?;
+    let (ver, vp) = required(obj, path, "version")?;
+    Ok(ServerInfo {
+        name: text(n, &np)?,
+        version: text(ver, &vp)?,
+        title: optional(obj, path, "title", text)?,
     })
 }
 
@@ -294,12 +328,23 @@ fn read_server(v: Value<'_>, path: &str) -> Res<LockServer> {
         ));
     }
     let client_capabilities = optional(obj, path, "client_capabilities", capability_list)?;
-    if client_capabilities.is_some() && transport == Transport::File {
-        return Err(LockError::new(
-            LockErrorKind::InvalidValue,
-            child(path, "client_capabilities"),
-            String::from("client capabilities apply only to transports \"stdio\" and \"http\""),
-        ));
+    let server_info = optional(obj, path, "server_info", server_info)?;
+    let protocol_version = optional(obj, path, "protocol_version", text)?;
+    let instructions_digest = optional(obj, path, "instructions_digest", read_digest)?;
+    let live_only = [
+        ("client_capabilities", client_capabilities.is_some()),
+        ("instructions_digest", instructions_digest.is_some()),
+        ("protocol_version", protocol_version.is_some()),
+        ("server_info", server_info.is_some()),
+    ];
+    if let Some((key, _)) = live_only.iter().find(|(_, present)| *present) {
+        if transport == Transport::File {
+            return Err(LockError::new(
+                LockErrorKind::InvalidValue,
+                child(path, key),
+                format!("{key} applies only to transports \"stdio\" and \"http\""),
+            ));
+        }
     }
     let server = LockServer {
         transport,
@@ -310,6 +355,9 @@ fn read_server(v: Value<'_>, path: &str) -> Res<LockServer> {
         headers,
         path: file_path,
         client_capabilities,
+        server_info,
+        protocol_version,
+        instructions_digest,
         tool_count,
         digest: server_digest,
         tools,
@@ -332,7 +380,11 @@ impl Lock {
     /// Reads a lock file strictly (see [`crate::lock`] for every rule).
     pub fn parse(input: &[u8]) -> Result<Lock, LockError> {
         let mut nodes = vec![Node::EMPTY; json::scratch_needed(input)];
-        let tape = json::parse(input, &mut nodes, &Limits::DEFAULT).map_err(LockError::syntax)?;
+        let limits = Limits {
+            max_depth: super::MAX_LOCK_DEPTH as u32,
+            ..Limits::DEFAULT
+        };
+        let tape = json::parse(input, &mut nodes, &limits).map_err(LockError::syntax)?;
         let root = tape.root();
         if root.tag() != Tag::Object {
             return Err(wrong_type("", "the lock to be a JSON object", root));

@@ -274,7 +274,8 @@ fn remove_stale_temps(_target: &Path) {}
 /// Takes the lock on [`sidecar_path`], reads the current lock (`None` if the
 /// file does not exist; an invalid lock is [`UpdateError::Lock`]), calls
 /// `modify`, and saves its result with [`save_atomic`] (skipped when the
-/// bytes are unchanged). If `modify` fails nothing is written. Concurrent
+/// bytes are unchanged). If `modify` fails, or the result would be larger
+/// than [`MAX_LOCK_BYTES`] (it could not be read back), nothing is written. Concurrent
 /// updates of the same lock, from threads or processes, are serialised, so
 /// none is lost.
 pub fn update<E, F>(path: &Path, modify: F) -> Result<Lock, UpdateError<E>>
@@ -291,6 +292,17 @@ where
     };
     let new = modify(current).map_err(UpdateError::Aborted)?;
     let bytes = new.to_pretty();
+    if bytes.len() as u64 > MAX_LOCK_BYTES {
+        // Never write a lock that no reader would accept back.
+        return Err(UpdateError::Io(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "the lock would be {} bytes, more than the {MAX_LOCK_BYTES} a lock may have \
+                 (contract snapshots make it larger; pin digests only)",
+                bytes.len()
+            ),
+        )));
+    }
     if old_bytes.as_deref() != Some(&bytes[..]) {
         save_atomic(&target, &bytes)?;
     }

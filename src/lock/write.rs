@@ -3,7 +3,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::model::{Lock, LockServer, LockTool};
+use super::model::{Lock, LockServer, LockTool, ServerInfo};
 use super::pretty::Pretty;
 use super::{cmp_utf16, ALGORITHM, LOCK_VERSION};
 use crate::CANONICALIZATION;
@@ -45,7 +45,8 @@ impl Lock {
 
 fn write_server(p: &mut Pretty, s: &LockServer) {
     // Keys in canonical order: client_capabilities, command, cwd, digest,
-    // env, headers, path, tool_count, tools, transport, url.
+    // env, headers, instructions_digest, path, protocol_version,
+    // server_info, tool_count, tools, transport, url.
     p.begin_object();
     if let Some(caps) = &s.client_capabilities {
         p.key("client_capabilities");
@@ -87,9 +88,21 @@ fn write_server(p: &mut Pretty, s: &LockServer) {
         }
         p.end_object();
     }
+    if let Some(d) = &s.instructions_digest {
+        p.key("instructions_digest");
+        p.digest(d);
+    }
     if let Some(path) = &s.path {
         p.key("path");
         p.string(path);
+    }
+    if let Some(v) = &s.protocol_version {
+        p.key("protocol_version");
+        p.string(v);
+    }
+    if let Some(info) = &s.server_info {
+        p.key("server_info");
+        write_server_info(p, info);
     }
     write_tools(p, s);
     p.key("transport");
@@ -128,8 +141,26 @@ impl LockServer {
     }
 }
 
+/// `{"name": …, "title": …, "version": …}` (`title` only when present).
+pub(crate) fn write_server_info(p: &mut Pretty, info: &ServerInfo) {
+    p.begin_object();
+    p.key("name");
+    p.string(&info.name);
+    if let Some(title) = &info.title {
+        p.key("title");
+        p.string(title);
+    }
+    p.key("version");
+    p.string(&info.version);
+    p.end_object();
+}
+
 fn write_tool(p: &mut Pretty, t: &LockTool) {
     p.begin_object();
+    if let Some(contract) = &t.contract {
+        p.key("contract");
+        p.canonical(contract);
+    }
     p.key("digest");
     p.digest(&t.digest);
     p.key("fields");

@@ -7,8 +7,8 @@ use std::string::{String, ToString};
 use std::vec::Vec;
 
 use crate::jcs;
-use crate::json::Tag;
-use crate::lock::capabilities_json;
+use crate::json::{Tag, Value};
+use crate::lock::{capabilities_json, ServerInfo};
 
 use super::error::{one_line, McpError, McpErrorKind};
 use super::jsonrpc;
@@ -32,6 +32,44 @@ pub(crate) struct Negotiated {
     pub tools_capability: Option<bool>,
     /// `_meta` for every request of the modern generation.
     pub meta: Option<Vec<u8>>,
+    /// The result's `serverInfo` (modern: `_meta`
+    /// `io.modelcontextprotocol/serverInfo`), when it has string `name`
+    /// and `version`.
+    pub server_info: Option<ServerInfo>,
+    /// The result's `instructions`, when a string.
+    pub instructions: Option<String>,
+}
+
+/// `serverInfo` of a handshake result: the `serverInfo` member, else (the
+/// 2026-07-28 generation) `_meta` `io.modelcontextprotocol/serverInfo`. Only
+/// a string `name` and `version` (and a string `title`) are kept.
+fn server_info(root: Value<'_>) -> Option<ServerInfo> {
+    let info = root.get("serverInfo").or_else(|| {
+        root.get("_meta")
+            .and_then(|m| m.get("io.modelcontextprotocol/serverInfo"))
+    })?;
+    if info.tag() != Tag::Object {
+        return None;
+    }
+    let field = |k: &str| info.get(k).and_then(jsonrpc::decode);
+    Some(ServerInfo {
+        name: field("name")?,
+        version: field("version")?,
+        title: field("title"),
+    })
+}
+
+/// `instructions` of a handshake result; one that is not a string is
+/// ignored with a warning (it is not text a model reads).
+fn instructions(root: Value<'_>, s: &mut Session<'_>) -> Option<String> {
+    let v = root.get("instructions").filter(|v| !v.is_null())?;
+    let text = jsonrpc::decode(v);
+    if text.is_none() {
+        s.warnings.push(String::from(
+            "the server's instructions are not a string; they were ignored",
+        ));
+    }
+    text
 }
 
 /// `{"io.modelcontextprotocol/clientCapabilities":{...},...}` for the modern generation.
@@ -144,6 +182,8 @@ fn discover(
         handshake: "discover",
         tools_capability: tools_capability(root.get("capabilities")),
         meta: Some(meta),
+        server_info: server_info(root),
+        instructions: instructions(root, s),
     }))
 }
 
@@ -207,6 +247,8 @@ fn initialize(
         return Err(McpError::new(McpErrorKind::Protocol, msg));
     }
     let tools_capability = tools_capability(root.get("capabilities"));
+    let server_info = server_info(root);
+    let instructions = instructions(root, s);
     t.set_version(Some(&version), false);
     s.notify(t, "notifications/initialized")?;
     Ok(Negotiated {
@@ -214,5 +256,7 @@ fn initialize(
         handshake: "initialize",
         tools_capability,
         meta: None,
+        server_info,
+        instructions,
     })
 }

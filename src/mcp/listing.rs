@@ -9,6 +9,7 @@ use super::error::McpError;
 use super::session::Session;
 use super::transport::Transport;
 use super::{handshake, paginate};
+use crate::lock::ServerInfo;
 
 /// What [`run`] produced.
 pub(crate) struct Listing {
@@ -22,6 +23,10 @@ pub(crate) struct Listing {
     pub protocol_version: String,
     /// `"discover"` or `"initialize"`.
     pub handshake: &'static str,
+    /// The handshake's `serverInfo`.
+    pub server_info: Option<ServerInfo>,
+    /// The handshake's `instructions`.
+    pub instructions: Option<String>,
 }
 
 /// Handshake, then all pages of `tools/list`.
@@ -34,5 +39,7 @@ pub(crate) fn run(t: &mut dyn Transport, s: &mut Session<'_>) -> Result<Listing,
         tool_names_seen: pages.names,
         protocol_version: neg.version,
         handshake: neg.handshake,
+        server_info: neg.server_info,
+        instructions: neg.instructions,
     })
 }

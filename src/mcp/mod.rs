@@ -105,6 +105,24 @@ pub struct Fetched {
     /// The transport actually used: `"stdio"`, `"streamable-http"`,
     /// `"legacy-sse"` or `"file"`.
     pub transport: &'static str,
+    /// The handshake's `serverInfo` (string `name` and `version`; `None`
+    /// for a file, or when the server sent none).
+    pub server_info: Option<crate::lock::ServerInfo>,
+    /// The handshake's `instructions` text (`None` for a file, or when the
+    /// server sent none or not a string).
+    pub instructions: Option<String>,
+}
+
+impl Fetched {
+    /// The handshake facts a lock entry records and `verify` compares
+    /// (none for a file).
+    pub fn facts(&self) -> crate::lock::ServerFacts {
+        crate::lock::ServerFacts {
+            server_info: self.server_info.clone(),
+            protocol_version: Some(self.protocol_version.clone()).filter(|v| !v.is_empty()),
+            instructions: self.instructions.clone(),
+        }
+    }
 }
 
 /// Fetches the complete `tools/list` of a server.
@@ -205,6 +223,8 @@ fn fetch_stdio(
         warnings: s.warnings,
         skipped_stdout_lines: transport::Transport::skipped_lines(&t),
         transport: "stdio",
+        server_info: listing.server_info,
+        instructions: listing.instructions,
     })
 }
 
@@ -244,5 +264,7 @@ fn read_file(path: &Path, max: usize) -> Result<Fetched, McpError> {
         warnings: Vec::new(),
         skipped_stdout_lines: 0,
         transport: "file",
+        server_info: None,
+        instructions: None,
     })
 }

@@ -316,6 +316,8 @@ mod tests {
             handshake: "initialize",
             tools_capability: Some(true),
             meta: None,
+            server_info: None,
+            instructions: None,
         };
         list_tools(t, &mut s, &neg)
     }

@@ -74,5 +74,7 @@ pub(crate) fn fetch(
         warnings: s.warnings,
         skipped_stdout_lines: 0,
         transport,
+        server_info: listing.server_info,
+        instructions: listing.instructions,
     })
 }

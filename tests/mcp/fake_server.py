@@ -342,7 +342,16 @@ class Core:
         return jdump({"jsonrpc": "2.0", "id": rid, "error": err})
 
     def server_info(self):
-        return {"name": "contractpin-fake-server", "version": "1.0.0"}
+        info = {"name": "contractpin-fake-server", "version": self.a.server_version}
+        if self.a.server_title is not None:
+            info["title"] = self.a.server_title
+        return info
+
+    def with_instructions(self, result: dict) -> dict:
+        """The handshake result with --instructions (a JSON value; absent by default)."""
+        if self.a.instructions is not None:
+            result["instructions"] = json.loads(self.a.instructions)
+        return result
 
     def capabilities(self):
         return {"tools": {"listChanged": self.sc in MID_SESSION}}
@@ -522,9 +531,10 @@ class Core:
                                                       "capabilities")], http_status=400)
             info = meta.get("io.modelcontextprotocol/clientInfo")
             self.client_name = str(info.get("name", "")) if isinstance(info, dict) else ""
-            result = jdump({"supportedVersions": [MODERN_VERSION], "capabilities": self.capabilities(),
-                            "resultType": "complete", "ttlMs": 0, "cacheScope": "private",
-                            "_meta": {"io.modelcontextprotocol/serverInfo": self.server_info()}})
+            result = jdump(self.with_instructions(
+                {"supportedVersions": [MODERN_VERSION], "capabilities": self.capabilities(),
+                 "resultType": "complete", "ttlMs": 0, "cacheScope": "private",
+                 "_meta": {"io.modelcontextprotocol/serverInfo": self.server_info()}}))
             ex = 3 if self.sc == "exits-after-initialize" else None
             return Reply(pre + [self.response(rid, result)], exit_code=ex)
 
@@ -534,8 +544,8 @@ class Core:
             version = requested if requested in self.versions else self.versions[-1]
             info = params.get("clientInfo")
             self.client_name = str(info.get("name", "")) if isinstance(info, dict) else ""
-            result = jdump({"protocolVersion": version, "capabilities": self.capabilities(),
-                            "serverInfo": self.server_info()})
+            result = jdump(self.with_instructions({"protocolVersion": version, "capabilities": self.capabilities(),
+                                                   "serverInfo": self.server_info()}))
             ex = 3 if self.sc == "exits-after-initialize" else None
             return Reply(pre + [self.response(rid, result)], exit_code=ex)
 
@@ -1078,6 +1088,10 @@ def parse_args(argv=None):
     p.add_argument("--ping-interval", type=float, default=10.0, help="sse: seconds between ': ping' comments")
     p.add_argument("--record", help="append one JSON line per received message / request / signal to FILE")
     p.add_argument("--verbose", action="store_true", help="log every HTTP request to stderr")
+    p.add_argument("--server-version", default="1.0.0", help="serverInfo.version (default 1.0.0)")
+    p.add_argument("--server-title", help="serverInfo.title (default: none)")
+    p.add_argument("--instructions", help="the handshake result's `instructions`, as a JSON value "
+                                          "(default: none), e.g. '\"Call search first.\"'")
     a = p.parse_args(argv)
     a.versions = [v for v in a.versions.split(",") if v]
     if not a.versions:

@@ -2,7 +2,7 @@
 """Cross-check vectors/vectors.json against the independent oracles.
 
 For every success vector, each oracle is fed the value it can judge:
-  - mode "value":      the input (text, or raw bytes from input_hex);
+  - mode "value" and "instructions": the input (text, or raw bytes from input_hex);
   - mode "tool":       the expected `canonical` text (the projected contract),
                        which the oracle must re-canonicalize to the same bytes;
   - mode "tools-list": the expected `canonical` text (the {name: digest} object).
@@ -35,7 +35,7 @@ SHOW = 5
 def oracle_line(vector):
     """The JSON line fed to the oracles for a success vector."""
     mode = vector.get("mode")
-    if mode == "value":
+    if mode in ("value", "instructions"):
         if "input" in vector:
             return json.dumps(vector["input"])
         return json.dumps({"hex": vector["input_hex"]})

@@ -265,6 +265,9 @@ static int run_vector(span *c) {
     int ok;
     if (span_eq(c[1], "value")) ok = run_value_or_tool(0, input, input_len, c[3], c[4], c[5]);
     else if (span_eq(c[1], "tool")) ok = run_value_or_tool(1, input, input_len, c[3], c[4], c[5]);
+    /* instructions (SPEC.md section 13): the digest is SHA-256 of the
+     * canonical JSON string, so canonicalize + SHA-256 checks it. */
+    else if (span_eq(c[1], "instructions")) ok = run_value_or_tool(0, input, input_len, c[3], c[4], c[5]);
     else if (span_eq(c[1], "tools-list")) ok = run_tools_list(input, input_len, c[3], c[4], c[5]);
     else ok = fail("unknown mode");
     free(input);

@@ -43,7 +43,7 @@ def _expect_error(v: Dict[str, Any], call: Any, data: bytes) -> None:
 
 def test_vector_count():
     assert len(VECTORS) >= 150
-    assert {v["mode"] for v in VECTORS} == {"value", "tool", "tools-list"}
+    assert {v["mode"] for v in VECTORS} == {"value", "tool", "tools-list", "instructions"}
 
 
 @pytest.mark.parametrize("v", VECTORS, ids=[v["name"] for v in VECTORS])
@@ -51,7 +51,7 @@ def test_vector(v: Dict[str, Any]) -> None:
     data = _input(v)
     mode = v["mode"]
     if "error" in v:
-        if mode == "value":
+        if mode in ("value", "instructions"):
             _expect_error(v, contractpin.canonicalize, data)
         elif mode == "tool":
             _expect_error(v, contractpin.tool_contract, data)
@@ -60,7 +60,8 @@ def test_vector(v: Dict[str, Any]) -> None:
             _expect_error(v, contractpin.digest_tools_list, data)
         return
     want = bytes.fromhex(v["canonical_hex"])
-    if mode == "value":
+    # instructions (SPEC.md section 13): SHA-256 of the canonical JSON string.
+    if mode in ("value", "instructions"):
         got = contractpin.canonicalize(data)
         assert got == want
         assert _sha(got) == v["digest"]

@@ -60,7 +60,7 @@ pub fn run(args: &InitArgs) -> CliResult {
     // Every server fetched (several at once), then each reported in order.
     let jobs = specs.into_iter().map(|s| (s, opts.clone())).collect();
     let results = fetch::fetch_all(jobs, opts.jobs);
-    let mut pinned: Vec<(String, Source, ServerDigest)> = Vec::new();
+    let mut pinned: Vec<(String, Source, ServerDigest, Extras)> = Vec::new();
     let mut failed = 0usize;
     for ((name, source), result) in targets.iter().zip(results) {
         match result {
@@ -82,7 +82,10 @@ pub fn run(args: &InitArgs) -> CliResult {
                     output::warning_line(&format!("server {name:?}: {w}"));
                 }
                 match super::digest::digest_list(&fetched.document, limits) {
-                    Ok(digests) => pinned.push((name.clone(), source.clone(), digests)),
+                    Ok(digests) => {
+                        let extras = extras(&fetched, limits, args);
+                        pinned.push((name.clone(), source.clone(), digests, extras))
+                    }
                     Err(e) => {
                         output::error_line(&format!("server {name:?}: invalid tools list: {e}"));
                         failed += 1;
@@ -102,11 +105,12 @@ pub fn run(args: &InitArgs) -> CliResult {
     let generated_at = lock::timestamp_now().map_err(|e| Failure::usage(e.to_string()))?;
     let entries: Vec<(String, LockServer)> = pinned
         .iter()
-        .map(|(name, source, digests)| {
+        .map(|(name, source, digests, extras)| {
             let mut server = LockServer::from_server_digest(source.clone(), digests);
             if !caps.is_empty() && !matches!(source, Source::File { .. }) {
                 server.client_capabilities = Some(caps.clone());
             }
+            record_extras(name, &mut server, extras, args);
             (name.clone(), server)
         })
         .collect();
@@ -138,7 +142,7 @@ pub fn run(args: &InitArgs) -> CliResult {
         }
     }
     let mut text = String::new();
-    for (name, source, digests) in &pinned {
+    for (name, source, digests, _) in &pinned {
         let n = digests.tools.len();
         let declared = if caps.is_empty() || matches!(source, Source::File { .. }) {
             String::new()
@@ -170,6 +174,39 @@ fn where_it_ran(source: &Source, lock_path: &Path) -> Option<String> {
             ))
         }
         _ => None,
+    }
+}
+
+/// What a lock entry records besides its pins: the handshake facts and
+/// (unless `--no-snapshot`) each tool's canonical contract.
+struct Extras {
+    facts: contractpin::lock::ServerFacts,
+    contracts: Option<Vec<(String, Vec<u8>)>>,
+}
+
+fn extras(fetched: &fetch::Fetched, limits: Limits, args: &InitArgs) -> Extras {
+    Extras {
+        facts: fetched.facts.clone(),
+        // The list was digested under the same limits, so this succeeds.
+        contracts: (!args.no_snapshot)
+            .then(|| contractpin::tool_contracts(&fetched.document, &limits).ok())
+            .flatten(),
+    }
+}
+
+/// Puts the facts (instructions digest unless `--ignore-instructions`) and
+/// the snapshots into a new entry; a tool whose contract is too deeply
+/// nested for a snapshot is pinned digest-only, with a warning.
+fn record_extras(name: &str, server: &mut LockServer, extras: &Extras, args: &InitArgs) {
+    server.set_facts(&extras.facts, !args.ignore_instructions);
+    if let Some(contracts) = &extras.contracts {
+        for tool in server.set_snapshots(contracts.clone()) {
+            output::warning_line(&format!(
+                "server {name:?}: tool {}: no snapshot (nested deeper than {} levels); pinned by digest only",
+                output::printable(&tool),
+                lock::MAX_SNAPSHOT_DEPTH
+            ));
+        }
     }
 }
 

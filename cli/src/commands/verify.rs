@@ -87,6 +87,7 @@ pub fn run(args: &VerifyArgs) -> CliResult {
             Ok(live) => {
                 let mut r = verify_server(name, server, &live.digests, args.allow_new);
                 add_changes_from_list(&mut r, server, &live.document, &limits);
+                r.check_facts(server, &live.facts, args.ignore_instructions);
                 r
             }
             Err(message) => unreachable(message),
@@ -97,12 +98,15 @@ pub fn run(args: &VerifyArgs) -> CliResult {
     Ok(overall_exit_code(&reports) as u8)
 }
 
-/// A server's live tools: the fetched document and its digests.
+/// A server's live tools: the fetched document, its digests and the
+/// handshake's facts.
 pub(crate) struct Live {
     /// The tools/list document as fetched (all pages).
     pub document: Vec<u8>,
     /// Its server, tool and field digests.
     pub digests: ServerDigest,
+    /// serverInfo, protocol version and instructions from the handshake.
+    pub facts: contractpin::lock::ServerFacts,
 }
 
 /// Fetches and digests one server (`spec` from [`source_spec`]), printing
@@ -148,6 +152,7 @@ fn live_from(
             Ok(digests) => Ok(Live {
                 document: fetched.document,
                 digests,
+                facts: fetched.facts,
             }),
             Err(e) => Err(format!("invalid tools list: {e}")),
         },
