@@ -454,7 +454,7 @@ pub struct VerifyArgs {
 
 /// `contractpin approve`.
 #[derive(Debug, Args)]
-#[command(group(clap::ArgGroup::new("which").required(true).args(["tools", "all", "interactive"])))]
+#[command(group(clap::ArgGroup::new("which").required(true).multiple(true).args(["tools", "all", "interactive", "instructions"])))]
 pub struct ApproveArgs {
     /// The lock file to update
     #[arg(long, value_name = "PATH", default_value = DEFAULT_LOCK)]
@@ -465,12 +465,16 @@ pub struct ApproveArgs {
     /// Approve this drifted, added or removed tool (repeatable)
     #[arg(long = "tool", value_name = "NAME")]
     pub tools: Vec<String>,
-    /// Approve every change of the server
-    #[arg(long, conflicts_with_all = ["tools", "interactive"])]
+    /// Approve every change of the server (tools and instructions; its serverInfo and
+    /// protocol version are refreshed too)
+    #[arg(long, conflicts_with_all = ["tools", "interactive", "instructions"])]
     pub all: bool,
-    /// Ask tool by tool (y/n/q); needs a terminal on standard input
-    #[arg(long, conflicts_with = "tools")]
+    /// Ask change by change (y/n/q); needs a terminal on standard input
+    #[arg(long, conflicts_with_all = ["tools", "instructions"])]
     pub interactive: bool,
+    /// Approve the server's changed instructions: re-pin, pin or drop their digest
+    #[arg(long)]
+    pub instructions: bool,
     /// HTTP header 'Name: value' for this fetch of an http server (repeatable; ${VAR} is
     /// expanded; never printed or stored)
     #[arg(

@@ -547,7 +547,7 @@ fn instructions_annotation(
         format!("contractpin: {server} instructions {}", status.name()),
         format!(
             "The instructions of server {server} ({}) no longer match the lock. \
-             Review them, then re-pin with `contractpin init --force`.",
+             Review them, then re-pin them with `contractpin approve --server {server} --instructions`.",
             status.name()
         ),
     ))

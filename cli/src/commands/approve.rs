@@ -19,7 +19,9 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal, Read, Write};
 
 use contractpin::lock::{self, Approval, Lock, LockServer, UpdateError};
-use contractpin::verify::{verify_server, ServerReport, ToolStatus, ToolVerdict};
+use contractpin::verify::{
+    verify_server, InstructionsStatus, ServerReport, ToolStatus, ToolVerdict,
+};
 
 use super::verify::{self, Live};
 use crate::args::ApproveArgs;
@@ -54,10 +56,15 @@ pub fn run(args: &ApproveArgs) -> CliResult {
     })?;
     let mut report = verify_server(name, server, &live.digests, false);
     contractpin::verify::add_changes_from_list(&mut report, server, &live.document, &limits);
+    report.check_facts(server, &live.facts, false);
     write_stdout(show_changes(&report, &args.lock).as_bytes())?;
 
-    let chosen = choose(args, &report)?;
-    if chosen.is_empty() {
+    let mut chosen = choose(args, &report)?;
+    if chosen.instructions && !instructions_changed(&report) {
+        note("the instructions are unchanged; nothing to approve");
+        chosen.instructions = false;
+    }
+    if chosen.tools.is_empty() && !chosen.instructions {
         write_stdout(
             format!(
                 "nothing to approve; {} was not changed\n",
@@ -73,7 +80,9 @@ pub fn run(args: &ApproveArgs) -> CliResult {
         None
     };
     let (done, after) = save(args, server, &live, &chosen, contracts.as_ref())?;
-    write_stdout(summary(&report, &done, server, &after, &args.lock).as_bytes())?;
+    let mut text = instructions_summary(&report, chosen.instructions);
+    text.push_str(&summary(&report, &done, server, &after, &args.lock));
+    write_stdout(text.as_bytes())?;
     Ok(EXIT_OK)
 }
 
@@ -91,18 +100,44 @@ fn show_changes(report: &ServerReport, lock: &std::path::Path) -> String {
     }
 }
 
-/// The tools to approve, in the report's (UTF-16 name) order.
-fn choose(args: &ApproveArgs, report: &ServerReport) -> Result<Vec<String>, Failure> {
+/// What to approve: tools (in the report's UTF-16 name order) and whether
+/// the instructions too.
+struct Chosen {
+    tools: Vec<String>,
+    instructions: bool,
+}
+
+/// Whether the report's instructions verdict is a change.
+fn instructions_changed(report: &ServerReport) -> bool {
+    report
+        .instructions
+        .is_some_and(|v| v.status != InstructionsStatus::Unchanged)
+}
+
+/// What to approve, from the flags or, with `--interactive`, the answers.
+fn choose(args: &ApproveArgs, report: &ServerReport) -> Result<Chosen, Failure> {
     let changed = report
         .tools
         .iter()
         .filter(|t| !matches!(t.status, ToolStatus::Unchanged));
     if args.all {
-        return Ok(changed.map(|t| t.name.clone()).collect());
+        return Ok(Chosen {
+            tools: changed.map(|t| t.name.clone()).collect(),
+            instructions: true,
+        });
     }
     if args.interactive {
-        return ask_each(changed);
+        return ask_each(changed, report);
     }
+    Ok(Chosen {
+        tools: chosen_tools(args, report)?,
+        instructions: args.instructions,
+    })
+}
+
+/// The tools named with `--tool` that changed (exit 2 for a tool the
+/// server neither pins nor lists; a note for an unchanged one).
+fn chosen_tools(args: &ApproveArgs, report: &ServerReport) -> Result<Vec<String>, Failure> {
     let unknown: Vec<String> = args
         .tools
         .iter()
@@ -155,11 +190,26 @@ enum Answer {
 
 /// Asks about each change on the terminal (questions on stderr, answers
 /// from stdin): y approves, n keeps the old pin, q approves none of the
-/// rest. The end of input, before every question is answered, aborts.
-fn ask_each<'a>(changed: impl Iterator<Item = &'a ToolVerdict>) -> Result<Vec<String>, Failure> {
-    let mut chosen = Vec::new();
+/// rest. The instructions come first when they changed. The end of input,
+/// before every question is answered, aborts.
+fn ask_each<'a>(
+    changed: impl Iterator<Item = &'a ToolVerdict>,
+    report: &ServerReport,
+) -> Result<Chosen, Failure> {
+    let mut chosen = Chosen {
+        tools: Vec::new(),
+        instructions: false,
+    };
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
+    if let Some(v) = report.instructions.filter(|_| instructions_changed(report)) {
+        let question = format!("approve the {} instructions? [y/n/q] ", v.status.name());
+        match ask(&mut input, &question)? {
+            Answer::Yes => chosen.instructions = true,
+            Answer::No => {}
+            Answer::Quit => return Ok(chosen),
+        }
+    }
     for t in changed {
         let verb = if matches!(t.status, ToolStatus::Removed { .. }) {
             "drop"
@@ -167,7 +217,7 @@ fn ask_each<'a>(changed: impl Iterator<Item = &'a ToolVerdict>) -> Result<Vec<St
             "approve"
         };
         match ask(&mut input, &format!("{verb} {}? [y/n/q] ", change_label(t)))? {
-            Answer::Yes => chosen.push(t.name.clone()),
+            Answer::Yes => chosen.tools.push(t.name.clone()),
             Answer::No => {}
             Answer::Quit => break,
         }
@@ -232,7 +282,7 @@ fn save(
     args: &ApproveArgs,
     before: &LockServer,
     live: &Live,
-    chosen: &[String],
+    chosen: &Chosen,
     contracts: Option<&BTreeMap<String, Vec<u8>>>,
 ) -> Result<(Vec<Approval>, LockServer), Failure> {
     let name = &args.server;
@@ -246,8 +296,17 @@ fn save(
             None => return Err("it no longer pins this server"),
         };
         done = entry
-            .approve(&live.digests, chosen, contracts)
+            .approve(&live.digests, &chosen.tools, contracts)
             .map_err(|_| "a tool to approve is neither pinned nor live")?;
+        if args.all {
+            entry.set_facts(&live.facts, true);
+        } else if chosen.instructions {
+            entry.instructions_digest = live
+                .facts
+                .instructions
+                .as_deref()
+                .map(contractpin::instructions_digest);
+        }
         lock.generated_at = generated_at;
         Ok(lock)
     });
@@ -264,6 +323,27 @@ fn save(
         ))),
         Err(UpdateError::Lock(e)) => Err(Failure::usage(format!("{path}: {e}"))),
         Err(UpdateError::Io(e)) => Err(Failure::usage(format!("cannot write {path}: {e}"))),
+    }
+}
+
+/// The line for the instructions: approved (`re-pinned`, `pinned` or
+/// `dropped`), or still different; empty when they did not change.
+fn instructions_summary(report: &ServerReport, approved: bool) -> String {
+    let Some(v) = report.instructions.filter(|_| instructions_changed(report)) else {
+        return String::new();
+    };
+    let digest = |d: Option<contractpin::Digest>| d.map(|d| d.to_string()).unwrap_or_default();
+    match (approved, v.status) {
+        (false, status) => format!("not approved: {} instructions\n", status.name()),
+        (true, InstructionsStatus::Removed) => "dropped the instructions digest\n".to_string(),
+        (true, InstructionsStatus::Added) => {
+            format!("pinned the instructions: {}\n", digest(v.live))
+        }
+        (true, _) => format!(
+            "re-pinned the instructions: {} -> {}\n",
+            digest(v.pinned),
+            digest(v.live)
+        ),
     }
 }
 
