@@ -7,12 +7,14 @@ use cli_support::*;
 
 /// A lock pinning `pinned` (a tools array) as server `s`, verified against
 /// the file `live.json` holding `live`; with `snapshot`, each tool entry
-/// carries its contract under `contract` (the agreed lock format).
+/// carries its contract under `contract`, written by Python (an
+/// independent writer) over a digest-only `init --no-snapshot` lock.
 fn setup(dir: &TempDir, pinned: &str, live: &str, snapshot: bool) -> std::path::PathBuf {
     dir.write("pinned.json", pinned);
     let lock = dir.path("contractpin.lock");
     cp(&[
         "init",
+        "--no-snapshot",
         "--lock",
         &s(&lock),
         "--name",
