@@ -1,0 +1,352 @@
+//! The structural index (simdjson's stage 1, streamed a block at a time so
+//! it needs no memory): for each 64-byte block, which bytes start a token
+//! the tape builder must look at.
+//!
+//! [`crate::arch`] classifies the block's bytes into bitmasks (quotes,
+//! backslashes, `{}[],:`, whitespace, control characters); this module
+//! carries the state from block to block and turns the masks into:
+//!
+//! - **escaped bytes**: those after an odd run of backslashes (the run may
+//!   start in an earlier block);
+//! - **strings**: the bytes from an unescaped opening quote up to, not
+//!   including, its closing quote (a prefix XOR of the unescaped quotes);
+//! - **structural bits**: every unescaped quote (opening and closing),
+//!   every `{}[],:` outside strings, and the first byte of every run of
+//!   other bytes outside strings (a number or literal, or garbage);
+//! - a flag for control characters inside strings (always an error).
+//!
+//! Every byte outside strings that is neither whitespace nor structural
+//! continues a run whose first byte is structural, so a tape builder that
+//! consumes each run whole sees the whole input. The index knows nothing of
+//! the grammar and never fails; bad JSON gives bits the builder rejects.
+
+use crate::arch::{Classify, Masks};
+
+/// Bits at even positions.
+const EVEN: u64 = 0x5555_5555_5555_5555;
+
+/// The bytes of a block escaped by a backslash. `carry` is 1 when the first
+/// byte is escaped by the previous block's last backslash, and is set for
+/// the next block. (simdjson's odd-run detection: a run of backslashes
+/// escapes the byte after it exactly when the run is odd.)
+#[inline(always)]
+fn escaped_bytes(backslash: u64, carry: &mut u64) -> u64 {
+    let escaped_first = *carry;
+    if backslash == 0 {
+        *carry = 0;
+        return escaped_first;
+    }
+    // A backslash escaped by the previous block does not start a run.
+    let backslash = backslash & !escaped_first;
+    let follows_escape = (backslash << 1) | escaped_first;
+    let odd_starts = backslash & !EVEN & !follows_escape;
+    let (even_runs, overflow) = odd_starts.overflowing_add(backslash);
+    *carry = overflow as u64;
+    let invert = even_runs << 1;
+    (EVEN ^ invert) & follows_escape
+}
+
+/// Bit `i` of the result is the XOR of bits `0..=i` of `x`.
+#[inline(always)]
+fn prefix_xor(mut x: u64) -> u64 {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    x
+}
+
+/// What one block hands on to the next.
+#[derive(Clone, Copy, Default)]
+struct Carry {
+    /// 1 when the next block's first byte is escaped.
+    escaped: u64,
+    /// All ones when the block ended inside a string.
+    in_string: u64,
+    /// 1 when the block ended in a run of other bytes outside strings.
+    other: u64,
+}
+
+/// The structural bits of one block, and whether a string holds a control character.
+#[inline(always)]
+fn structurals(m: Masks, carry: &mut Carry) -> (u64, bool) {
+    let quote = m.quote & !escaped_bytes(m.backslash, &mut carry.escaped);
+    // Set from an opening quote up to (not including) its closing quote.
+    let in_string = prefix_xor(quote) ^ carry.in_string;
+    carry.in_string = ((in_string as i64) >> 63) as u64;
+    let outside = !(in_string | quote);
+    let other = outside & !(m.op | m.ws);
+    let run_starts = other & !((other << 1) | carry.other);
+    carry.other = other >> 63;
+    let bits = (m.op & outside) | quote | run_starts;
+    (bits, m.ctrl & in_string != 0)
+}
+
+/// The index of one input, read block by block as the tape builder asks.
+pub(crate) struct Index<'a> {
+    input: &'a [u8],
+    classify: Classify,
+    carry: Carry,
+    /// Offset of the current block.
+    base: usize,
+    /// Offset of the next block to classify.
+    next_block: usize,
+    /// Structural bits of the current block not handed out yet.
+    bits: u64,
+    /// Backslash bits of the current block.
+    backslash: u64,
+    /// A control character inside a string has been seen.
+    control_in_string: bool,
+}
+
+impl<'a> Index<'a> {
+    /// An index of `input`, classified with `classify` (see [`crate::arch::classifier`]).
+    pub(crate) fn new(input: &'a [u8], classify: Classify) -> Index<'a> {
+        Index {
+            input,
+            classify,
+            carry: Carry::default(),
+            base: 0,
+            next_block: 0,
+            bits: 0,
+            backslash: 0,
+            control_in_string: false,
+        }
+    }
+
+    /// Classifies the next block; `false` at the end of the input. The
+    /// last, partial block is padded with spaces.
+    #[inline]
+    fn advance(&mut self) -> bool {
+        let start = self.next_block;
+        if start >= self.input.len() {
+            return false;
+        }
+        let rest = &self.input[start..];
+        let masks = match rest.first_chunk::<64>() {
+            Some(block) => (self.classify)(block),
+            None => {
+                let mut block = [b' '; 64];
+                block[..rest.len()].copy_from_slice(rest);
+                (self.classify)(&block)
+            }
+        };
+        let (bits, control) = structurals(masks, &mut self.carry);
+        self.base = start;
+        self.next_block = start + 64;
+        self.bits = bits;
+        self.backslash = masks.backslash;
+        self.control_in_string |= control;
+        true
+    }
+
+    /// The offset of the next structural byte, or `None` at the end.
+    #[inline(always)]
+    pub(crate) fn next(&mut self) -> Option<usize> {
+        while self.bits == 0 {
+            if !self.advance() {
+                return None;
+            }
+        }
+        let at = self.bits.trailing_zeros() as usize;
+        self.bits &= self.bits - 1;
+        Some(self.base + at)
+    }
+
+    /// For the opening quote at `open` (just returned by [`Index::next`]):
+    /// the offset of its closing quote and whether a backslash lies between
+    /// them, or `None` when the string is not closed.
+    #[inline(always)]
+    pub(crate) fn string_end(&mut self, open: usize) -> Option<(usize, bool)> {
+        // Position in the current block from which bytes belong to the body (1..=64).
+        let mut from = (open + 1 - self.base) as u32;
+        let mut backslash = false;
+        loop {
+            let body = u64::MAX.checked_shl(from).unwrap_or(0);
+            if self.bits != 0 {
+                let at = self.bits.trailing_zeros();
+                self.bits &= self.bits - 1;
+                backslash |= self.backslash & body & ((1u64 << at) - 1) != 0;
+                return Some((self.base + at as usize, backslash));
+            }
+            backslash |= self.backslash & body != 0;
+            if !self.advance() {
+                return None;
+            }
+            from = 0;
+        }
+    }
+
+    /// Whether a control character (below 0x20) was seen inside a string
+    /// in the blocks classified so far.
+    pub(crate) fn control_in_string(&self) -> bool {
+        self.control_in_string
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::vec::Vec;
+
+    /// The naive reference, one byte at a time: the structural offsets,
+    /// each closing quote with whether its string held a backslash, and
+    /// whether a string held a control character.
+    fn naive(input: &[u8]) -> (Vec<usize>, Vec<(usize, bool)>, bool) {
+        let (mut bits, mut closes, mut control) = (Vec::new(), Vec::new(), false);
+        let (mut in_string, mut escape_next, mut prev_other) = (false, false, false);
+        let mut backslash_in_string = false;
+        for (i, &b) in input.iter().enumerate() {
+            let escaped = escape_next;
+            escape_next = b == b'\\' && !escaped;
+            let other = if b == b'"' && !escaped {
+                bits.push(i);
+                if in_string {
+                    closes.push((i, backslash_in_string));
+                }
+                in_string = !in_string;
+                backslash_in_string = false;
+                false
+            } else if in_string {
+                control |= b < 0x20;
+                backslash_in_string |= b == b'\\';
+                false
+            } else if matches!(b, b'{' | b'}' | b'[' | b']' | b',' | b':') {
+                bits.push(i);
+                false
+            } else if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                false
+            } else {
+                if !prev_other {
+                    bits.push(i);
+                }
+                true
+            };
+            prev_other = other;
+        }
+        (bits, closes, control)
+    }
+
+    /// The index's answer, asking for string ends after opening quotes.
+    fn indexed(input: &[u8], classify: Classify) -> (Vec<usize>, Vec<(usize, bool)>, bool) {
+        let mut index = Index::new(input, classify);
+        let (mut bits, mut closes) = (Vec::new(), Vec::new());
+        while let Some(at) = index.next() {
+            bits.push(at);
+            if input[at] == b'"' {
+                match index.string_end(at) {
+                    Some((close, backslash)) => {
+                        bits.push(close);
+                        closes.push((close, backslash));
+                    }
+                    None => break,
+                }
+            }
+        }
+        (bits, closes, index.control_in_string())
+    }
+
+    fn check(input: &[u8]) {
+        let want = naive(input);
+        for (name, classify) in crate::arch::all_classifiers() {
+            assert_eq!(indexed(input, classify), want, "{name} on {input:?}");
+        }
+    }
+
+    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        }
+    }
+
+    #[test]
+    fn escapes_match_a_byte_loop() {
+        let mut next = xorshift(0x1234_5678_9abc_def1);
+        for _ in 0..20_000 {
+            let backslash = next() & next();
+            let mut carry = next() & 1;
+            let start = carry;
+            let got = escaped_bytes(backslash, &mut carry);
+            let (mut want, mut escape_next) = (0u64, start == 1);
+            for i in 0..64 {
+                if escape_next {
+                    want |= 1 << i;
+                }
+                escape_next = backslash >> i & 1 == 1 && !escape_next;
+            }
+            assert_eq!(got, want, "{backslash:#x} carry {start}");
+            assert_eq!(carry, escape_next as u64, "{backslash:#x} carry {start}");
+        }
+    }
+
+    #[test]
+    fn adversarial_block_edges() {
+        // Backslash runs of every length ending on and around block edges,
+        // before a quote.
+        for run in 0..70 {
+            for end in [60usize, 62, 63, 64, 65, 126, 127, 128, 129] {
+                if run >= end {
+                    continue;
+                }
+                let mut s = std::vec![b'a'; end - run];
+                s[0] = b'"';
+                s.extend(std::iter::repeat_n(b'\\', run));
+                s.extend_from_slice(b"\"x\",1]");
+                check(&s);
+                check(&s[1..]);
+            }
+        }
+        // A quote at every offset around the edges, opening and closing.
+        for at in 56..136 {
+            let mut s = std::vec![b' '; at];
+            s.extend_from_slice(b"\"ab\"");
+            check(&s);
+            let mut s = std::vec![b'x'; at];
+            s[0] = b'"';
+            s.extend_from_slice(b"\":true}");
+            check(&s);
+        }
+        // Multi-byte UTF-8 and control characters across the edges.
+        for at in 58..70 {
+            for tail in ["é\"", "€\"", "😀\"", "\u{1}\"", "\t\"", "\u{1f}a\"", "\\\"\""] {
+                let mut s = std::vec![b'"'];
+                s.extend(std::iter::repeat_n(b'a', at));
+                s.extend_from_slice(tail.as_bytes());
+                s.extend_from_slice(b", null ,tru");
+                check(&s);
+            }
+        }
+        // Runs of other bytes across the edges, and an unterminated string.
+        let mut s = std::vec![b'1'; 130];
+        s.extend_from_slice(b" \"open");
+        check(&s);
+        check(b"");
+        check(b"\"");
+        check(b"\\");
+    }
+
+    #[test]
+    fn random_inputs_match_a_byte_loop() {
+        let mut next = xorshift(0xdead_beef_cafe_f00d);
+        let alphabet: &[u8] = b"\"\"\\\\\\{}[],: \t\n\r\x01\x1faaaa01tnf-.e\x80\xc3\xa9\xff";
+        for round in 0..6_000 {
+            let len = (next() % 300) as usize;
+            let input: Vec<u8> = (0..len)
+                .map(|_| {
+                    let r = next();
+                    if round % 5 == 0 {
+                        r as u8
+                    } else {
+                        alphabet[(r % alphabet.len() as u64) as usize]
+                    }
+                })
+                .collect();
+            check(&input);
+        }
+    }
+}

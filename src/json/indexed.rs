@@ -1,0 +1,369 @@
+//! The fast parser: the tape built from the structural index
+//! ([`super::index`]), for input that is valid JSON.
+//!
+//! It follows the same state machine as the exact parser
+//! (`parser::parse_exact`) but steps from structural byte to structural byte
+//! instead of over every byte: whitespace and string bodies are never
+//! looked at one by one. What remains per token:
+//!
+//! - strings: the closing quote comes from the index; only a body that holds
+//!   a backslash is walked, escape by escape; control characters inside
+//!   strings are flagged by the index, and UTF-8 is validated for the whole
+//!   input at once (outside strings any byte of 0x80 and above starts or
+//!   continues a run the grammar rejects);
+//! - numbers and literals: scanned as before, and the byte after each must
+//!   end the run (whitespace, `{}[],:`, `"`, or the end).
+//!
+//! It produces exactly the exact parser's tape or gives up: `false` for any
+//! error, at which point the exact parser runs from the start and reports it.
+//! The tests below hold the two to the same verdicts and tapes.
+
+use crate::arch::{self, Class, Classify};
+
+use super::index::Index;
+use super::number_token::scan_number;
+use super::parser::{close_container, is_ws, push_key, State, Store};
+use super::string_scan::scan_escape;
+use super::tape::{Node, Tag, NO_PARENT};
+
+/// Parses valid `input` into `store` over the structural index; `false`
+/// (with the store in any state) for invalid input or when `store` is full
+/// or nesting goes past `max_depth`.
+pub(super) fn parse_valid<S: Store>(
+    input: &[u8],
+    store: &mut S,
+    max_depth: u32,
+    classify: Classify,
+) -> bool {
+    store.clear();
+    core::str::from_utf8(input).is_ok() && build(input, store, max_depth, classify).is_some()
+}
+
+/// Whether the number or literal that ended at `end` is a whole run: the
+/// next byte is whitespace, structural, a quote, or there is none.
+#[inline(always)]
+fn run_ends(input: &[u8], end: usize) -> bool {
+    input.get(end).is_none_or(|&c| {
+        is_ws(c) || matches!(c, b',' | b':' | b'[' | b']' | b'{' | b'}' | b'"')
+    })
+}
+
+/// The node of the literal `word` at `pos`, if it is one.
+#[inline(always)]
+fn literal(input: &[u8], pos: usize, word: &[u8], tag: Tag, parent: u32) -> Option<Node> {
+    let end = pos + word.len();
+    (input.get(pos..end) == Some(word) && run_ends(input, end))
+        .then(|| Node::new(tag, false, pos, word.len(), parent))
+}
+
+/// The node of the string whose opening quote is at `open`.
+#[inline(always)]
+fn string(input: &[u8], index: &mut Index, open: usize, parent: u32) -> Option<Node> {
+    let (close, escaped) = index.string_end(open)?;
+    if escaped && !escapes_valid(input, open + 1, close) {
+        return None;
+    }
+    Some(Node::new(Tag::String, escaped, open + 1, close - open - 1, parent))
+}
+
+/// Whether every backslash in `input[pos..end]` starts a valid escape that
+/// ends by `end` (the escapes the exact scanner accepts).
+fn escapes_valid(input: &[u8], mut pos: usize, end: usize) -> bool {
+    let body = &input[..end];
+    loop {
+        pos = arch::find(body, pos, Class::Backslash);
+        if pos >= end {
+            return true;
+        }
+        match scan_escape(input, pos) {
+            Ok(next) if next <= end => pos = next,
+            _ => return false,
+        }
+    }
+}
+
+/// The tape builder; `None` gives up.
+fn build<S: Store>(input: &[u8], store: &mut S, max_depth: u32, classify: Classify) -> Option<()> {
+    let mut index = Index::new(input, classify);
+    let mut cur = NO_PARENT;
+    let mut depth = 0u32;
+    let mut count = 0usize;
+    let mut state = State::Value;
+    loop {
+        let pos = index.next()?;
+        let b = input[pos];
+        let mut close = false;
+        match state {
+            State::Colon => {
+                if b != b':' {
+                    return None;
+                }
+                state = State::Value;
+                continue;
+            }
+            State::CommaOrClose => {
+                let is_object = store.nodes()[cur as usize].tag() == Tag::Object;
+                match b {
+                    b',' => {
+                        state = if is_object { State::Key } else { State::Value };
+                        continue;
+                    }
+                    b']' if !is_object => close = true,
+                    b'}' if is_object => close = true,
+                    _ => return None,
+                }
+            }
+            State::KeyOrClose | State::Key => {
+                if b == b'}' && state == State::KeyOrClose {
+                    close = true;
+                } else if b != b'"' {
+                    return None;
+                } else {
+                    let key = string(input, &mut index, pos, cur)?;
+                    if !push_key(store, key, cur, count) {
+                        return None;
+                    }
+                    count += 1;
+                    state = State::Colon;
+                    continue;
+                }
+            }
+            State::ValueOrClose => close = b == b']',
+            State::Value => {}
+        }
+        if close {
+            cur = close_container(input, store.nodes(), cur, count).ok()?;
+            depth -= 1;
+            if cur == NO_PARENT {
+                break;
+            }
+            state = State::CommaOrClose;
+            continue;
+        }
+        // A value starts at `pos`.
+        let node = match b {
+            b'{' | b'[' => {
+                if depth >= max_depth {
+                    return None;
+                }
+                depth += 1;
+                let tag = if b == b'{' { Tag::Object } else { Tag::Array };
+                if !store.push(Node::new(tag, false, pos, 0, cur)) {
+                    return None;
+                }
+                cur = count as u32;
+                count += 1;
+                state = if b == b'{' {
+                    State::KeyOrClose
+                } else {
+                    State::ValueOrClose
+                };
+                continue;
+            }
+            b'"' => string(input, &mut index, pos, cur)?,
+            b'-' | b'0'..=b'9' => {
+                let n = scan_number(input, pos).ok()?;
+                if !run_ends(input, n.end) {
+                    return None;
+                }
+                Node::new(Tag::Number, n.canonical, pos, n.end - pos, cur)
+            }
+            b't' => literal(input, pos, b"true", Tag::True, cur)?,
+            b'f' => literal(input, pos, b"false", Tag::False, cur)?,
+            b'n' => literal(input, pos, b"null", Tag::Null, cur)?,
+            _ => return None,
+        };
+        if !store.push(node) {
+            return None;
+        }
+        count += 1;
+        if cur == NO_PARENT {
+            break;
+        }
+        state = State::CommaOrClose;
+    }
+    // Nothing but whitespace may follow, and no string held a control character.
+    (index.next().is_none() && !index.control_in_string()).then_some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::parser::parse_exact;
+    use super::*;
+    use crate::limits::Limits;
+    use std::vec::Vec;
+
+    /// Holds the fast path to the exact parser on `input`, with every
+    /// classifier: it accepts exactly what the exact parser accepts (within
+    /// the default limits), with the same tape.
+    fn check(input: &[u8]) {
+        let mut exact = Vec::new();
+        let verdict = parse_exact(input, &mut exact, &Limits::DEFAULT);
+        for (name, classify) in arch::all_classifiers() {
+            let mut fast = Vec::new();
+            let ok = parse_valid(input, &mut fast, Limits::DEFAULT.max_depth, classify);
+            let shown = || std::string::String::from_utf8_lossy(input).into_owned();
+            assert_eq!(ok, verdict.is_ok(), "{name}: {verdict:?} on {:?}", shown());
+            if ok {
+                assert_eq!(fast, exact, "{name}: tapes differ on {:?}", shown());
+            }
+        }
+    }
+
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+        fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+            &items[self.below(items.len())]
+        }
+    }
+
+    const WS: &[&str] = &["", "", "", " ", "\n", "\t", "\r\n  ", "    "];
+    const TEXT: &[&str] = &[
+        "a", "plain text ", "é", "€", "😀", "中文", "\\n", "\\\"", "\\\\", "\\/", "\\u00e9",
+        "\\ud83d\\ude00", "\\u2028", "\\\\\\\"", "Ж", "\u{e000}", "0123456789abcdef", "\\t",
+    ];
+    const NUMBERS: &[&str] = &[
+        "0", "-0", "1", "-12", "1.5", "-0.0", "1e21", "5e-324", "2.5E+10", "123456789012345678",
+        "0.000001", "1.7976931348623157e308",
+    ];
+
+    fn string(r: &mut Rng, out: &mut Vec<u8>) {
+        out.push(b'"');
+        for _ in 0..r.below(12) {
+            out.extend_from_slice(r.pick(TEXT).as_bytes());
+        }
+        out.push(b'"');
+    }
+
+    fn value(r: &mut Rng, depth: usize, out: &mut Vec<u8>) {
+        out.extend_from_slice(r.pick(WS).as_bytes());
+        match if depth > 5 { r.below(4) } else { r.below(7) } {
+            0 => string(r, out),
+            1 => out.extend_from_slice(r.pick(NUMBERS).as_bytes()),
+            2 => out.extend_from_slice(r.pick(&["true", "false", "null"]).as_bytes()),
+            3 => string(r, out),
+            4 | 5 => {
+                out.push(b'{');
+                for i in 0..r.below(6) {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(r.pick(WS).as_bytes());
+                    string(r, out);
+                    out.extend_from_slice(r.pick(WS).as_bytes());
+                    out.push(b':');
+                    value(r, depth + 1, out);
+                }
+                out.extend_from_slice(r.pick(WS).as_bytes());
+                out.push(b'}');
+            }
+            _ => {
+                out.push(b'[');
+                for i in 0..r.below(6) {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    value(r, depth + 1, out);
+                }
+                out.extend_from_slice(r.pick(WS).as_bytes());
+                out.push(b']');
+            }
+        }
+        out.extend_from_slice(r.pick(WS).as_bytes());
+    }
+
+    /// One damaging edit: a byte replaced, inserted or removed, or a cut.
+    fn mutate(r: &mut Rng, doc: &mut Vec<u8>) {
+        const BYTES: &[u8] = b"\"\\{}[],: \t\n\x00\x01\x1f\x7f\x80\xc3\xa9\xed\xf4\xff0-.eEtnfu";
+        if doc.is_empty() {
+            return;
+        }
+        let at = r.below(doc.len());
+        match r.below(4) {
+            0 => doc[at] = *r.pick(BYTES),
+            1 => doc.insert(at, *r.pick(BYTES)),
+            2 => {
+                doc.remove(at);
+            }
+            _ => doc.truncate(at),
+        }
+    }
+
+    #[test]
+    fn generated_and_mutated_documents() {
+        let mut r = Rng(0x0bad_cafe_1234_5678);
+        for round in 0..6_000 {
+            let mut doc = Vec::new();
+            // Padding moves the tokens across the 64-byte block edges.
+            doc.extend(std::iter::repeat_n(b' ', round % 67));
+            value(&mut r, 0, &mut doc);
+            check(&doc);
+            for _ in 0..1 + r.below(3) {
+                mutate(&mut r, &mut doc);
+            }
+            check(&doc);
+        }
+    }
+
+    #[test]
+    fn tokens_on_block_edges() {
+        for pad in 50..140 {
+            let fill = "x".repeat(pad);
+            for doc in [
+                std::format!("[\"{fill}\",\"\\\\\\\"\",\"é€😀\"]"),
+                std::format!("{{\"{fill}\":[1,-2.5e3,true,false,null,\"\\ud83d\\ude00\"]}}"),
+                std::format!("{:pad$}[1 ,2] ", ""),
+                std::format!("{:pad$}[tru]", ""),
+                std::format!("{:pad$}[1x]", ""),
+                std::format!("{:pad$}[\"a\u{1}\"]", ""),
+                std::format!("{:pad$}[\"\\x\"]", ""),
+                std::format!("{:pad$}[\"\\u12\"]", ""),
+                std::format!("{:pad$}[\"\\ud800\"]", ""),
+                std::format!("[\"{fill}\\\"]"),
+                std::format!("{:pad$}{{\"a\":1,\"a\":2}}", ""),
+                std::format!("{:pad$}\"open", ""),
+            ] {
+                check(doc.as_bytes());
+            }
+        }
+    }
+
+    #[test]
+    fn jsontestsuite_and_conformance_files() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("vectors");
+        let mut seen = 0;
+        for dir in ["JSONTestSuite/test_parsing", "rfc8785-testdata/input"] {
+            let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+                continue;
+            };
+            for entry in entries {
+                let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+                check(&bytes);
+                seen += 1;
+            }
+        }
+        assert!(seen >= 318, "only {seen} files under vectors/");
+    }
+
+    #[test]
+    fn limits_make_the_fast_path_give_up() {
+        let mut nodes = Vec::new();
+        let classify = arch::classifier();
+        assert!(parse_valid(b"[[1]]", &mut nodes, 2, classify));
+        assert!(!parse_valid(b"[[[1]]]", &mut nodes, 2, classify));
+        let mut scratch = [Node::EMPTY; 2];
+        let mut store = super::super::parser::SliceStore {
+            buf: &mut scratch,
+            len: 0,
+        };
+        assert!(!parse_valid(b"[1,2]", &mut store, 8, classify));
+        assert!(parse_valid(b"[1]", &mut store, 8, classify));
+    }
+}
