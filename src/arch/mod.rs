@@ -97,6 +97,9 @@ pub(crate) struct Masks {
     pub ws: u64,
     /// Bytes 0x00..=0x1f (including the whitespace controls).
     pub ctrl: u64,
+    /// The block, read after the previous one, is not valid UTF-8 (only from
+    /// a [`Classifier`] whose `checks_utf8` is set; see there).
+    pub utf8_error: bool,
 }
 
 impl Masks {
@@ -108,6 +111,7 @@ impl Masks {
             op,
             ws,
             ctrl,
+            utf8_error: false,
         }
     }
 
@@ -128,45 +132,86 @@ impl Masks {
     }
 }
 
-/// A block classifier (one of the back ends).
-pub(crate) type Classify = fn(&[u8; 64]) -> Masks;
+/// A block classifier (one of the back ends): the [`Masks`] of a block,
+/// given the block before it (all zeros before the first).
+///
+/// When `checks_utf8` is set, the classifier also flags invalid UTF-8 in
+/// `utf8_error`: every sequence that the block completes or breaks, so over
+/// a whole input (the last partial block padded with ASCII) it finds every
+/// error except a sequence cut off by the very end of an input whose length
+/// is a multiple of 64 (which a caller excludes by requiring the last byte
+/// to be ASCII). Otherwise the caller validates UTF-8 itself.
+#[derive(Clone, Copy)]
+pub(crate) struct Classifier {
+    /// Classifies `block`, the block after `prev`.
+    pub classify: fn(block: &[u8; 64], prev: &[u8; 64]) -> Masks,
+    /// Whether `utf8_error` is computed.
+    pub checks_utf8: bool,
+}
 
 /// The fastest block classifier this CPU and build allow.
 #[inline]
-pub(crate) fn classifier() -> Classify {
+pub(crate) fn classifier() -> Classifier {
     #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
     {
         if avx2::available() {
-            return avx2_classify;
+            return AVX2;
         }
-        sse2::classify
+        SSE2
     }
     #[cfg(not(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd))))]
     {
-        swar::classify
+        SWAR
     }
 }
 
-/// The AVX2 classifier behind a safe signature; only [`classifier`] (after
-/// detection) and the tests (after their own check) hand it out.
 #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
-fn avx2_classify(block: &[u8; 64]) -> Masks {
-    // SAFETY: reachable only through `classifier`, which returns it when
-    // `avx2::available()` reported AVX2 with OS support, or from the tests
+const SSE2: Classifier = Classifier {
+    classify: sse2::classify,
+    checks_utf8: false,
+};
+
+/// Only [`classifier`] (after detection) and the tests (after the same
+/// check) hand this one out.
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+const AVX2: Classifier = Classifier {
+    classify: avx2_classify,
+    checks_utf8: true,
+};
+
+#[cfg_attr(
+    all(
+        target_arch = "x86_64",
+        not(miri),
+        not(contractpin_portable_simd),
+        not(test)
+    ),
+    allow(dead_code)
+)]
+const SWAR: Classifier = Classifier {
+    classify: swar::classify,
+    checks_utf8: false,
+};
+
+/// The AVX2 classifier behind a safe signature, reachable only through [`AVX2`].
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+fn avx2_classify(block: &[u8; 64], prev: &[u8; 64]) -> Masks {
+    // SAFETY: `AVX2` is handed out only by `classifier` when
+    // `avx2::available()` reported AVX2 with OS support, or by the tests
     // after the same check.
-    unsafe { avx2::classify(block) }
+    unsafe { avx2::classify(block, prev) }
 }
 
 /// Every classifier this machine can run, with a name (for the tests).
 #[cfg(test)]
-pub(crate) fn all_classifiers() -> std::vec::Vec<(&'static str, Classify)> {
+pub(crate) fn all_classifiers() -> std::vec::Vec<(&'static str, Classifier)> {
     #[allow(unused_mut)]
-    let mut out: std::vec::Vec<(&'static str, Classify)> = std::vec![("swar", swar::classify)];
+    let mut out = std::vec![("swar", SWAR)];
     #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
     {
-        out.push(("sse2", sse2::classify));
+        out.push(("sse2", SSE2));
         if avx2::available() {
-            out.push(("avx2", avx2_classify));
+            out.push(("avx2", AVX2));
         }
     }
     out
@@ -237,10 +282,15 @@ mod tests {
     #[test]
     fn every_classifier_agrees_with_the_naive_masks() {
         let mut next = xorshift(0x2545_f491_4f6c_dd1d);
-        let mut check = |block: &[u8; 64]| {
+        let check = |block: &[u8; 64]| {
             let want = Masks::naive(block);
-            for (name, classify) in all_classifiers() {
-                assert_eq!(classify(block), want, "{name} on {block:?}");
+            for (name, c) in all_classifiers() {
+                // (UTF-8 is checked over whole inputs, in `json::index`.)
+                let got = Masks {
+                    utf8_error: false,
+                    ..(c.classify)(block, &[0; 64])
+                };
+                assert_eq!(got, want, "{name} on {block:?}");
             }
         };
         // Every byte value at every position (with neighbours that flip

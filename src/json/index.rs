@@ -13,14 +13,15 @@
 //! - **structural bits**: every unescaped quote (opening and closing),
 //!   every `{}[],:` outside strings, and the first byte of every run of
 //!   other bytes outside strings (a number or literal, or garbage);
-//! - a flag for control characters inside strings (always an error).
+//! - a flag for control characters inside strings (always an error), and
+//!   one for invalid UTF-8 when the classifier checks it (AVX2).
 //!
 //! Every byte outside strings that is neither whitespace nor structural
 //! continues a run whose first byte is structural, so a tape builder that
 //! consumes each run whole sees the whole input. The index knows nothing of
 //! the grammar and never fails; bad JSON gives bits the builder rejects.
 
-use crate::arch::{Classify, Masks};
+use crate::arch::{Classifier, Masks};
 
 /// Bits at even positions.
 const EVEN: u64 = 0x5555_5555_5555_5555;
@@ -32,10 +33,8 @@ const EVEN: u64 = 0x5555_5555_5555_5555;
 #[inline(always)]
 fn escaped_bytes(backslash: u64, carry: &mut u64) -> u64 {
     let escaped_first = *carry;
-    if backslash == 0 {
-        *carry = 0;
-        return escaped_first;
-    }
+    // (No early exit for blocks without backslashes: the formula gives
+    // `escaped_first` for them, and a branch here is hard to predict.)
     // A backslash escaped by the previous block does not start a run.
     let backslash = backslash & !escaped_first;
     let follows_escape = (backslash << 1) | escaped_first;
@@ -87,7 +86,7 @@ fn structurals(m: Masks, carry: &mut Carry) -> (u64, bool) {
 /// The index of one input, read block by block as the tape builder asks.
 pub(crate) struct Index<'a> {
     input: &'a [u8],
-    classify: Classify,
+    classifier: Classifier,
     carry: Carry,
     /// Offset of the current block.
     base: usize,
@@ -99,20 +98,23 @@ pub(crate) struct Index<'a> {
     backslash: u64,
     /// A control character inside a string has been seen.
     control_in_string: bool,
+    /// The classifier found invalid UTF-8.
+    utf8_error: bool,
 }
 
 impl<'a> Index<'a> {
-    /// An index of `input`, classified with `classify` (see [`crate::arch::classifier`]).
-    pub(crate) fn new(input: &'a [u8], classify: Classify) -> Index<'a> {
+    /// An index of `input`, classified with `classifier` (see [`crate::arch::classifier`]).
+    pub(crate) fn new(input: &'a [u8], classifier: Classifier) -> Index<'a> {
         Index {
             input,
-            classify,
+            classifier,
             carry: Carry::default(),
             base: 0,
             next_block: 0,
             bits: 0,
             backslash: 0,
             control_in_string: false,
+            utf8_error: false,
         }
     }
 
@@ -124,13 +126,19 @@ impl<'a> Index<'a> {
         if start >= self.input.len() {
             return false;
         }
+        let prev = match start.checked_sub(64) {
+            Some(p) => self.input[p..start].first_chunk::<64>(),
+            None => None,
+        };
+        let prev = prev.unwrap_or(&[0; 64]);
         let rest = &self.input[start..];
+        let classify = self.classifier.classify;
         let masks = match rest.first_chunk::<64>() {
-            Some(block) => (self.classify)(block),
+            Some(block) => classify(block, prev),
             None => {
                 let mut block = [b' '; 64];
                 block[..rest.len()].copy_from_slice(rest);
-                (self.classify)(&block)
+                classify(&block, prev)
             }
         };
         let (bits, control) = structurals(masks, &mut self.carry);
@@ -139,6 +147,7 @@ impl<'a> Index<'a> {
         self.bits = bits;
         self.backslash = masks.backslash;
         self.control_in_string |= control;
+        self.utf8_error |= masks.utf8_error;
         true
     }
 
@@ -181,8 +190,23 @@ impl<'a> Index<'a> {
 
     /// Whether a control character (below 0x20) was seen inside a string
     /// in the blocks classified so far.
+    #[cfg(test)]
     pub(crate) fn control_in_string(&self) -> bool {
         self.control_in_string
+    }
+
+    /// Whether the classifier found invalid UTF-8 in the blocks classified
+    /// so far (never, when it does not check: [`Classifier::checks_utf8`]).
+    #[cfg(test)]
+    pub(crate) fn utf8_error(&self) -> bool {
+        self.utf8_error
+    }
+
+    /// Neither of the two above: the strings classified so far hold no
+    /// control character and (as far as checked) valid UTF-8.
+    #[inline(always)]
+    pub(crate) fn clean(&self) -> bool {
+        !(self.control_in_string | self.utf8_error)
     }
 }
 
@@ -230,8 +254,8 @@ mod tests {
     }
 
     /// The index's answer, asking for string ends after opening quotes.
-    fn indexed(input: &[u8], classify: Classify) -> (Vec<usize>, Vec<(usize, bool)>, bool) {
-        let mut index = Index::new(input, classify);
+    fn indexed(input: &[u8], classifier: Classifier) -> (Vec<usize>, Vec<(usize, bool)>, bool) {
+        let mut index = Index::new(input, classifier);
         let (mut bits, mut closes) = (Vec::new(), Vec::new());
         while let Some(at) = index.next() {
             bits.push(at);
@@ -250,8 +274,8 @@ mod tests {
 
     fn check(input: &[u8]) {
         let want = naive(input);
-        for (name, classify) in crate::arch::all_classifiers() {
-            assert_eq!(indexed(input, classify), want, "{name} on {input:?}");
+        for (name, classifier) in crate::arch::all_classifiers() {
+            assert_eq!(indexed(input, classifier), want, "{name} on {input:?}");
         }
     }
 
@@ -347,6 +371,53 @@ mod tests {
                 })
                 .collect();
             check(&input);
+        }
+    }
+
+    /// Whether the index reports invalid UTF-8 for `input`, read to the end.
+    fn index_utf8_error(input: &[u8], classifier: Classifier) -> bool {
+        let mut index = Index::new(input, classifier);
+        while index.next().is_some() {}
+        index.utf8_error()
+    }
+
+    #[test]
+    fn utf8_checks_agree_with_core() {
+        let checking: Vec<_> = crate::arch::all_classifiers()
+            .into_iter()
+            .filter(|(_, c)| c.checks_utf8)
+            .collect();
+        let mut next = xorshift(0x0123_4567_89ab_cdef);
+        let pieces: &[&[u8]] = &[
+            b"a", b" ", b"\"", b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\xef\xbf\xbf",
+            b"\xee\x80\x80", b"\xf4\x8f\xbf\xbf", b"\xc2\x80", b"\xdf\xbf", b"\xe0\xa0\x80",
+            b"\xed\x9f\xbf", b"\xf0\x90\x80\x80",
+            // Wrong: overlong, surrogate, too large, lone or missing continuations.
+            b"\xc0\xaf", b"\xc1\xbf", b"\xe0\x80\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80",
+            b"\xf5\x80\x80\x80", b"\xff", b"\xfe", b"\x80", b"\xbf", b"\xc3", b"\xe2\x82",
+            b"\xf0\x9f\x98", b"\xf0\x80\x80\x80",
+        ];
+        for round in 0..20_000 {
+            let mut input = std::vec![b'a'; round % 64];
+            let valid_only = round % 3 == 0;
+            while input.len() < 20 + round % 200 {
+                let piece = pieces[(next() % pieces.len() as u64) as usize];
+                if valid_only && core::str::from_utf8(piece).is_err() {
+                    continue;
+                }
+                input.extend_from_slice(piece);
+            }
+            if round % 2 == 0 {
+                // Random bytes too.
+                let at = (next() as usize) % input.len();
+                input[at] = next() as u8;
+            }
+            // (The contract: over an input that ends in ASCII.)
+            input.push(b'}');
+            let want = core::str::from_utf8(&input).is_err();
+            for (name, c) in &checking {
+                assert_eq!(index_utf8_error(&input, *c), want, "{name} on {input:?}");
+            }
         }
     }
 }

@@ -1,16 +1,20 @@
 //! The fast parser: the tape built from the structural index
 //! ([`super::index`]), for input that is valid JSON.
 //!
-//! It follows the same state machine as the exact parser
-//! (`parser::parse_exact`) but steps from structural byte to structural byte
-//! instead of over every byte: whitespace and string bodies are never
-//! looked at one by one. What remains per token:
+//! It follows the same grammar as the exact parser (`parser::parse_exact`),
+//! but steps from structural byte to structural byte instead of over every
+//! byte: whitespace and string bodies are never looked at one by one, and
+//! what must come next (a colon after a key, a key after `{` or an object's
+//! comma) is read on the spot instead of through a state variable. What
+//! remains per token:
 //!
 //! - strings: the closing quote comes from the index; only a body that holds
 //!   a backslash is walked, escape by escape; control characters inside
-//!   strings are flagged by the index, and UTF-8 is validated for the whole
-//!   input at once (outside strings any byte of 0x80 and above starts or
-//!   continues a run the grammar rejects);
+//!   strings are flagged by the index, and UTF-8 is validated with the
+//!   index by the AVX2 classifier, or for the whole input at once before it
+//!   (outside strings any byte of 0x80 and above starts or continues a run
+//!   the grammar rejects, and an accepted document ends in an ASCII byte, as
+//!   the AVX2 check requires);
 //! - numbers and literals: scanned as before, and the byte after each must
 //!   end the run (whitespace, `{}[],:`, `"`, or the end).
 //!
@@ -18,11 +22,11 @@
 //! error, at which point the exact parser runs from the start and reports it.
 //! The tests below hold the two to the same verdicts and tapes.
 
-use crate::arch::{self, Class, Classify};
+use crate::arch::{self, Class, Classifier};
 
 use super::index::Index;
 use super::number_token::scan_number;
-use super::parser::{close_container, is_ws, push_key, State, Store};
+use super::parser::{close_container, is_ws, push_key, Store};
 use super::string_scan::scan_escape;
 use super::tape::{Node, Tag, NO_PARENT};
 
@@ -33,10 +37,11 @@ pub(super) fn parse_valid<S: Store>(
     input: &[u8],
     store: &mut S,
     max_depth: u32,
-    classify: Classify,
+    classifier: Classifier,
 ) -> bool {
     store.clear();
-    core::str::from_utf8(input).is_ok() && build(input, store, max_depth, classify).is_some()
+    (classifier.checks_utf8 || core::str::from_utf8(input).is_ok())
+        && build(input, store, max_depth, classifier).is_some()
 }
 
 /// Whether the number or literal that ended at `end` is a whole run: the
@@ -82,65 +87,44 @@ fn escapes_valid(input: &[u8], mut pos: usize, end: usize) -> bool {
     }
 }
 
+/// The key whose opening quote is at `open`, in the open object `cur` at
+/// tape index `count`, and the colon after it.
+#[inline(always)]
+fn key<S: Store>(
+    input: &[u8],
+    index: &mut Index,
+    store: &mut S,
+    open: usize,
+    cur: u32,
+    count: usize,
+) -> Option<()> {
+    if input[open] != b'"' {
+        return None;
+    }
+    let key = string(input, index, open, cur)?;
+    if !push_key(store, key, cur, count) {
+        return None;
+    }
+    (input[index.next()?] == b':').then_some(())
+}
+
 /// The tape builder; `None` gives up.
-fn build<S: Store>(input: &[u8], store: &mut S, max_depth: u32, classify: Classify) -> Option<()> {
-    let mut index = Index::new(input, classify);
+fn build<S: Store>(
+    input: &[u8],
+    store: &mut S,
+    max_depth: u32,
+    classifier: Classifier,
+) -> Option<()> {
+    let mut index = Index::new(input, classifier);
     let mut cur = NO_PARENT;
     let mut depth = 0u32;
     let mut count = 0usize;
-    let mut state = State::Value;
-    loop {
-        let pos = index.next()?;
+    // Whether `cur` is an object (not an array).
+    let mut in_object = false;
+    // `pos` is always the first byte of a value here.
+    let mut pos = index.next()?;
+    'value: loop {
         let b = input[pos];
-        let mut close = false;
-        match state {
-            State::Colon => {
-                if b != b':' {
-                    return None;
-                }
-                state = State::Value;
-                continue;
-            }
-            State::CommaOrClose => {
-                let is_object = store.nodes()[cur as usize].tag() == Tag::Object;
-                match b {
-                    b',' => {
-                        state = if is_object { State::Key } else { State::Value };
-                        continue;
-                    }
-                    b']' if !is_object => close = true,
-                    b'}' if is_object => close = true,
-                    _ => return None,
-                }
-            }
-            State::KeyOrClose | State::Key => {
-                if b == b'}' && state == State::KeyOrClose {
-                    close = true;
-                } else if b != b'"' {
-                    return None;
-                } else {
-                    let key = string(input, &mut index, pos, cur)?;
-                    if !push_key(store, key, cur, count) {
-                        return None;
-                    }
-                    count += 1;
-                    state = State::Colon;
-                    continue;
-                }
-            }
-            State::ValueOrClose => close = b == b']',
-            State::Value => {}
-        }
-        if close {
-            cur = close_container(input, store.nodes(), cur, count).ok()?;
-            depth -= 1;
-            if cur == NO_PARENT {
-                break;
-            }
-            state = State::CommaOrClose;
-            continue;
-        }
-        // A value starts at `pos`.
         let node = match b {
             b'{' | b'[' => {
                 if depth >= max_depth {
@@ -153,37 +137,82 @@ fn build<S: Store>(input: &[u8], store: &mut S, max_depth: u32, classify: Classi
                 }
                 cur = count as u32;
                 count += 1;
-                state = if b == b'{' {
-                    State::KeyOrClose
-                } else {
-                    State::ValueOrClose
-                };
-                continue;
+                in_object = b == b'{';
+                let next = index.next()?;
+                match (b, input[next]) {
+                    (b'{', b'}') | (b'[', b']') => None,
+                    (b'{', _) => {
+                        key(input, &mut index, store, next, cur, count)?;
+                        count += 1;
+                        pos = index.next()?;
+                        continue 'value;
+                    }
+                    _ => {
+                        pos = next;
+                        continue 'value;
+                    }
+                }
             }
-            b'"' => string(input, &mut index, pos, cur)?,
+            b'"' => Some(string(input, &mut index, pos, cur)?),
             b'-' | b'0'..=b'9' => {
                 let n = scan_number(input, pos).ok()?;
                 if !run_ends(input, n.end) {
                     return None;
                 }
-                Node::new(Tag::Number, n.canonical, pos, n.end - pos, cur)
+                Some(Node::new(Tag::Number, n.canonical, pos, n.end - pos, cur))
             }
-            b't' => literal(input, pos, b"true", Tag::True, cur)?,
-            b'f' => literal(input, pos, b"false", Tag::False, cur)?,
-            b'n' => literal(input, pos, b"null", Tag::Null, cur)?,
+            b't' => Some(literal(input, pos, b"true", Tag::True, cur)?),
+            b'f' => Some(literal(input, pos, b"false", Tag::False, cur)?),
+            b'n' => Some(literal(input, pos, b"null", Tag::Null, cur)?),
             _ => return None,
         };
-        if !store.push(node) {
-            return None;
+        // `None`: an empty container was just opened, and closes now.
+        let mut closing = node.is_none();
+        if let Some(node) = node {
+            if !store.push(node) {
+                return None;
+            }
+            count += 1;
         }
-        count += 1;
-        if cur == NO_PARENT {
-            break;
+        // After a value: close containers until one goes on.
+        loop {
+            if closing {
+                // The key sort needs valid text: every byte before the
+                // closing bracket has been classified (and checked) by now.
+                if !index.clean() {
+                    return None;
+                }
+                cur = close_container(input, store.nodes(), cur, count).ok()?;
+                depth -= 1;
+                if cur == NO_PARENT {
+                    break 'value;
+                }
+                in_object = store.nodes()[cur as usize].tag() == Tag::Object;
+            }
+            if cur == NO_PARENT {
+                break 'value;
+            }
+            let next = index.next()?;
+            match (input[next], in_object) {
+                (b',', true) => {
+                    let open = index.next()?;
+                    key(input, &mut index, store, open, cur, count)?;
+                    count += 1;
+                    pos = index.next()?;
+                    continue 'value;
+                }
+                (b',', false) => {
+                    pos = index.next()?;
+                    continue 'value;
+                }
+                (b'}', true) | (b']', false) => closing = true,
+                _ => return None,
+            }
         }
-        state = State::CommaOrClose;
     }
-    // Nothing but whitespace may follow, and no string held a control character.
-    (index.next().is_none() && !index.control_in_string()).then_some(())
+    // Nothing but whitespace may follow, and no string held a control
+    // character or invalid UTF-8.
+    (index.next().is_none() && index.clean()).then_some(())
 }
 
 #[cfg(test)]
@@ -199,9 +228,9 @@ mod tests {
     fn check(input: &[u8]) {
         let mut exact = Vec::new();
         let verdict = parse_exact(input, &mut exact, &Limits::DEFAULT);
-        for (name, classify) in arch::all_classifiers() {
+        for (name, classifier) in arch::all_classifiers() {
             let mut fast = Vec::new();
-            let ok = parse_valid(input, &mut fast, Limits::DEFAULT.max_depth, classify);
+            let ok = parse_valid(input, &mut fast, Limits::DEFAULT.max_depth, classifier);
             let shown = || std::string::String::from_utf8_lossy(input).into_owned();
             assert_eq!(ok, verdict.is_ok(), "{name}: {verdict:?} on {:?}", shown());
             if ok {
