@@ -83,6 +83,17 @@ fn structurals(m: Masks, carry: &mut Carry) -> (u64, bool) {
     (bits, m.ctrl & in_string != 0)
 }
 
+/// Widens `range` (first and last backslash so far) by the backslash bits
+/// `found` of the block at `base`.
+#[inline(always)]
+fn note_backslashes(range: &mut Option<(usize, usize)>, base: usize, found: u64) {
+    if found != 0 {
+        let first = base + found.trailing_zeros() as usize;
+        let last = base + 63 - found.leading_zeros() as usize;
+        *range = Some((range.map_or(first, |r| r.0), last));
+    }
+}
+
 /// The index of one input, read block by block as the tape builder asks.
 pub(crate) struct Index<'a> {
     input: &'a [u8],
@@ -165,22 +176,23 @@ impl<'a> Index<'a> {
     }
 
     /// For the opening quote at `open` (just returned by [`Index::next`]):
-    /// the offset of its closing quote and whether a backslash lies between
-    /// them, or `None` when the string is not closed.
+    /// the offset of its closing quote and of the first and last backslash
+    /// between them (if any), or `None` when the string is not closed.
     #[inline(always)]
-    pub(crate) fn string_end(&mut self, open: usize) -> Option<(usize, bool)> {
+    pub(crate) fn string_end(&mut self, open: usize) -> Option<(usize, Option<(usize, usize)>)> {
         // Position in the current block from which bytes belong to the body (1..=64).
         let mut from = (open + 1 - self.base) as u32;
-        let mut backslash = false;
+        let mut backslashes = None;
         loop {
             let body = u64::MAX.checked_shl(from).unwrap_or(0);
             if self.bits != 0 {
                 let at = self.bits.trailing_zeros();
                 self.bits &= self.bits - 1;
-                backslash |= self.backslash & body & ((1u64 << at) - 1) != 0;
-                return Some((self.base + at as usize, backslash));
+                let found = self.backslash & body & ((1u64 << at) - 1);
+                note_backslashes(&mut backslashes, self.base, found);
+                return Some((self.base + at as usize, backslashes));
             }
-            backslash |= self.backslash & body != 0;
+            note_backslashes(&mut backslashes, self.base, self.backslash & body);
             if !self.advance() {
                 return None;
             }
@@ -215,27 +227,32 @@ mod tests {
     use super::*;
     use std::vec::Vec;
 
+    /// A closing quote and the first and last backslash of its string.
+    type Close = (usize, Option<(usize, usize)>);
+
     /// The naive reference, one byte at a time: the structural offsets,
-    /// each closing quote with whether its string held a backslash, and
-    /// whether a string held a control character.
-    fn naive(input: &[u8]) -> (Vec<usize>, Vec<(usize, bool)>, bool) {
+    /// each closing quote with the backslashes of its string, and whether a
+    /// string held a control character.
+    fn naive(input: &[u8]) -> (Vec<usize>, Vec<Close>, bool) {
         let (mut bits, mut closes, mut control) = (Vec::new(), Vec::new(), false);
         let (mut in_string, mut escape_next, mut prev_other) = (false, false, false);
-        let mut backslash_in_string = false;
+        let mut backslashes: Option<(usize, usize)> = None;
         for (i, &b) in input.iter().enumerate() {
             let escaped = escape_next;
             escape_next = b == b'\\' && !escaped;
             let other = if b == b'"' && !escaped {
                 bits.push(i);
                 if in_string {
-                    closes.push((i, backslash_in_string));
+                    closes.push((i, backslashes));
                 }
                 in_string = !in_string;
-                backslash_in_string = false;
+                backslashes = None;
                 false
             } else if in_string {
                 control |= b < 0x20;
-                backslash_in_string |= b == b'\\';
+                if b == b'\\' {
+                    backslashes = Some((backslashes.map_or(i, |r| r.0), i));
+                }
                 false
             } else if matches!(b, b'{' | b'}' | b'[' | b']' | b',' | b':') {
                 bits.push(i);
@@ -254,16 +271,16 @@ mod tests {
     }
 
     /// The index's answer, asking for string ends after opening quotes.
-    fn indexed(input: &[u8], classifier: Classifier) -> (Vec<usize>, Vec<(usize, bool)>, bool) {
+    fn indexed(input: &[u8], classifier: Classifier) -> (Vec<usize>, Vec<Close>, bool) {
         let mut index = Index::new(input, classifier);
         let (mut bits, mut closes) = (Vec::new(), Vec::new());
         while let Some(at) = index.next() {
             bits.push(at);
             if input[at] == b'"' {
                 match index.string_end(at) {
-                    Some((close, backslash)) => {
+                    Some((close, backslashes)) => {
                         bits.push(close);
-                        closes.push((close, backslash));
+                        closes.push((close, backslashes));
                     }
                     None => break,
                 }

@@ -64,26 +64,30 @@ fn literal(input: &[u8], pos: usize, word: &[u8], tag: Tag, parent: u32) -> Opti
 /// The node of the string whose opening quote is at `open`.
 #[inline(always)]
 fn string(input: &[u8], index: &mut Index, open: usize, parent: u32) -> Option<Node> {
-    let (close, escaped) = index.string_end(open)?;
-    if escaped && !escapes_valid(input, open + 1, close) {
-        return None;
+    let (close, backslashes) = index.string_end(open)?;
+    if let Some((first, last)) = backslashes {
+        if !escapes_valid(input, first, last, close) {
+            return None;
+        }
     }
+    let escaped = backslashes.is_some();
     Some(Node::new(Tag::String, escaped, open + 1, close - open - 1, parent))
 }
 
-/// Whether every backslash in `input[pos..end]` starts a valid escape that
-/// ends by `end` (the escapes the exact scanner accepts).
-fn escapes_valid(input: &[u8], mut pos: usize, end: usize) -> bool {
-    let body = &input[..end];
+/// Whether the backslashes of a string body ending at `end`, the first at
+/// `pos` and the last at `last`, each start a valid escape that ends by
+/// `end` (the escapes the exact scanner accepts).
+fn escapes_valid(input: &[u8], mut pos: usize, last: usize, end: usize) -> bool {
     loop {
-        pos = arch::find(body, pos, Class::Backslash);
-        if pos >= end {
-            return true;
-        }
         match scan_escape(input, pos) {
             Ok(next) if next <= end => pos = next,
             _ => return false,
         }
+        // Past the last backslash (possibly consumed by this escape): done.
+        if pos > last {
+            return true;
+        }
+        pos = arch::find(&input[..end], pos, Class::Backslash);
     }
 }
 

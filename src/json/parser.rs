@@ -145,13 +145,21 @@ pub(super) fn close_container(
 /// that path gives up (on any error, or input it cannot vouch for) the exact
 /// byte-by-byte parser below runs from the start, so every error, kind and
 /// offset comes from one place.
+///
+/// The index is used only where the block classifier validates UTF-8 too
+/// (AVX2): with SSE2 or SWAR, the separate UTF-8 pass costs more than the
+/// index saves (docs/PERFORMANCE.md), so the exact parser runs alone, except
+/// in builds with `--cfg contractpin_portable_simd`, which run the index on
+/// SWAR so that the tests cover it.
 pub(crate) fn parse_into<S: Store>(
     input: &[u8],
     store: &mut S,
     limits: &Limits,
 ) -> Result<(), Error> {
-    if input.len() <= limits.max_input.min(MAX_INPUT)
-        && super::indexed::parse_valid(input, store, limits.max_depth, crate::arch::classifier())
+    let classifier = crate::arch::classifier();
+    if (classifier.checks_utf8 || cfg!(contractpin_portable_simd))
+        && input.len() <= limits.max_input.min(MAX_INPUT)
+        && super::indexed::parse_valid(input, store, limits.max_depth, classifier)
     {
         return Ok(());
     }
