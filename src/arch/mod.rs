@@ -124,7 +124,10 @@ impl Masks {
             let set = |mask: &mut u64, on: bool| *mask |= if on { bit } else { 0 };
             set(&mut m.quote, b == b'"');
             set(&mut m.backslash, b == b'\\');
-            set(&mut m.op, matches!(b, b'{' | b'}' | b'[' | b']' | b',' | b':'));
+            set(
+                &mut m.op,
+                matches!(b, b'{' | b'}' | b'[' | b']' | b',' | b':'),
+            );
             set(&mut m.ws, matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
             set(&mut m.ctrl, b < 0x20);
         }

@@ -354,7 +354,15 @@ mod tests {
         }
         // Multi-byte UTF-8 and control characters across the edges.
         for at in 58..70 {
-            for tail in ["é\"", "€\"", "😀\"", "\u{1}\"", "\t\"", "\u{1f}a\"", "\\\"\""] {
+            for tail in [
+                "é\"",
+                "€\"",
+                "😀\"",
+                "\u{1}\"",
+                "\t\"",
+                "\u{1f}a\"",
+                "\\\"\"",
+            ] {
                 let mut s = std::vec![b'"'];
                 s.extend(std::iter::repeat_n(b'a', at));
                 s.extend_from_slice(tail.as_bytes());
@@ -406,13 +414,35 @@ mod tests {
             .collect();
         let mut next = xorshift(0x0123_4567_89ab_cdef);
         let pieces: &[&[u8]] = &[
-            b"a", b" ", b"\"", b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\xef\xbf\xbf",
-            b"\xee\x80\x80", b"\xf4\x8f\xbf\xbf", b"\xc2\x80", b"\xdf\xbf", b"\xe0\xa0\x80",
-            b"\xed\x9f\xbf", b"\xf0\x90\x80\x80",
+            b"a",
+            b" ",
+            b"\"",
+            b"\xc3\xa9",
+            b"\xe2\x82\xac",
+            b"\xf0\x9f\x98\x80",
+            b"\xef\xbf\xbf",
+            b"\xee\x80\x80",
+            b"\xf4\x8f\xbf\xbf",
+            b"\xc2\x80",
+            b"\xdf\xbf",
+            b"\xe0\xa0\x80",
+            b"\xed\x9f\xbf",
+            b"\xf0\x90\x80\x80",
             // Wrong: overlong, surrogate, too large, lone or missing continuations.
-            b"\xc0\xaf", b"\xc1\xbf", b"\xe0\x80\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80",
-            b"\xf5\x80\x80\x80", b"\xff", b"\xfe", b"\x80", b"\xbf", b"\xc3", b"\xe2\x82",
-            b"\xf0\x9f\x98", b"\xf0\x80\x80\x80",
+            b"\xc0\xaf",
+            b"\xc1\xbf",
+            b"\xe0\x80\xaf",
+            b"\xed\xa0\x80",
+            b"\xf4\x90\x80\x80",
+            b"\xf5\x80\x80\x80",
+            b"\xff",
+            b"\xfe",
+            b"\x80",
+            b"\xbf",
+            b"\xc3",
+            b"\xe2\x82",
+            b"\xf0\x9f\x98",
+            b"\xf0\x80\x80\x80",
         ];
         for round in 0..20_000 {
             let mut input = std::vec![b'a'; round % 64];

@@ -48,9 +48,9 @@ pub(super) fn parse_valid<S: Store>(
 /// next byte is whitespace, structural, a quote, or there is none.
 #[inline(always)]
 fn run_ends(input: &[u8], end: usize) -> bool {
-    input.get(end).is_none_or(|&c| {
-        is_ws(c) || matches!(c, b',' | b':' | b'[' | b']' | b'{' | b'}' | b'"')
-    })
+    input
+        .get(end)
+        .is_none_or(|&c| is_ws(c) || matches!(c, b',' | b':' | b'[' | b']' | b'{' | b'}' | b'"'))
 }
 
 /// The node of the literal `word` at `pos`, if it is one.
@@ -71,7 +71,13 @@ fn string(input: &[u8], index: &mut Index, open: usize, parent: u32) -> Option<N
         }
     }
     let escaped = backslashes.is_some();
-    Some(Node::new(Tag::String, escaped, open + 1, close - open - 1, parent))
+    Some(Node::new(
+        Tag::String,
+        escaped,
+        open + 1,
+        close - open - 1,
+        parent,
+    ))
 }
 
 /// Whether the backslashes of a string body ending at `end`, the first at
@@ -259,12 +265,38 @@ mod tests {
 
     const WS: &[&str] = &["", "", "", " ", "\n", "\t", "\r\n  ", "    "];
     const TEXT: &[&str] = &[
-        "a", "plain text ", "é", "€", "😀", "中文", "\\n", "\\\"", "\\\\", "\\/", "\\u00e9",
-        "\\ud83d\\ude00", "\\u2028", "\\\\\\\"", "Ж", "\u{e000}", "0123456789abcdef", "\\t",
+        "a",
+        "plain text ",
+        "é",
+        "€",
+        "😀",
+        "中文",
+        "\\n",
+        "\\\"",
+        "\\\\",
+        "\\/",
+        "\\u00e9",
+        "\\ud83d\\ude00",
+        "\\u2028",
+        "\\\\\\\"",
+        "Ж",
+        "\u{e000}",
+        "0123456789abcdef",
+        "\\t",
     ];
     const NUMBERS: &[&str] = &[
-        "0", "-0", "1", "-12", "1.5", "-0.0", "1e21", "5e-324", "2.5E+10", "123456789012345678",
-        "0.000001", "1.7976931348623157e308",
+        "0",
+        "-0",
+        "1",
+        "-12",
+        "1.5",
+        "-0.0",
+        "1e21",
+        "5e-324",
+        "2.5E+10",
+        "123456789012345678",
+        "0.000001",
+        "1.7976931348623157e308",
     ];
 
     fn string(r: &mut Rng, out: &mut Vec<u8>) {
