@@ -82,6 +82,7 @@ suite no-std-bare-metal bash smoke/no_std/run.sh
 suite cargo-test cargo test
 suite hermetic hermetic
 suite sha256-portable sha256_portable
+suite simd-portable env RUSTFLAGS="--cfg contractpin_portable_simd" CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/portable-simd" cargo test -p contractpin --lib --test jsontestsuite --test conformance --test properties
 suite cross-qemu bash scripts/test-cross.sh
 suite vectors-fresh python3 vectors/make_vectors.py --check
 suite number-tables-fresh python3 scripts/gen_number_tables.py --check

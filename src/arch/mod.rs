@@ -1,10 +1,34 @@
-//! The one home of the crate's SIMD byte scanning (as memchr keeps its SIMD
-//! in one `arch` module): find the first byte of a class, 16 bytes at a time
-//! with SSE2 on `x86_64` (part of its baseline, so no detection is needed),
-//! or 8 bytes at a time with a portable SWAR twin everywhere else and under
-//! Miri. Both are compiled on every target so the tests compare them with a
-//! naive byte loop. (SHA-NI lives in `sha256::shani`: it is a hash, not a
-//! scan.)
+//! The one home of the crate's SIMD (as memchr keeps its SIMD in one `arch`
+//! module), two services:
+//!
+//! - find the first byte of a [`Class`], 16 bytes at a time with SSE2 on
+//!   `x86_64` (part of its baseline, so no detection is needed);
+//! - classify a 64-byte block into per-byte bitmasks ([`Masks`]: quotes,
+//!   backslashes, structural characters, whitespace, control characters),
+//!   the first step of the parser's structural index (`json::index`), with
+//!   AVX2 when CPUID reports it (detected once, cached) and SSE2 otherwise.
+//!
+//! Each has a portable SWAR twin (`u64` words), used on other targets, under
+//! Miri, and when the crate is built with `--cfg contractpin_portable_simd`
+//! (`RUSTFLAGS="--cfg contractpin_portable_simd"`, as `contractpin_portable_sha256`
+//! forces the portable SHA-256). All back ends are compiled wherever they can
+//! run so the tests compare them with each other and with a naive byte loop.
+//! (SHA-NI lives in `sha256::shani`: it is a hash, not a scan.)
+
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+mod avx2;
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+mod sse2;
+#[cfg_attr(
+    all(
+        target_arch = "x86_64",
+        not(miri),
+        not(contractpin_portable_simd),
+        not(test)
+    ),
+    allow(dead_code)
+)]
+mod swar;
 
 /// A set of bytes to stop at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,11 +60,11 @@ impl Class {
 /// seen), from which the caller continues byte by byte.
 #[inline(always)]
 pub(crate) fn skip_blocks(input: &[u8], pos: usize, class: Class) -> usize {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
     {
         sse2::skip(input, pos, class)
     }
-    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    #[cfg(not(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd))))]
     {
         swar::skip(input, pos, class)
     }
@@ -60,86 +84,140 @@ pub(crate) fn find(input: &[u8], pos: usize, class: Class) -> usize {
         .map_or(input.len(), |i| pos + i)
 }
 
-#[cfg(all(target_arch = "x86_64", not(miri)))]
-mod sse2 {
-    use super::Class;
-    use core::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
-    };
+/// One 64-byte block, one bit per byte (bit `i` is byte `i`) in each mask.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Masks {
+    /// `"`
+    pub quote: u64,
+    /// `\`
+    pub backslash: u64,
+    /// The structural characters `{` `}` `[` `]` `,` `:`.
+    pub op: u64,
+    /// JSON whitespace: space, tab, line feed, carriage return.
+    pub ws: u64,
+    /// Bytes 0x00..=0x1f (including the whitespace controls).
+    pub ctrl: u64,
+    /// The block, read after the previous one, is not valid UTF-8 (only from
+    /// a [`Classifier`] whose `checks_utf8` is set; see there).
+    pub utf8_error: bool,
+}
 
-    /// [`super::skip_blocks`] with 16-byte SSE2 compares.
+impl Masks {
     #[inline(always)]
-    pub(super) fn skip(input: &[u8], mut pos: usize, class: Class) -> usize {
-        while pos + 16 <= input.len() {
-            let chunk = &input[pos..pos + 16];
-            // `unsafe` is needed on toolchains where the SSE2 intrinsics are unsafe fns.
-            #[allow(unused_unsafe)]
-            // SAFETY: SSE2 is always available on x86_64; `chunk` holds exactly
-            // 16 readable bytes, and `_mm_loadu_si128` has no alignment requirement.
-            let mask = unsafe {
-                let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
-                let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-                match class {
-                    Class::Backslash => _mm_movemask_epi8(backslash),
-                    Class::QuoteOrBackslash => {
-                        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
-                        _mm_movemask_epi8(_mm_or_si128(quote, backslash))
-                    }
-                    Class::StringSpecial => {
-                        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
-                        // Signed compare: 0x00..0x1f and 0x80..0xff are both "below 0x20".
-                        let low_or_high = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
-                        _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), low_or_high))
-                    }
-                }
-            };
-            if mask != 0 {
-                return pos + mask.trailing_zeros() as usize;
-            }
-            pos += 16;
+    fn from_array([quote, backslash, op, ws, ctrl]: [u64; 5]) -> Masks {
+        Masks {
+            quote,
+            backslash,
+            op,
+            ws,
+            ctrl,
+            utf8_error: false,
         }
-        pos
+    }
+
+    /// The naive reference: each byte tested on its own.
+    #[cfg(test)]
+    pub(crate) fn naive(block: &[u8; 64]) -> Masks {
+        let mut m = Masks::default();
+        for (i, &b) in block.iter().enumerate() {
+            let bit = 1u64 << i;
+            let set = |mask: &mut u64, on: bool| *mask |= if on { bit } else { 0 };
+            set(&mut m.quote, b == b'"');
+            set(&mut m.backslash, b == b'\\');
+            set(
+                &mut m.op,
+                matches!(b, b'{' | b'}' | b'[' | b']' | b',' | b':'),
+            );
+            set(&mut m.ws, matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+            set(&mut m.ctrl, b < 0x20);
+        }
+        m
     }
 }
 
-/// The portable twin: eight bytes at a time in a `u64` (SWAR).
-#[cfg_attr(all(target_arch = "x86_64", not(miri), not(test)), allow(dead_code))]
-mod swar {
-    use super::Class;
+/// A block classifier (one of the back ends): the [`Masks`] of a block,
+/// given the block before it (all zeros before the first).
+///
+/// When `checks_utf8` is set, the classifier also flags invalid UTF-8 in
+/// `utf8_error`: every sequence that the block completes or breaks, so over
+/// a whole input (the last partial block padded with ASCII) it finds every
+/// error except a sequence cut off by the very end of an input whose length
+/// is a multiple of 64 (which a caller excludes by requiring the last byte
+/// to be ASCII). Otherwise the caller validates UTF-8 itself.
+#[derive(Clone, Copy)]
+pub(crate) struct Classifier {
+    /// Classifies `block`, the block after `prev`.
+    pub classify: fn(block: &[u8; 64], prev: &[u8; 64]) -> Masks,
+    /// Whether `utf8_error` is computed.
+    pub checks_utf8: bool,
+}
 
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-
-    /// High bit set in each byte of the result where `w` has a class byte.
-    /// Only the lowest flagged byte is exact (borrows can flag bytes above it).
-    #[inline(always)]
-    fn flags(w: u64, class: Class) -> u64 {
-        let has_zero = |v: u64| v.wrapping_sub(ONES) & !v;
-        let backslash = has_zero(w ^ (ONES * b'\\' as u64));
-        let quote = || has_zero(w ^ (ONES * b'"' as u64));
-        let bits = match class {
-            Class::Backslash => backslash,
-            Class::QuoteOrBackslash => backslash | quote(),
-            Class::StringSpecial => backslash | quote() | w.wrapping_sub(ONES * 0x20) | w,
-        };
-        bits & HIGHS
-    }
-
-    /// [`super::skip_blocks`] with 8-byte words.
-    #[inline(always)]
-    pub(super) fn skip(input: &[u8], mut pos: usize, class: Class) -> usize {
-        while pos + 8 <= input.len() {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(&input[pos..pos + 8]);
-            let mask = flags(u64::from_le_bytes(word), class);
-            if mask != 0 {
-                return pos + (mask.trailing_zeros() / 8) as usize;
-            }
-            pos += 8;
+/// The fastest block classifier this CPU and build allow.
+#[inline]
+pub(crate) fn classifier() -> Classifier {
+    #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+    {
+        if avx2::available() {
+            return AVX2;
         }
-        pos
+        SSE2
     }
+    #[cfg(not(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd))))]
+    {
+        SWAR
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+const SSE2: Classifier = Classifier {
+    classify: sse2::classify,
+    checks_utf8: false,
+};
+
+/// Only [`classifier`] (after detection) and the tests (after the same
+/// check) hand this one out.
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+const AVX2: Classifier = Classifier {
+    classify: avx2_classify,
+    checks_utf8: true,
+};
+
+#[cfg_attr(
+    all(
+        target_arch = "x86_64",
+        not(miri),
+        not(contractpin_portable_simd),
+        not(test)
+    ),
+    allow(dead_code)
+)]
+const SWAR: Classifier = Classifier {
+    classify: swar::classify,
+    checks_utf8: false,
+};
+
+/// The AVX2 classifier behind a safe signature, reachable only through [`AVX2`].
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+fn avx2_classify(block: &[u8; 64], prev: &[u8; 64]) -> Masks {
+    // SAFETY: `AVX2` is handed out only by `classifier` when
+    // `avx2::available()` reported AVX2 with OS support, or by the tests
+    // after the same check.
+    unsafe { avx2::classify(block, prev) }
+}
+
+/// Every classifier this machine can run, with a name (for the tests).
+#[cfg(test)]
+pub(crate) fn all_classifiers() -> std::vec::Vec<(&'static str, Classifier)> {
+    #[allow(unused_mut)]
+    let mut out = std::vec![("swar", SWAR)];
+    #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+    {
+        out.push(("sse2", SSE2));
+        if avx2::available() {
+            out.push(("avx2", AVX2));
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -161,15 +239,18 @@ mod tests {
         pos
     }
 
-    #[test]
-    fn every_path_agrees_with_the_naive_loop() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
+    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
             state
-        };
+        }
+    }
+
+    #[test]
+    fn every_path_agrees_with_the_naive_loop() {
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         let specials = [b'"', b'\\', 0x00, 0x1f, 0x20, 0x7f, 0x80, 0xff, b'a'];
         for _ in 0..20_000 {
             let len = (next() % 70) as usize;
@@ -195,9 +276,48 @@ mod tests {
                 let want = naive(&input, pos, class);
                 assert_eq!(find(&input, pos, class), want, "{input:?} {pos} {class:?}");
                 assert_eq!(finish(&input, swar::skip(&input, pos, class), class), want);
-                #[cfg(all(target_arch = "x86_64", not(miri)))]
+                #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
                 assert_eq!(finish(&input, sse2::skip(&input, pos, class), class), want);
             }
+        }
+    }
+
+    #[test]
+    fn every_classifier_agrees_with_the_naive_masks() {
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
+        let check = |block: &[u8; 64]| {
+            let want = Masks::naive(block);
+            for (name, c) in all_classifiers() {
+                // (UTF-8 is checked over whole inputs, in `json::index`.)
+                let got = Masks {
+                    utf8_error: false,
+                    ..(c.classify)(block, &[0; 64])
+                };
+                assert_eq!(got, want, "{name} on {block:?}");
+            }
+        };
+        // Every byte value at every position (with neighbours that flip
+        // between a class byte and a plain one).
+        for b in 0..=255u8 {
+            for at in 0..64 {
+                let mut block = [if at % 2 == 0 { b'a' } else { b'"' }; 64];
+                block[at] = b;
+                check(&block);
+            }
+        }
+        // Random blocks over all bytes, and over the interesting ones.
+        let interesting = b"\"\\{}[],: \t\n\r\x00\x01\x1f\x20\x7f\x80\xff[]{}a0;<=>|~";
+        for round in 0..20_000 {
+            let mut block = [0u8; 64];
+            for b in block.iter_mut() {
+                let r = next();
+                *b = if round % 2 == 0 {
+                    r as u8
+                } else {
+                    interesting[(r % interesting.len() as u64) as usize]
+                };
+            }
+            check(&block);
         }
     }
 }

@@ -10,6 +10,8 @@
 //! assert_eq!(tape.root().get("a").unwrap().elements().count(), 2);
 //! ```
 
+mod index;
+mod indexed;
 mod key_sort;
 mod number_token;
 mod parser;

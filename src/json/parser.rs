@@ -64,7 +64,7 @@ impl Store for alloc::vec::Vec<Node> {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum State {
+pub(super) enum State {
     /// A value is required.
     Value,
     /// Just after `[`: a value or `]`.
@@ -95,8 +95,80 @@ fn literal(input: &[u8], pos: usize, word: &[u8]) -> Result<usize, Error> {
     Ok(pos + word.len())
 }
 
+/// Appends the key node `key` of the open object `cur` at tape index
+/// `count`, and links it to the end of the object's key list (the object's
+/// `link` holds the tail while it is open). `false` when the store is full.
+#[inline(always)]
+pub(super) fn push_key<S: Store>(store: &mut S, key: Node, cur: u32, count: usize) -> bool {
+    if !store.push(key) {
+        return false;
+    }
+    let index = count as u32;
+    let nodes = store.nodes();
+    let tail = nodes[cur as usize].link;
+    if tail != END {
+        nodes[tail as usize].link = index;
+    }
+    nodes[cur as usize].link = index;
+    true
+}
+
+/// Closes the container `cur`, whose subtree ends before tape index `count`:
+/// records the end and, for an object, sorts its keys into canonical order
+/// and rejects a duplicate. Returns the parent's index.
+#[inline(always)]
+pub(super) fn close_container(
+    input: &[u8],
+    nodes: &mut [Node],
+    cur: u32,
+    count: usize,
+) -> Result<u32, Error> {
+    let node = &mut nodes[cur as usize];
+    node.set_value(count);
+    if node.tag() == Tag::Object {
+        let head = if node.link != END { cur + 1 } else { END };
+        let (sorted, maybe_equal) = sort_list(input, nodes, head);
+        nodes[cur as usize].link = sorted;
+        if maybe_equal {
+            if let Some((a, b)) = find_adjacent_equal(input, nodes, sorted) {
+                let later = nodes[a as usize].start().max(nodes[b as usize].start());
+                return Err(Error::new(ErrorKind::DuplicateKey, later - 1));
+            }
+        }
+    }
+    Ok(nodes[cur as usize].parent)
+}
+
 /// Parses `input` into `store`. On success the store holds the tape, root at 0.
+///
+/// Valid input is parsed over the structural index (`json::indexed`); when
+/// that path gives up (on any error, or input it cannot vouch for) the exact
+/// byte-by-byte parser below runs from the start, so every error, kind and
+/// offset comes from one place.
+///
+/// The index is used only where the block classifier validates UTF-8 too
+/// (AVX2): with SSE2 or SWAR, the separate UTF-8 pass costs more than the
+/// index saves (docs/PERFORMANCE.md), so the exact parser runs alone, except
+/// in builds with `--cfg contractpin_portable_simd`, which run the index on
+/// SWAR so that the tests cover it.
 pub(crate) fn parse_into<S: Store>(
+    input: &[u8],
+    store: &mut S,
+    limits: &Limits,
+) -> Result<(), Error> {
+    let classifier = crate::arch::classifier();
+    if (classifier.checks_utf8 || cfg!(contractpin_portable_simd))
+        && input.len() <= limits.max_input.min(MAX_INPUT)
+        && super::indexed::parse_valid(input, store, limits.max_depth, classifier)
+    {
+        return Ok(());
+    }
+    parse_exact(input, store, limits)
+}
+
+/// The exact parser: one byte at a time, the reference for every verdict
+/// and every error of [`parse_into`].
+pub(super) fn parse_exact<S: Store>(
     input: &[u8],
     store: &mut S,
     limits: &Limits,
@@ -155,24 +227,11 @@ pub(crate) fn parse_into<S: Store>(
                     return Err(Error::new(ErrorKind::UnexpectedByte, pos));
                 } else {
                     let s = scan_string(input, pos + 1)?;
-                    let index = count as u32;
-                    if !store.push(Node::new(
-                        Tag::String,
-                        s.escaped,
-                        pos + 1,
-                        s.end - pos - 1,
-                        cur,
-                    )) {
+                    let key = Node::new(Tag::String, s.escaped, pos + 1, s.end - pos - 1, cur);
+                    if !push_key(store, key, cur, count) {
                         return Err(full(input));
                     }
                     count += 1;
-                    // Append to the object's key list; its `link` holds the tail while open.
-                    let nodes = store.nodes();
-                    let tail = nodes[cur as usize].link;
-                    if tail != END {
-                        nodes[tail as usize].link = index;
-                    }
-                    nodes[cur as usize].link = index;
                     pos = s.end + 1;
                     state = State::Colon;
                     continue;
@@ -184,23 +243,9 @@ pub(crate) fn parse_into<S: Store>(
         if close {
             // Close the innermost container, then keep closing as long as the
             // parent is done too (handled by the loop: state becomes CommaOrClose).
-            let nodes = store.nodes();
-            let node = &mut nodes[cur as usize];
-            node.set_value(count);
-            if node.tag() == Tag::Object {
-                let head = if node.link != END { cur + 1 } else { END };
-                let (sorted, maybe_equal) = sort_list(input, nodes, head);
-                nodes[cur as usize].link = sorted;
-                if maybe_equal {
-                    if let Some((a, b)) = find_adjacent_equal(input, nodes, sorted) {
-                        let later = nodes[a as usize].start().max(nodes[b as usize].start());
-                        return Err(Error::new(ErrorKind::DuplicateKey, later - 1));
-                    }
-                }
-            }
+            cur = close_container(input, store.nodes(), cur, count)?;
             depth -= 1;
             pos += 1;
-            cur = nodes[cur as usize].parent;
             if cur == NO_PARENT {
                 break 'outer;
             }

@@ -62,7 +62,7 @@ pub(crate) fn scan_string(input: &[u8], mut pos: usize) -> Result<Scanned, Error
 }
 
 /// Validates the escape at `pos` (a backslash) and returns the index after it.
-fn scan_escape(input: &[u8], pos: usize) -> Result<usize, Error> {
+pub(super) fn scan_escape(input: &[u8], pos: usize) -> Result<usize, Error> {
     let len = input.len();
     let Some(&e) = input.get(pos + 1) else {
         return Err(Error::new(ErrorKind::UnexpectedEnd, len));

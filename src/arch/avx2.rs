@@ -1,0 +1,244 @@
+//! The AVX2 block classifier (32-byte lanes), which also validates UTF-8
+//! (the lookup-table method of Keiser and Lemire, as in simdjson). Used when
+//! CPUID reports AVX2 and the operating system saves the YMM registers;
+//! detected once without `std` and cached, as `sha256::shani` does for SHA-NI.
+
+use super::Masks;
+use core::arch::x86_64::{
+    __cpuid, __cpuid_count, __m256i, _mm256_alignr_epi8, _mm256_and_si256, _mm256_cmpeq_epi8,
+    _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256,
+    _mm256_permute2x128_si256, _mm256_set1_epi8, _mm256_setr_epi8, _mm256_shuffle_epi8,
+    _mm256_srli_epi16, _mm256_subs_epu8, _mm256_testz_si256, _mm256_xor_si256, _xgetbv,
+};
+use core::sync::atomic::{AtomicU8, Ordering};
+
+/// Cached detection result: 0 = not yet known, 1 = absent, 2 = present.
+static AVX2: AtomicU8 = AtomicU8::new(0);
+
+/// CPUID leaf 7 EBX bit 5 (AVX2), leaf 1 ECX bits 27 (OSXSAVE) and 28 (AVX),
+/// and XCR0 bits 1 and 2 (the OS saves XMM and YMM state).
+fn detect() -> bool {
+    // `__cpuid` / `__cpuid_count` are `unsafe fn` on older toolchains.
+    #[allow(unused_unsafe)]
+    // SAFETY: CPUID exists on every x86_64 processor and only reads identification
+    // registers; leaf 0 reports the highest leaf, and leaf 7 is read only if it exists.
+    let (leaf1_ecx, leaf7_ebx) = unsafe {
+        if __cpuid(0).eax < 7 {
+            return false;
+        }
+        (__cpuid(1).ecx, __cpuid_count(7, 0).ebx)
+    };
+    let osxsave = leaf1_ecx & (1 << 27) != 0;
+    let avx = leaf1_ecx & (1 << 28) != 0;
+    if !(osxsave && avx && leaf7_ebx & (1 << 5) != 0) {
+        return false;
+    }
+    // SAFETY: OSXSAVE (checked above) means the OS enabled XGETBV.
+    let xcr0 = unsafe { xcr0() };
+    xcr0 & 0b110 == 0b110
+}
+
+/// Reads XCR0.
+///
+/// # Safety
+/// The CPU must report OSXSAVE (CPUID leaf 1 ECX bit 27).
+#[target_feature(enable = "xsave")]
+unsafe fn xcr0() -> u64 {
+    // SAFETY: the caller guarantees OSXSAVE, so XGETBV does not fault, and
+    // XCR0 (register 0) exists whenever XGETBV does.
+    unsafe { _xgetbv(0) }
+}
+
+/// Whether this CPU supports the AVX2 path (detected once, then cached).
+#[inline]
+pub(super) fn available() -> bool {
+    match AVX2.load(Ordering::Relaxed) {
+        2 => true,
+        1 => false,
+        _ => {
+            let present = detect();
+            AVX2.store(if present { 2 } else { 1 }, Ordering::Relaxed);
+            present
+        }
+    }
+}
+
+/// The 32 bytes of `bytes` at `at`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn load(bytes: &[u8; 64], at: usize) -> __m256i {
+    let lane = &bytes[at..at + 32];
+    // SAFETY: `lane` holds exactly 32 readable bytes and `_mm256_loadu_si256`
+    // has no alignment requirement; AVX2 is enabled for this function.
+    unsafe { _mm256_loadu_si256(lane.as_ptr().cast::<__m256i>()) }
+}
+
+/// The five class vectors of one 32-byte lane (0xff where a byte is in the
+/// class): quote, backslash, op, ws, ctrl.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn classes(v: __m256i) -> [__m256i; 5] {
+    let eq = |c: u8| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8));
+    // `[`/`{` and `]`/`}` differ only in bit 0x20.
+    let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+    let brackets = _mm256_or_si256(
+        _mm256_cmpeq_epi8(folded, _mm256_set1_epi8(b'{' as i8)),
+        _mm256_cmpeq_epi8(folded, _mm256_set1_epi8(b'}' as i8)),
+    );
+    let op = _mm256_or_si256(brackets, _mm256_or_si256(eq(b','), eq(b':')));
+    let ws = _mm256_or_si256(
+        _mm256_or_si256(eq(b' '), eq(b'\t')),
+        _mm256_or_si256(eq(b'\n'), eq(b'\r')),
+    );
+    // Unsigned v <= 0x1f: min(v, 0x1f) == v.
+    let ctrl = _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0x1f)), v);
+    [eq(b'"'), eq(b'\\'), op, ws, ctrl]
+}
+
+/// One 64-bit mask from the class vectors of the low and high lanes.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn mask(lo: __m256i, hi: __m256i) -> u64 {
+    let lo = _mm256_movemask_epi8(lo) as u32 as u64;
+    let hi = _mm256_movemask_epi8(hi) as u32 as u64;
+    lo | hi << 32
+}
+
+// The error classes of the UTF-8 check: each table gives, for a nibble,
+// the classes that nibble allows; a byte pair is wrong where all three agree.
+const TOO_SHORT: u8 = 1 << 0;
+const TOO_LONG: u8 = 1 << 1;
+const OVERLONG_3: u8 = 1 << 2;
+const TOO_LARGE: u8 = 1 << 3;
+const SURROGATE: u8 = 1 << 4;
+const OVERLONG_2: u8 = 1 << 5;
+const TOO_LARGE_1000: u8 = 1 << 6;
+const OVERLONG_4: u8 = 1 << 6;
+const TWO_CONTS: u8 = 1 << 7;
+const CARRY: u8 = TOO_SHORT | TOO_LONG | TWO_CONTS;
+
+/// A 16-entry table in both 128-bit halves, for `_mm256_shuffle_epi8`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn table(t: [u8; 16]) -> __m256i {
+    let t = t.map(|b| b as i8);
+    _mm256_setr_epi8(
+        t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10], t[11], t[12], t[13],
+        t[14], t[15], t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10], t[11],
+        t[12], t[13], t[14], t[15],
+    )
+}
+
+/// Nonzero bytes where `v` (with the 32 bytes before it in `prev`) is not
+/// valid UTF-8: a wrong byte pair, or a multi-byte sequence of the wrong
+/// length. A sequence cut off by the end of `v` is judged with the next lane.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn utf8_errors(v: __m256i, prev: __m256i) -> __m256i {
+    let shifted = _mm256_permute2x128_si256::<0x21>(prev, v);
+    let prev1 = _mm256_alignr_epi8::<15>(v, shifted);
+    let prev2 = _mm256_alignr_epi8::<14>(v, shifted);
+    let prev3 = _mm256_alignr_epi8::<13>(v, shifted);
+    let low = _mm256_set1_epi8(0x0f);
+    let high_nibble = |x: __m256i| _mm256_and_si256(_mm256_srli_epi16::<4>(x), low);
+    let byte_1_high = _mm256_shuffle_epi8(
+        table([
+            TOO_LONG,
+            TOO_LONG,
+            TOO_LONG,
+            TOO_LONG,
+            TOO_LONG,
+            TOO_LONG,
+            TOO_LONG,
+            TOO_LONG,
+            TWO_CONTS,
+            TWO_CONTS,
+            TWO_CONTS,
+            TWO_CONTS,
+            TOO_SHORT | OVERLONG_2,
+            TOO_SHORT,
+            TOO_SHORT | OVERLONG_3 | SURROGATE,
+            TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4,
+        ]),
+        high_nibble(prev1),
+    );
+    let large = CARRY | TOO_LARGE | TOO_LARGE_1000;
+    let byte_1_low = _mm256_shuffle_epi8(
+        table([
+            CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4,
+            CARRY | OVERLONG_2,
+            CARRY,
+            CARRY,
+            CARRY | TOO_LARGE,
+            large,
+            large,
+            large,
+            large,
+            large,
+            large,
+            large,
+            large,
+            large | SURROGATE,
+            large,
+            large,
+        ]),
+        _mm256_and_si256(prev1, low),
+    );
+    let cont = TOO_LONG | OVERLONG_2 | TWO_CONTS;
+    let byte_2_high = _mm256_shuffle_epi8(
+        table([
+            TOO_SHORT,
+            TOO_SHORT,
+            TOO_SHORT,
+            TOO_SHORT,
+            TOO_SHORT,
+            TOO_SHORT,
+            TOO_SHORT,
+            TOO_SHORT,
+            cont | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4,
+            cont | OVERLONG_3 | TOO_LARGE,
+            cont | SURROGATE | TOO_LARGE,
+            cont | SURROGATE | TOO_LARGE,
+            TOO_SHORT,
+            TOO_SHORT,
+            TOO_SHORT,
+            TOO_SHORT,
+        ]),
+        high_nibble(v),
+    );
+    let special = _mm256_and_si256(_mm256_and_si256(byte_1_high, byte_1_low), byte_2_high);
+    // Third and fourth bytes of a sequence must be continuations (0x80 set
+    // in `special` for them), and nothing else may be one after the second.
+    let third = _mm256_subs_epu8(prev2, _mm256_set1_epi8((0xe0u8 - 0x80) as i8));
+    let fourth = _mm256_subs_epu8(prev3, _mm256_set1_epi8((0xf0u8 - 0x80) as i8));
+    let must_be_2_3_continuation = _mm256_and_si256(
+        _mm256_or_si256(third, fourth),
+        _mm256_set1_epi8(0x80u8 as i8),
+    );
+    _mm256_xor_si256(must_be_2_3_continuation, special)
+}
+
+/// [`super::Classifier`] with two 32-byte AVX2 lanes, with the UTF-8 check.
+///
+/// # Safety
+/// The CPU must support AVX2 ([`available`]).
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn classify(block: &[u8; 64], prev: &[u8; 64]) -> Masks {
+    let (lo, hi) = (load(block, 0), load(block, 32));
+    let ([q0, b0, o0, w0, c0], [q1, b1, o1, w1, c1]) = (classes(lo), classes(hi));
+    let mut m = Masks {
+        quote: mask(q0, q1),
+        backslash: mask(b0, b1),
+        op: mask(o0, o1),
+        ws: mask(w0, w1),
+        ctrl: mask(c0, c1),
+        utf8_error: false,
+    };
+    // All ASCII, and the previous block ended in ASCII: nothing to check.
+    let high = _mm256_movemask_epi8(_mm256_or_si256(lo, hi)) != 0;
+    if high || (prev[61] | prev[62] | prev[63]) >= 0x80 {
+        let errors = _mm256_or_si256(utf8_errors(lo, load(prev, 32)), utf8_errors(hi, lo));
+        m.utf8_error = _mm256_testz_si256(errors, errors) == 0;
+    }
+    m
+}

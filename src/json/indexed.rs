@@ -1,0 +1,434 @@
+//! The fast parser: the tape built from the structural index
+//! ([`super::index`]), for input that is valid JSON.
+//!
+//! It follows the same grammar as the exact parser (`parser::parse_exact`),
+//! but steps from structural byte to structural byte instead of over every
+//! byte: whitespace and string bodies are never looked at one by one, and
+//! what must come next (a colon after a key, a key after `{` or an object's
+//! comma) is read on the spot instead of through a state variable. What
+//! remains per token:
+//!
+//! - strings: the closing quote comes from the index; only a body that holds
+//!   a backslash is walked, escape by escape; control characters inside
+//!   strings are flagged by the index, and UTF-8 is validated with the
+//!   index by the AVX2 classifier, or for the whole input at once before it
+//!   (outside strings any byte of 0x80 and above starts or continues a run
+//!   the grammar rejects, and an accepted document ends in an ASCII byte, as
+//!   the AVX2 check requires);
+//! - numbers and literals: scanned as before, and the byte after each must
+//!   end the run (whitespace, `{}[],:`, `"`, or the end).
+//!
+//! It produces exactly the exact parser's tape or gives up: `false` for any
+//! error, at which point the exact parser runs from the start and reports it.
+//! The tests below hold the two to the same verdicts and tapes.
+
+use crate::arch::{self, Class, Classifier};
+
+use super::index::Index;
+use super::number_token::scan_number;
+use super::parser::{close_container, is_ws, push_key, Store};
+use super::string_scan::scan_escape;
+use super::tape::{Node, Tag, NO_PARENT};
+
+/// Parses valid `input` into `store` over the structural index; `false`
+/// (with the store in any state) for invalid input or when `store` is full
+/// or nesting goes past `max_depth`.
+pub(super) fn parse_valid<S: Store>(
+    input: &[u8],
+    store: &mut S,
+    max_depth: u32,
+    classifier: Classifier,
+) -> bool {
+    store.clear();
+    (classifier.checks_utf8 || core::str::from_utf8(input).is_ok())
+        && build(input, store, max_depth, classifier).is_some()
+}
+
+/// Whether the number or literal that ended at `end` is a whole run: the
+/// next byte is whitespace, structural, a quote, or there is none.
+#[inline(always)]
+fn run_ends(input: &[u8], end: usize) -> bool {
+    input
+        .get(end)
+        .is_none_or(|&c| is_ws(c) || matches!(c, b',' | b':' | b'[' | b']' | b'{' | b'}' | b'"'))
+}
+
+/// The node of the literal `word` at `pos`, if it is one.
+#[inline(always)]
+fn literal(input: &[u8], pos: usize, word: &[u8], tag: Tag, parent: u32) -> Option<Node> {
+    let end = pos + word.len();
+    (input.get(pos..end) == Some(word) && run_ends(input, end))
+        .then(|| Node::new(tag, false, pos, word.len(), parent))
+}
+
+/// The node of the string whose opening quote is at `open`.
+#[inline(always)]
+fn string(input: &[u8], index: &mut Index, open: usize, parent: u32) -> Option<Node> {
+    let (close, backslashes) = index.string_end(open)?;
+    if let Some((first, last)) = backslashes {
+        if !escapes_valid(input, first, last, close) {
+            return None;
+        }
+    }
+    let escaped = backslashes.is_some();
+    Some(Node::new(
+        Tag::String,
+        escaped,
+        open + 1,
+        close - open - 1,
+        parent,
+    ))
+}
+
+/// Whether the backslashes of a string body ending at `end`, the first at
+/// `pos` and the last at `last`, each start a valid escape that ends by
+/// `end` (the escapes the exact scanner accepts).
+fn escapes_valid(input: &[u8], mut pos: usize, last: usize, end: usize) -> bool {
+    loop {
+        match scan_escape(input, pos) {
+            Ok(next) if next <= end => pos = next,
+            _ => return false,
+        }
+        // Past the last backslash (possibly consumed by this escape): done.
+        if pos > last {
+            return true;
+        }
+        pos = arch::find(&input[..end], pos, Class::Backslash);
+    }
+}
+
+/// The key whose opening quote is at `open`, in the open object `cur` at
+/// tape index `count`, and the colon after it.
+#[inline(always)]
+fn key<S: Store>(
+    input: &[u8],
+    index: &mut Index,
+    store: &mut S,
+    open: usize,
+    cur: u32,
+    count: usize,
+) -> Option<()> {
+    if input[open] != b'"' {
+        return None;
+    }
+    let key = string(input, index, open, cur)?;
+    if !push_key(store, key, cur, count) {
+        return None;
+    }
+    (input[index.next()?] == b':').then_some(())
+}
+
+/// The tape builder; `None` gives up.
+fn build<S: Store>(
+    input: &[u8],
+    store: &mut S,
+    max_depth: u32,
+    classifier: Classifier,
+) -> Option<()> {
+    let mut index = Index::new(input, classifier);
+    let mut cur = NO_PARENT;
+    let mut depth = 0u32;
+    let mut count = 0usize;
+    // Whether `cur` is an object (not an array).
+    let mut in_object = false;
+    // `pos` is always the first byte of a value here.
+    let mut pos = index.next()?;
+    'value: loop {
+        let b = input[pos];
+        let node = match b {
+            b'{' | b'[' => {
+                if depth >= max_depth {
+                    return None;
+                }
+                depth += 1;
+                let tag = if b == b'{' { Tag::Object } else { Tag::Array };
+                if !store.push(Node::new(tag, false, pos, 0, cur)) {
+                    return None;
+                }
+                cur = count as u32;
+                count += 1;
+                in_object = b == b'{';
+                let next = index.next()?;
+                match (b, input[next]) {
+                    (b'{', b'}') | (b'[', b']') => None,
+                    (b'{', _) => {
+                        key(input, &mut index, store, next, cur, count)?;
+                        count += 1;
+                        pos = index.next()?;
+                        continue 'value;
+                    }
+                    _ => {
+                        pos = next;
+                        continue 'value;
+                    }
+                }
+            }
+            b'"' => Some(string(input, &mut index, pos, cur)?),
+            b'-' | b'0'..=b'9' => {
+                let n = scan_number(input, pos).ok()?;
+                if !run_ends(input, n.end) {
+                    return None;
+                }
+                Some(Node::new(Tag::Number, n.canonical, pos, n.end - pos, cur))
+            }
+            b't' => Some(literal(input, pos, b"true", Tag::True, cur)?),
+            b'f' => Some(literal(input, pos, b"false", Tag::False, cur)?),
+            b'n' => Some(literal(input, pos, b"null", Tag::Null, cur)?),
+            _ => return None,
+        };
+        // `None`: an empty container was just opened, and closes now.
+        let mut closing = node.is_none();
+        if let Some(node) = node {
+            if !store.push(node) {
+                return None;
+            }
+            count += 1;
+        }
+        // After a value: close containers until one goes on.
+        loop {
+            if closing {
+                // The key sort needs valid text: every byte before the
+                // closing bracket has been classified (and checked) by now.
+                if !index.clean() {
+                    return None;
+                }
+                cur = close_container(input, store.nodes(), cur, count).ok()?;
+                depth -= 1;
+                if cur == NO_PARENT {
+                    break 'value;
+                }
+                in_object = store.nodes()[cur as usize].tag() == Tag::Object;
+            }
+            if cur == NO_PARENT {
+                break 'value;
+            }
+            let next = index.next()?;
+            match (input[next], in_object) {
+                (b',', true) => {
+                    let open = index.next()?;
+                    key(input, &mut index, store, open, cur, count)?;
+                    count += 1;
+                    pos = index.next()?;
+                    continue 'value;
+                }
+                (b',', false) => {
+                    pos = index.next()?;
+                    continue 'value;
+                }
+                (b'}', true) | (b']', false) => closing = true,
+                _ => return None,
+            }
+        }
+    }
+    // Nothing but whitespace may follow, and no string held a control
+    // character or invalid UTF-8.
+    (index.next().is_none() && index.clean()).then_some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::parser::parse_exact;
+    use super::*;
+    use crate::limits::Limits;
+    use std::vec::Vec;
+
+    /// Holds the fast path to the exact parser on `input`, with every
+    /// classifier: it accepts exactly what the exact parser accepts (within
+    /// the default limits), with the same tape.
+    fn check(input: &[u8]) {
+        let mut exact = Vec::new();
+        let verdict = parse_exact(input, &mut exact, &Limits::DEFAULT);
+        for (name, classifier) in arch::all_classifiers() {
+            let mut fast = Vec::new();
+            let ok = parse_valid(input, &mut fast, Limits::DEFAULT.max_depth, classifier);
+            let shown = || std::string::String::from_utf8_lossy(input).into_owned();
+            assert_eq!(ok, verdict.is_ok(), "{name}: {verdict:?} on {:?}", shown());
+            if ok {
+                assert_eq!(fast, exact, "{name}: tapes differ on {:?}", shown());
+            }
+        }
+    }
+
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+        fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+            &items[self.below(items.len())]
+        }
+    }
+
+    const WS: &[&str] = &["", "", "", " ", "\n", "\t", "\r\n  ", "    "];
+    const TEXT: &[&str] = &[
+        "a",
+        "plain text ",
+        "é",
+        "€",
+        "😀",
+        "中文",
+        "\\n",
+        "\\\"",
+        "\\\\",
+        "\\/",
+        "\\u00e9",
+        "\\ud83d\\ude00",
+        "\\u2028",
+        "\\\\\\\"",
+        "Ж",
+        "\u{e000}",
+        "0123456789abcdef",
+        "\\t",
+    ];
+    const NUMBERS: &[&str] = &[
+        "0",
+        "-0",
+        "1",
+        "-12",
+        "1.5",
+        "-0.0",
+        "1e21",
+        "5e-324",
+        "2.5E+10",
+        "123456789012345678",
+        "0.000001",
+        "1.7976931348623157e308",
+    ];
+
+    fn string(r: &mut Rng, out: &mut Vec<u8>) {
+        out.push(b'"');
+        for _ in 0..r.below(12) {
+            out.extend_from_slice(r.pick(TEXT).as_bytes());
+        }
+        out.push(b'"');
+    }
+
+    fn value(r: &mut Rng, depth: usize, out: &mut Vec<u8>) {
+        out.extend_from_slice(r.pick(WS).as_bytes());
+        match if depth > 5 { r.below(4) } else { r.below(7) } {
+            0 => string(r, out),
+            1 => out.extend_from_slice(r.pick(NUMBERS).as_bytes()),
+            2 => out.extend_from_slice(r.pick(&["true", "false", "null"]).as_bytes()),
+            3 => string(r, out),
+            4 | 5 => {
+                out.push(b'{');
+                for i in 0..r.below(6) {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(r.pick(WS).as_bytes());
+                    string(r, out);
+                    out.extend_from_slice(r.pick(WS).as_bytes());
+                    out.push(b':');
+                    value(r, depth + 1, out);
+                }
+                out.extend_from_slice(r.pick(WS).as_bytes());
+                out.push(b'}');
+            }
+            _ => {
+                out.push(b'[');
+                for i in 0..r.below(6) {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    value(r, depth + 1, out);
+                }
+                out.extend_from_slice(r.pick(WS).as_bytes());
+                out.push(b']');
+            }
+        }
+        out.extend_from_slice(r.pick(WS).as_bytes());
+    }
+
+    /// One damaging edit: a byte replaced, inserted or removed, or a cut.
+    fn mutate(r: &mut Rng, doc: &mut Vec<u8>) {
+        const BYTES: &[u8] = b"\"\\{}[],: \t\n\x00\x01\x1f\x7f\x80\xc3\xa9\xed\xf4\xff0-.eEtnfu";
+        if doc.is_empty() {
+            return;
+        }
+        let at = r.below(doc.len());
+        match r.below(4) {
+            0 => doc[at] = *r.pick(BYTES),
+            1 => doc.insert(at, *r.pick(BYTES)),
+            2 => {
+                doc.remove(at);
+            }
+            _ => doc.truncate(at),
+        }
+    }
+
+    #[test]
+    fn generated_and_mutated_documents() {
+        let mut r = Rng(0x0bad_cafe_1234_5678);
+        for round in 0..6_000 {
+            let mut doc = Vec::new();
+            // Padding moves the tokens across the 64-byte block edges.
+            doc.extend(std::iter::repeat_n(b' ', round % 67));
+            value(&mut r, 0, &mut doc);
+            check(&doc);
+            for _ in 0..1 + r.below(3) {
+                mutate(&mut r, &mut doc);
+            }
+            check(&doc);
+        }
+    }
+
+    #[test]
+    fn tokens_on_block_edges() {
+        for pad in 50..140 {
+            let fill = "x".repeat(pad);
+            for doc in [
+                std::format!("[\"{fill}\",\"\\\\\\\"\",\"é€😀\"]"),
+                std::format!("{{\"{fill}\":[1,-2.5e3,true,false,null,\"\\ud83d\\ude00\"]}}"),
+                std::format!("{:pad$}[1 ,2] ", ""),
+                std::format!("{:pad$}[tru]", ""),
+                std::format!("{:pad$}[1x]", ""),
+                std::format!("{:pad$}[\"a\u{1}\"]", ""),
+                std::format!("{:pad$}[\"\\x\"]", ""),
+                std::format!("{:pad$}[\"\\u12\"]", ""),
+                std::format!("{:pad$}[\"\\ud800\"]", ""),
+                std::format!("[\"{fill}\\\"]"),
+                std::format!("{:pad$}{{\"a\":1,\"a\":2}}", ""),
+                std::format!("{:pad$}\"open", ""),
+            ] {
+                check(doc.as_bytes());
+            }
+        }
+    }
+
+    #[test]
+    fn jsontestsuite_and_conformance_files() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("vectors");
+        let mut seen = 0;
+        for dir in ["JSONTestSuite/test_parsing", "rfc8785-testdata/input"] {
+            let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+                continue;
+            };
+            for entry in entries {
+                let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+                check(&bytes);
+                seen += 1;
+            }
+        }
+        assert!(seen >= 318, "only {seen} files under vectors/");
+    }
+
+    #[test]
+    fn limits_make_the_fast_path_give_up() {
+        let mut nodes = Vec::new();
+        let classify = arch::classifier();
+        assert!(parse_valid(b"[[1]]", &mut nodes, 2, classify));
+        assert!(!parse_valid(b"[[[1]]]", &mut nodes, 2, classify));
+        let mut scratch = [Node::EMPTY; 2];
+        let mut store = super::super::parser::SliceStore {
+            buf: &mut scratch,
+            len: 0,
+        };
+        assert!(!parse_valid(b"[1,2]", &mut store, 8, classify));
+        assert!(parse_valid(b"[1]", &mut store, 8, classify));
+    }
+}
