@@ -19,7 +19,8 @@ pub struct ToolDigest {
     pub name: String,
     /// The tool digest.
     pub digest: Digest,
-    /// The field digests of every contract member.
+    /// The field digests of every contract member (empty for an unchanged
+    /// tool in [`live_digest_against`](crate::verify::live_digest_against)).
     pub fields: FieldDigests,
 }
 

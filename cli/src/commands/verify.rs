@@ -77,7 +77,7 @@ pub fn run(args: &VerifyArgs) -> CliResult {
                 for w in &fetched.warnings {
                     output::warning_line(&format!("server {name:?}: {w}"));
                 }
-                match super::digest::digest_list(&fetched.document, limits) {
+                match contractpin::verify::live_digest_against(&fetched.document, limits, server) {
                     Ok(live) => verify_server(name, server, &live, args.allow_new),
                     Err(e) => unreachable(format!("invalid tools list: {e}")),
                 }
