@@ -112,7 +112,7 @@ impl Sha256Pair {
     }
 
     /// Absorbs `data_a` into message A and `data_b` into message B.
-    #[inline]
+    #[inline(always)]
     pub fn update2(&mut self, data_a: &[u8], data_b: &[u8]) {
         let (ua, ub) = (self.a.used(), self.b.used());
         if data_a.len() < BLOCK_LEN - ua && data_b.len() < BLOCK_LEN - ub {
@@ -130,6 +130,12 @@ impl Sha256Pair {
     fn update2_slow(&mut self, data_a: &[u8], data_b: &[u8]) {
         let backend = self.backend;
         let (a, b) = (&mut self.a, &mut self.b);
+        if data_a.len() < BLOCK_LEN && data_b.len() < BLOCK_LEN {
+            // The common case: short pieces, at most one block completed per stream.
+            short_write(backend, a, b, data_a);
+            short_write(backend, b, a, data_b);
+            return;
+        }
         // Complete the partial blocks the input reaches; `None`: all of it was buffered.
         let rest_a = fill(a, data_a);
         if rest_a.is_some() {
@@ -141,9 +147,11 @@ impl Sha256Pair {
         }
         let (whole_a, tail_a) = split_whole(rest_a.unwrap_or(&[]));
         let (whole_b, tail_b) = split_whole(rest_b.unwrap_or(&[]));
-        pair_whole(backend, a, b, whole_a, whole_b);
-        a.bufs[a.cur][..tail_a.len()].copy_from_slice(tail_a);
-        b.bufs[b.cur][..tail_b.len()].copy_from_slice(tail_b);
+        if !whole_a.is_empty() || !whole_b.is_empty() {
+            pair_whole(backend, a, b, whole_a, whole_b);
+        }
+        copy_short(&mut a.bufs[a.cur][..tail_a.len()], tail_a);
+        copy_short(&mut b.bufs[b.cur][..tail_b.len()], tail_b);
     }
 
     /// The digest of message A; A then starts a new, empty message (B is untouched).
@@ -157,20 +165,36 @@ impl Sha256Pair {
     }
 }
 
+/// Appends `data` (shorter than a block) to `x`, completing at most one block.
+#[inline(always)]
+fn short_write(backend: Backend, x: &mut Stream, y: &mut Stream, data: &[u8]) {
+    let used = x.used();
+    x.len = x.len.wrapping_add(data.len() as u64);
+    let room = BLOCK_LEN - used;
+    if data.len() < room {
+        copy_short(&mut x.bufs[x.cur][used..used + data.len()], data);
+        return;
+    }
+    let (head, tail) = data.split_at(room);
+    copy_short(&mut x.bufs[x.cur][used..], head);
+    block_done(backend, x, y);
+    copy_short(&mut x.bufs[x.cur][..tail.len()], tail);
+}
+
 /// Appends `data` to `x`'s partial block up to its end. Returns the rest of `data` when
 /// the block became whole (then the caller must call [`block_done`]), `None` when all of
 /// `data` fitted. Counts all of `data` in `x.len`.
-#[inline]
+#[inline(always)]
 fn fill<'d>(x: &mut Stream, data: &'d [u8]) -> Option<&'d [u8]> {
     let used = x.used();
     x.len = x.len.wrapping_add(data.len() as u64);
     let room = BLOCK_LEN - used;
     if data.len() < room {
-        x.bufs[x.cur][used..used + data.len()].copy_from_slice(data);
+        copy_short(&mut x.bufs[x.cur][used..used + data.len()], data);
         return None;
     }
     let (head, rest) = data.split_at(room);
-    x.bufs[x.cur][used..].copy_from_slice(head);
+    copy_short(&mut x.bufs[x.cur][used..], head);
     Some(rest)
 }
 
