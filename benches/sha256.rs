@@ -8,11 +8,19 @@
 //! compression `compress2` (`2-way`), and with `Sha256Pair` fed the same bytes into both
 //! streams out of phase in 37-byte pieces (`pair`), as the pipeline feeds a tool and its
 //! field, against two `Sha256` fed the same pieces (`tee`, what the pipeline did before).
+//!
+//! `pipeline-ascii`: the digest pipeline (`pipeline`: tool + field + server digests;
+//! `verify`: tool + server digests) on the ASCII-plain list of `common/ascii.rs`, whose
+//! long unescaped descriptions reach the hashers as whole blocks.
+
+#[path = "common/ascii.rs"]
+mod ascii;
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use contractpin::sha256::{compress2, Backend, Sha256, Sha256Pair};
+use contractpin::{Context, ListOptions};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 fn benches(c: &mut Criterion) {
@@ -83,6 +91,22 @@ fn benches(c: &mut Criterion) {
                 })
             });
         }
+    }
+    group.finish();
+
+    let input = ascii::ascii_tools_list();
+    let mut ctx = Context::new();
+    let mut group = c.benchmark_group("pipeline-ascii");
+    group.throughput(Throughput::Bytes(input.len() as u64));
+    for (name, field_digests) in [("pipeline", true), ("verify", false)] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                ctx.digest_tools_list(&input, ListOptions { field_digests }, |t| {
+                    black_box(t);
+                })
+                .unwrap()
+            })
+        });
     }
     group.finish();
 }
