@@ -14,7 +14,6 @@
 #[path = "../benches/common/ascii.rs"]
 mod ascii;
 #[path = "../benches/common/payloads.rs"]
-#[allow(dead_code)]
 mod payloads;
 
 use std::hint::black_box;
