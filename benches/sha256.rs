@@ -2,11 +2,25 @@
 //! short and long messages. (`Backend::ShaNi` falls back to portable on CPUs
 //! without SHA-NI; the bench id says which back end actually ran.) The
 //! comparison with the `sha2` crate is in `scripts/bench-table.sh`.
+//!
+//! `sha256-2way`: two independent messages of `len` bytes each (throughput counts both),
+//! hashed one after the other with two `Sha256` (`1-way`), with the two-stream
+//! compression `compress2` (`2-way`), and with `Sha256Pair` fed the same bytes into both
+//! streams out of phase in 37-byte pieces (`pair`), as the pipeline feeds a tool and its
+//! field, against two `Sha256` fed the same pieces (`tee`, what the pipeline did before).
+//!
+//! `pipeline-ascii`: the digest pipeline (`pipeline`: tool + field + server digests;
+//! `verify`: tool + server digests) on the ASCII-plain list of `common/ascii.rs`, whose
+//! long unescaped descriptions reach the hashers as whole blocks.
+
+#[path = "common/ascii.rs"]
+mod ascii;
 
 use std::hint::black_box;
 use std::time::Duration;
 
-use contractpin::sha256::{Backend, Sha256};
+use contractpin::sha256::{compress2, Backend, Sha256, Sha256Pair};
+use contractpin::{Context, ListOptions};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 fn benches(c: &mut Criterion) {
@@ -25,6 +39,74 @@ fn benches(c: &mut Criterion) {
                 })
             });
         }
+    }
+    group.finish();
+
+    let mut group = c.benchmark_group("sha256-2way");
+    for backend in [Backend::Portable, Backend::ShaNi] {
+        let actual = Sha256::with_backend(backend).backend();
+        for len in [1024usize, 64 << 10] {
+            let (a, b) = (&data[..len], &data[len..2 * len]);
+            group.throughput(Throughput::Bytes(2 * len as u64));
+            let id = BenchmarkId::new(format!("{actual:?}/1-way"), len);
+            group.bench_function(id, |bench| {
+                bench.iter(|| {
+                    let (mut x, mut y) =
+                        (Sha256::with_backend(backend), Sha256::with_backend(backend));
+                    x.update(black_box(a));
+                    y.update(black_box(b));
+                    (x.finalize(), y.finalize())
+                })
+            });
+            let id = BenchmarkId::new(format!("{actual:?}/2-way"), len);
+            group.bench_function(id, |bench| {
+                bench.iter(|| {
+                    let (mut x, mut y) = ([0u32; 8], [1u32; 8]);
+                    compress2(backend, &mut x, black_box(a), &mut y, black_box(b));
+                    (x, y)
+                })
+            });
+            let id = BenchmarkId::new(format!("{actual:?}/tee"), len);
+            group.bench_function(id, |bench| {
+                bench.iter(|| {
+                    let mut x = Sha256::with_backend(backend);
+                    let mut y = Sha256::with_backend(backend);
+                    x.update(b"{\"inputSchema\":");
+                    for piece in black_box(a).chunks(37) {
+                        x.update(piece);
+                        y.update(piece);
+                    }
+                    (y.finalize(), x.finalize())
+                })
+            });
+            let id = BenchmarkId::new(format!("{actual:?}/pair"), len);
+            group.bench_function(id, |bench| {
+                bench.iter(|| {
+                    let mut p = Sha256Pair::with_backend(backend);
+                    p.update_a(b"{\"inputSchema\":");
+                    for piece in black_box(a).chunks(37) {
+                        p.update_both(piece);
+                    }
+                    (p.finalize_reset_b(), p.finalize_reset_a())
+                })
+            });
+        }
+    }
+    group.finish();
+
+    let input = ascii::ascii_tools_list();
+    let mut ctx = Context::new();
+    let mut group = c.benchmark_group("pipeline-ascii");
+    group.throughput(Throughput::Bytes(input.len() as u64));
+    for (name, field_digests) in [("pipeline", true), ("verify", false)] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                ctx.digest_tools_list(&input, ListOptions { field_digests }, |t| {
+                    black_box(t);
+                })
+                .unwrap()
+            })
+        });
     }
     group.finish();
 }

@@ -10,8 +10,7 @@ use crate::error::Error;
 use crate::jcs::Sink;
 use crate::json::{Node, Store};
 use crate::limits::Limits;
-use crate::scratch_api::{canonical_to, contract_to, digest_list_in};
-use crate::sha256::Sha256;
+use crate::scratch_api::{canonical_to, contract_to, digest_list_in, tool_digest_in};
 
 /// One tool of a [`ServerDigest`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,7 +19,8 @@ pub struct ToolDigest {
     pub name: String,
     /// The tool digest.
     pub digest: Digest,
-    /// The field digests of every contract member.
+    /// The field digests of every contract member (empty for an unchanged
+    /// tool in [`live_digest_against`](crate::verify::live_digest_against)).
     pub fields: FieldDigests,
 }
 
@@ -49,7 +49,7 @@ pub fn tool_digest(tool_json: &[u8]) -> Result<Digest, Error> {
 pub fn tool_contract(tool_json: &[u8]) -> Result<Vec<u8>, Error> {
     let mut out = Vec::new();
     let mut ctx = Context::new();
-    contract_to(tool_json, &mut ctx.nodes, &ctx.limits, &mut out, None)?;
+    contract_to(tool_json, &mut ctx.nodes, &ctx.limits, &mut out)?;
     Ok(out)
 }
 
@@ -67,13 +67,7 @@ pub fn tool_contracts(input: &[u8], limits: &Limits) -> Result<Vec<(String, Vec<
         .map(|(name, offset)| {
             let end = crate::json::value_end(input, offset);
             let mut out = Vec::new();
-            contract_to(
-                &input[offset..end],
-                &mut ctx.nodes,
-                &ctx.limits,
-                &mut out,
-                None,
-            )?;
+            contract_to(&input[offset..end], &mut ctx.nodes, &ctx.limits, &mut out)?;
             Ok((name, out))
         })
         .collect()
@@ -175,16 +169,7 @@ impl Context {
     /// Tool digest and field digests of one tool object.
     pub fn tool_digest(&mut self, input: &[u8]) -> Result<(Digest, FieldDigests), Error> {
         self.reserve_nodes(input);
-        let mut hasher = Sha256::new();
-        let mut fields = FieldDigests::default();
-        contract_to(
-            input,
-            &mut self.nodes,
-            &self.limits,
-            &mut hasher,
-            Some(&mut fields),
-        )?;
-        Ok((Digest(hasher.finalize()), fields))
+        tool_digest_in(input, &mut self.nodes, &self.limits)
     }
 
     /// Digests a tools/list, calling `on_tool` for each tool in name order;

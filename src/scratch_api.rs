@@ -1,6 +1,6 @@
 //! The allocation-free entry points: every buffer comes from the caller.
 
-use crate::contract::tool::{project, write_contract};
+use crate::contract::tool::{digest_tool, project};
 use crate::contract::tools_list::{digest_parsed_list, ListOptions, ListSummary, ToolReport};
 use crate::contract::FieldDigests;
 use crate::digest::Digest;
@@ -21,19 +21,30 @@ pub(crate) fn canonical_to<S: Store, K: Sink>(
     write_value(sink, input, store.nodes(), 0)
 }
 
-/// Parses one tool object into `store` and writes its canonical contract,
-/// computing field digests when `fields` is given.
+/// Parses one tool object into `store` and writes its canonical contract.
+#[cfg(feature = "alloc")]
 pub(crate) fn contract_to<S: Store, K: Sink>(
     input: &[u8],
     store: &mut S,
     limits: &Limits,
     sink: &mut K,
-    fields: Option<&mut FieldDigests>,
 ) -> Result<(), Error> {
     crate::json::parser_entry(input, store, limits)?;
     let nodes = store.nodes();
     let projection = project(input, nodes, 0)?;
-    write_contract(sink, input, nodes, &projection, fields)
+    crate::contract::tool::write_contract(sink, input, nodes, &projection)
+}
+
+/// Parses one tool object into `store`; its tool digest and field digests.
+pub(crate) fn tool_digest_in<S: Store>(
+    input: &[u8],
+    store: &mut S,
+    limits: &Limits,
+) -> Result<(Digest, FieldDigests), Error> {
+    crate::json::parser_entry(input, store, limits)?;
+    let nodes = store.nodes();
+    let projection = project(input, nodes, 0)?;
+    digest_tool(input, nodes, &projection, true)
 }
 
 /// Canonicalizes any JSON document into `out`, returning the length written.
@@ -72,10 +83,7 @@ pub fn tool_digest_with(
         buf: scratch,
         len: 0,
     };
-    let mut hasher = Sha256::new();
-    let mut fields = FieldDigests::default();
-    contract_to(input, &mut store, limits, &mut hasher, Some(&mut fields))?;
-    Ok((Digest(hasher.finalize()), fields))
+    tool_digest_in(input, &mut store, limits)
 }
 
 /// Digests a whole tools/list in any accepted shape (spec sections 4.3, 4.4).

@@ -21,6 +21,10 @@
 //!   the live values of the changed fields. Advisory: the verdict and the
 //!   exit code come from the digests alone.
 //! - [`report_json`] writes the stable JSON report described below.
+//! - [`live_digest_against`] digests a live tools/list for [`verify_server`]:
+//!   field digests only for the tools whose tool digest is not the pinned one
+//!   (the only field digests verification reads), so a server that matches
+//!   its lock costs one hash per contract byte instead of two.
 //!
 //! # JSON report schema, version 1
 //!
@@ -152,13 +156,15 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::cmp::Ordering;
 
-use crate::contract::Field;
+use crate::contract::tools_list::ListOptions;
+use crate::contract::{Field, FieldDigests};
 use crate::digest::Digest;
 use crate::drift::{self, Change};
+use crate::error::Error;
 use crate::limits::Limits;
 use crate::lock::pretty::Pretty;
 use crate::lock::{cmp_utf16, LockServer, LockTool, ServerInfo};
-use crate::owned::{ServerDigest, ToolDigest};
+use crate::owned::{Context, ServerDigest, ToolDigest};
 
 mod facts;
 pub use facts::{InstructionsStatus, InstructionsVerdict};
@@ -388,6 +394,45 @@ fn likely_rename(pinned: &LockTool, live: &ToolDigest) -> bool {
             _ => false,
         }
     })
+}
+
+/// The live digests of the tools/list `input`, as [`verify_server`] needs
+/// them against `pinned`: the server digest and every tool digest, and field
+/// digests only for the tools that are not unchanged (drifted, or not pinned
+/// under that name), which are the only ones whose field digests verification
+/// reads (changed fields, rename detection). An unchanged tool's `fields` is
+/// empty. [`verify_server`] gives the same report as with
+/// [`digest_tools_list`](crate::digest_tools_list)'s full result.
+///
+/// The list is digested once without field digests; each other tool object
+/// (at its [`ToolReport::offset`](crate::ToolReport)) is then digested again
+/// on its own, with them.
+pub fn live_digest_against(
+    input: &[u8],
+    limits: Limits,
+    pinned: &LockServer,
+) -> Result<ServerDigest, Error> {
+    let mut ctx = Context::with_limits(limits);
+    let mut tools = Vec::new();
+    let mut redo = Vec::new();
+    let (digest, _) = ctx.digest_tools_list(input, ListOptions::default(), |t| {
+        let name = t.name.to_owned_string();
+        if pinned.tools.get(&name).map(|p| p.digest) != Some(t.digest) {
+            redo.push((tools.len(), t.offset));
+        }
+        tools.push(ToolDigest {
+            name,
+            digest: t.digest,
+            fields: FieldDigests::default(),
+        });
+    })?;
+    for (i, offset) in redo {
+        let end = crate::json::value_end(input, offset);
+        let (tool_digest, fields) = ctx.tool_digest(&input[offset..end])?;
+        debug_assert_eq!(tool_digest, tools[i].digest, "{}", tools[i].name);
+        tools[i].fields = fields;
+    }
+    Ok(ServerDigest { digest, tools })
 }
 
 /// Compares the pinned entry of server `name` with its live digests.

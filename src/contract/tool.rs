@@ -4,9 +4,9 @@
 use super::{Field, FieldDigests};
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind};
-use crate::jcs::{write_value, Sink, Tee};
+use crate::jcs::{write_value, Sink};
 use crate::json::{next_index, unescape, Node, Tag};
-use crate::sha256::Sha256;
+use crate::sha256::{Sha256, Sha256Pair};
 
 /// Where each contract field's value sits on the tape (`None`: absent, or
 /// `null` for an optional field).
@@ -89,14 +89,73 @@ fn write_field<S: Sink>(
     }
 }
 
-/// Writes the canonical contract to `sink`; with `fields`, also hashes each
-/// member value into its field digest from the same pass.
-pub(crate) fn write_contract<S: Sink>(
-    sink: &mut S,
+/// Where [`emit_contract`] sends the canonical contract: its framing (braces,
+/// commas, member names) and each member value, which may also feed that
+/// field's digest.
+trait ContractOut {
+    /// Contract bytes outside member values.
+    fn frame(&mut self, bytes: &[u8]);
+    /// Bytes of the current member value.
+    fn value(&mut self, bytes: &[u8]);
+    /// The value of `field` is complete.
+    fn end_value(&mut self, field: Field);
+}
+
+/// The [`Sink`] for the member values of a [`ContractOut`].
+struct Values<'o, O>(&'o mut O);
+
+impl<O: ContractOut> Sink for Values<'_, O> {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.value(bytes)
+    }
+}
+
+/// The contract alone, to any sink.
+struct Plain<'s, S>(&'s mut S);
+
+impl<S: Sink> ContractOut for Plain<'_, S> {
+    #[inline]
+    fn frame(&mut self, bytes: &[u8]) {
+        self.0.write(bytes)
+    }
+    #[inline]
+    fn value(&mut self, bytes: &[u8]) {
+        self.0.write(bytes)
+    }
+    #[inline]
+    fn end_value(&mut self, _: Field) {}
+}
+
+/// The tool digest in stream A and the current field's digest in stream B of
+/// one [`Sha256Pair`]: every value byte is hashed twice, and the two streams'
+/// blocks are compressed in pairs (see `sha256::pair`).
+struct Paired<'d> {
+    pair: Sha256Pair,
+    fields: &'d mut FieldDigests,
+}
+
+impl ContractOut for Paired<'_> {
+    #[inline]
+    fn frame(&mut self, bytes: &[u8]) {
+        self.pair.update_a(bytes)
+    }
+    #[inline]
+    fn value(&mut self, bytes: &[u8]) {
+        self.pair.update_both(bytes)
+    }
+    #[inline]
+    fn end_value(&mut self, field: Field) {
+        self.fields.0[field as usize] = Some(Digest(self.pair.finalize_reset_b()));
+    }
+}
+
+/// Writes the canonical contract (spec section 2) to `out`, one member at a time.
+fn emit_contract<O: ContractOut>(
+    out: &mut O,
     input: &[u8],
     nodes: &[Node],
     projection: &Projection,
-    mut fields: Option<&mut FieldDigests>,
 ) -> Result<(), Error> {
     let mut first = true;
     for f in Field::ALL {
@@ -104,38 +163,46 @@ pub(crate) fn write_contract<S: Sink>(
         if slot.is_none() && !f.required() {
             continue;
         }
-        sink.write(if first { b"{\"" } else { b",\"" });
+        out.frame(if first { b"{\"" } else { b",\"" });
         first = false;
-        sink.write(f.name().as_bytes());
-        sink.write(b"\":");
-        match fields.as_deref_mut() {
-            Some(digests) => {
-                let mut field_hasher = Sha256::new();
-                write_field(&mut Tee(&mut *sink, &mut field_hasher), input, nodes, slot)?;
-                digests.0[f as usize] = Some(Digest(field_hasher.finalize()));
-            }
-            None => write_field(sink, input, nodes, slot)?,
-        }
+        out.frame(f.name().as_bytes());
+        out.frame(b"\":");
+        write_field(&mut Values(&mut *out), input, nodes, slot)?;
+        out.end_value(f);
     }
-    sink.write(b"}");
+    out.frame(b"}");
     Ok(())
 }
 
-/// Tool digest (and optionally field digests) of the tool at tape index `tool`.
+/// Writes the canonical contract to `sink`.
+pub(crate) fn write_contract<S: Sink>(
+    sink: &mut S,
+    input: &[u8],
+    nodes: &[Node],
+    projection: &Projection,
+) -> Result<(), Error> {
+    emit_contract(&mut Plain(sink), input, nodes, projection)
+}
+
+/// Tool digest (and optionally field digests, from the same pass) of the
+/// projected tool.
 pub(crate) fn digest_tool(
     input: &[u8],
     nodes: &[Node],
     projection: &Projection,
     with_fields: bool,
 ) -> Result<(Digest, FieldDigests), Error> {
-    let mut hasher = Sha256::new();
     let mut fields = FieldDigests::default();
-    write_contract(
-        &mut hasher,
-        input,
-        nodes,
-        projection,
-        if with_fields { Some(&mut fields) } else { None },
-    )?;
-    Ok((Digest(hasher.finalize()), fields))
+    if !with_fields {
+        let mut hasher = Sha256::new();
+        write_contract(&mut hasher, input, nodes, projection)?;
+        return Ok((Digest(hasher.finalize()), fields));
+    }
+    let mut out = Paired {
+        pair: Sha256Pair::new(),
+        fields: &mut fields,
+    };
+    emit_contract(&mut out, input, nodes, projection)?;
+    let digest = Digest(out.pair.finalize_reset_a());
+    Ok((digest, fields))
 }

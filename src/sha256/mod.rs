@@ -10,6 +10,11 @@
 //!   It is a `--cfg` and not a Cargo feature because it removes speed: features must be
 //!   additive, and `--all-features` must not make the library slower.
 //!
+//! [`Sha256Pair`] hashes two messages side by side: whenever both have a whole block
+//! ready, the two blocks go through one two-stream compression ([`compress2`]), which on
+//! SHA-NI overlaps the two dependency chains (the pipeline hashes every contract byte
+//! twice, into the tool digest and into its field digest, so it pairs those two streams).
+//!
 //! ```
 //! # use contractpin::sha256::{digest, Sha256};
 //! let mut h = Sha256::new();
@@ -20,11 +25,14 @@
 
 use core::fmt;
 
+mod pair;
 mod portable;
 #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256)))]
 mod shani;
 #[cfg(test)]
 mod tests;
+
+pub use pair::Sha256Pair;
 
 /// Length of a SHA-256 digest in bytes.
 pub const DIGEST_LEN: usize = 32;
@@ -105,6 +113,54 @@ fn compress_resolved(backend: Backend, state: &mut [u32; 8], blocks: &[u8]) {
         }
         _ => portable::compress(state, blocks),
     }
+}
+
+/// Compresses the i-th whole block of `blocks_a` into `state_a` together with the i-th
+/// whole block of `blocks_b` into `state_b`, with a back end that [`resolve`] has
+/// approved, for as many blocks as the shorter slice has.
+#[inline]
+fn compress2_resolved(
+    backend: Backend,
+    state_a: &mut [u32; 8],
+    blocks_a: &[u8],
+    state_b: &mut [u32; 8],
+    blocks_b: &[u8],
+) {
+    match backend {
+        #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256)))]
+        Backend::ShaNi => {
+            // SAFETY: `backend` came from `resolve`, which yields `ShaNi` only after CPUID
+            // reported SHA, SSSE3 and SSE4.1 (SSE2 is part of the x86_64 baseline).
+            unsafe { shani::compress2(state_a, blocks_a, state_b, blocks_b) }
+        }
+        _ => portable::compress2(state_a, blocks_a, state_b, blocks_b),
+    }
+}
+
+/// Runs the compression function over the whole blocks of two independent messages,
+/// interleaved: the first `min` block count of each pair up in one two-stream loop, the
+/// rest of the longer one runs alone. The result is the same as [`compress`] on each.
+/// Meant for benchmarks and tests; [`Sha256Pair`] hashes two messages this way.
+pub fn compress2(
+    backend: Backend,
+    state_a: &mut [u32; 8],
+    blocks_a: &[u8],
+    state_b: &mut [u32; 8],
+    blocks_b: &[u8],
+) {
+    let backend = resolve(backend);
+    let whole_a = blocks_a.len() - blocks_a.len() % BLOCK_LEN;
+    let whole_b = blocks_b.len() - blocks_b.len() % BLOCK_LEN;
+    let paired = whole_a.min(whole_b);
+    compress2_resolved(
+        backend,
+        state_a,
+        &blocks_a[..paired],
+        state_b,
+        &blocks_b[..paired],
+    );
+    compress_resolved(backend, state_a, &blocks_a[paired..whole_a]);
+    compress_resolved(backend, state_b, &blocks_b[paired..whole_b]);
 }
 
 /// Runs the SHA-256 compression function over `blocks` with the given back end.

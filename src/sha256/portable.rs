@@ -107,3 +107,26 @@ pub(super) fn compress(state: &mut [u32; 8], blocks: &[u8]) {
         }
     }
 }
+
+/// Compresses the i-th whole block of `blocks_a` into `state_a` and the i-th whole block
+/// of `blocks_b` into `state_b`, for as many blocks as the shorter slice has: the twin of
+/// the SHA-NI two-stream loop, with the same results (one block of each in turn).
+pub(super) fn compress2(
+    state_a: &mut [u32; 8],
+    blocks_a: &[u8],
+    state_b: &mut [u32; 8],
+    blocks_b: &[u8],
+) {
+    let pairs = blocks_a
+        .chunks_exact(BLOCK_LEN)
+        .zip(blocks_b.chunks_exact(BLOCK_LEN));
+    for (a, b) in pairs {
+        if let (Ok(a), Ok(b)) = (
+            <&[u8; BLOCK_LEN]>::try_from(a),
+            <&[u8; BLOCK_LEN]>::try_from(b),
+        ) {
+            compress_block(state_a, a);
+            compress_block(state_b, b);
+        }
+    }
+}

@@ -3,6 +3,12 @@
 //! The SHA extensions keep the state as two vectors, ABEF and CDGH (A in the highest
 //! lane). `sha256rnds2` runs two rounds, `sha256msg1` / `sha256msg2` extend the message
 //! schedule four words at a time.
+//!
+//! [`compress`] hashes one message; [`compress2`] advances two independent messages in
+//! one loop (two message schedules, two states). One stream is bound by the latency of
+//! `sha256rnds2` (each depends on the previous); the two streams' chains are
+//! independent, so the core overlaps them and a pair of blocks costs little more than
+//! one. The round code is written once ([`block_rounds!`]) for any number of streams.
 
 use core::arch::x86_64::{
     __cpuid, __cpuid_count, __m128i, _mm_add_epi32, _mm_alignr_epi8, _mm_blend_epi16,
@@ -61,6 +67,110 @@ static K4: [[u32; 4]; 16] = {
     out
 };
 
+/// Four rounds for each stream: schedule words `$m` (W[t..t + 4]), constant group `$k`.
+/// The streams' first halves are issued before their second halves, so the independent
+/// `sha256rnds2` chains interleave.
+macro_rules! four_rounds {
+    ($k:expr; $(($abef:ident, $cdgh:ident, $m:ident, $wk:ident)),+) => {
+        let k = _mm_loadu_si128(K4[$k].as_ptr().cast::<__m128i>());
+        $(
+            let $wk = _mm_add_epi32($m, k);
+            $cdgh = _mm_sha256rnds2_epu32($cdgh, $abef, $wk);
+        )+
+        $(
+            $abef = _mm_sha256rnds2_epu32($abef, $cdgh, _mm_shuffle_epi32($wk, 0x0e));
+        )+
+    };
+}
+
+/// W[t..t + 4] from the previous 16 words, for each stream: `$m0` holds W[t - 16..t - 12]
+/// and is overwritten, `$m1`, `$m2`, `$m3` the following groups.
+macro_rules! schedule {
+    ($(($m0:ident, $m1:ident, $m2:ident, $m3:ident)),+) => {
+        $(
+            let s0 = _mm_sha256msg1_epu32($m0, $m1);
+            let w7 = _mm_alignr_epi8($m3, $m2, 4);
+            $m0 = _mm_sha256msg2_epu32(_mm_add_epi32(s0, w7), $m3);
+        )+
+    };
+}
+
+/// Sixteen rounds for each stream `(abef, cdgh, m0, m1, m2, m3, wk)` from constant group
+/// `$k`: the schedule is extended four words at a time, each group just before it is used.
+macro_rules! sixteen_rounds {
+    ($k:expr; $(($abef:ident, $cdgh:ident, $m0:ident, $m1:ident, $m2:ident, $m3:ident, $wk:ident)),+) => {
+        schedule!($(($m0, $m1, $m2, $m3)),+);
+        four_rounds!($k; $(($abef, $cdgh, $m0, $wk)),+);
+        schedule!($(($m1, $m2, $m3, $m0)),+);
+        four_rounds!($k + 1; $(($abef, $cdgh, $m1, $wk)),+);
+        schedule!($(($m2, $m3, $m0, $m1)),+);
+        four_rounds!($k + 2; $(($abef, $cdgh, $m2, $wk)),+);
+        schedule!($(($m3, $m0, $m1, $m2)),+);
+        four_rounds!($k + 3; $(($abef, $cdgh, $m3, $wk)),+);
+    };
+}
+
+/// The 64 rounds of one block for each stream `(abef, cdgh, m0, m1, m2, m3, wk)`, where
+/// `m0..m3` hold the block's byte-swapped words and `wk` is a scratch name. Fully
+/// unrolled: every constant group index is a literal.
+macro_rules! block_rounds {
+    ($(($abef:ident, $cdgh:ident, $m0:ident, $m1:ident, $m2:ident, $m3:ident, $wk:ident)),+) => {
+        four_rounds!(0; $(($abef, $cdgh, $m0, $wk)),+);
+        four_rounds!(1; $(($abef, $cdgh, $m1, $wk)),+);
+        four_rounds!(2; $(($abef, $cdgh, $m2, $wk)),+);
+        four_rounds!(3; $(($abef, $cdgh, $m3, $wk)),+);
+        sixteen_rounds!(4; $(($abef, $cdgh, $m0, $m1, $m2, $m3, $wk)),+);
+        sixteen_rounds!(8; $(($abef, $cdgh, $m0, $m1, $m2, $m3, $wk)),+);
+        sixteen_rounds!(12; $(($abef, $cdgh, $m0, $m1, $m2, $m3, $wk)),+);
+    };
+}
+
+/// Loads `[A..D], [E..H]` from `$state` (a `*const __m128i` to eight words) as
+/// `(ABEF, CDGH)`.
+macro_rules! load_state {
+    ($state:expr) => {{
+        let abcd = _mm_loadu_si128($state);
+        let efgh = _mm_loadu_si128($state.add(1));
+        let badc = _mm_shuffle_epi32(abcd, 0xb1);
+        let hgfe = _mm_shuffle_epi32(efgh, 0x1b);
+        // lanes [F, E, B, A] and [H, G, D, C]
+        (
+            _mm_alignr_epi8(badc, hgfe, 8),
+            _mm_blend_epi16(hgfe, badc, 0xf0),
+        )
+    }};
+}
+
+/// Stores `$abef`, `$cdgh` back to `$state` as `[A..D], [E..H]`.
+macro_rules! store_state {
+    ($state:expr, $abef:expr, $cdgh:expr) => {
+        let abef_r = _mm_shuffle_epi32($abef, 0x1b); // lanes [A, B, E, F]
+        let ghcd = _mm_shuffle_epi32($cdgh, 0xb1); // lanes [G, H, C, D]
+        _mm_storeu_si128($state, _mm_blend_epi16(abef_r, ghcd, 0xf0));
+        _mm_storeu_si128($state.add(1), _mm_alignr_epi8(ghcd, abef_r, 8));
+    };
+}
+
+/// Byte swap within each 32-bit lane (the message words are big-endian).
+macro_rules! bswap_mask {
+    () => {
+        _mm_set_epi64x(0x0c0d_0e0f_0809_0a0b, 0x0405_0607_0001_0203)
+    };
+}
+
+/// The four byte-swapped message vectors of the 64-byte block at `$p`
+/// (a `*const __m128i`).
+macro_rules! load_block {
+    ($p:expr, $bswap:expr) => {
+        (
+            _mm_shuffle_epi8(_mm_loadu_si128($p), $bswap),
+            _mm_shuffle_epi8(_mm_loadu_si128($p.add(1)), $bswap),
+            _mm_shuffle_epi8(_mm_loadu_si128($p.add(2)), $bswap),
+            _mm_shuffle_epi8(_mm_loadu_si128($p.add(3)), $bswap),
+        )
+    };
+}
+
 /// Compresses every whole 64-byte block of `blocks` into `state` (a trailing partial
 /// block is ignored).
 ///
@@ -69,80 +179,71 @@ static K4: [[u32; 4]; 16] = {
 /// The CPU must support SHA, SSE2, SSSE3 and SSE4.1 (see [`available`]).
 #[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
 pub(super) unsafe fn compress(state: &mut [u32; 8], blocks: &[u8]) {
-    // Four rounds with the schedule words `$m` (W[t..t + 4]) and constant group `$k`.
-    macro_rules! four_rounds {
-        ($abef:ident, $cdgh:ident, $m:expr, $k:expr) => {
-            let wk = _mm_add_epi32($m, _mm_loadu_si128(K4[$k].as_ptr().cast::<__m128i>()));
-            $cdgh = _mm_sha256rnds2_epu32($cdgh, $abef, wk);
-            $abef = _mm_sha256rnds2_epu32($abef, $cdgh, _mm_shuffle_epi32(wk, 0x0e));
-        };
-    }
-    // W[t..t + 4] from the previous 16 words: `$m0` holds W[t - 16..t - 12] and is
-    // overwritten, `$m1`, `$m2`, `$m3` the following groups.
-    macro_rules! schedule {
-        ($m0:ident, $m1:ident, $m2:ident, $m3:ident) => {
-            let s0 = _mm_sha256msg1_epu32($m0, $m1);
-            let w7 = _mm_alignr_epi8($m3, $m2, 4);
-            $m0 = _mm_sha256msg2_epu32(_mm_add_epi32(s0, w7), $m3);
-        };
-    }
-    // Sixteen rounds: extend the schedule by four groups, each just before it is used.
-    macro_rules! sixteen_rounds {
-        ($abef:ident, $cdgh:ident, $m0:ident, $m1:ident, $m2:ident, $m3:ident, $k:expr) => {
-            schedule!($m0, $m1, $m2, $m3);
-            four_rounds!($abef, $cdgh, $m0, $k);
-            schedule!($m1, $m2, $m3, $m0);
-            four_rounds!($abef, $cdgh, $m1, $k + 1);
-            schedule!($m2, $m3, $m0, $m1);
-            four_rounds!($abef, $cdgh, $m2, $k + 2);
-            schedule!($m3, $m0, $m1, $m2);
-            four_rounds!($abef, $cdgh, $m3, $k + 3);
-        };
-    }
-
     let state_ptr = state.as_mut_ptr().cast::<__m128i>();
     // SAFETY: the caller guarantees the CPU features this function is compiled for.
     // Every pointer read or written below is in bounds: `state` holds two 16-byte
     // vectors, `K4[k]` (k < 16) one, and each block is a whole 64-byte chunk of
     // `blocks` read as four 16-byte vectors. All accesses are unaligned loads/stores.
     unsafe {
-        // Byte swap within each 32-bit lane (the message words are big-endian).
-        let bswap = _mm_set_epi64x(0x0c0d_0e0f_0809_0a0b, 0x0405_0607_0001_0203);
-
-        // [A, B, C, D] and [E, F, G, H] (lane 0 first) into ABEF and CDGH.
-        let abcd = _mm_loadu_si128(state_ptr);
-        let efgh = _mm_loadu_si128(state_ptr.add(1));
-        let badc = _mm_shuffle_epi32(abcd, 0xb1);
-        let hgfe = _mm_shuffle_epi32(efgh, 0x1b);
-        let mut abef = _mm_alignr_epi8(badc, hgfe, 8); // lanes [F, E, B, A]
-        let mut cdgh = _mm_blend_epi16(hgfe, badc, 0xf0); // lanes [H, G, D, C]
-
+        let bswap = bswap_mask!();
+        let (mut abef, mut cdgh) = load_state!(state_ptr);
         for block in blocks.chunks_exact(BLOCK_LEN) {
-            let p = block.as_ptr().cast::<__m128i>();
-            let abef_in = abef;
-            let cdgh_in = cdgh;
-
-            let mut m0 = _mm_shuffle_epi8(_mm_loadu_si128(p), bswap);
-            let mut m1 = _mm_shuffle_epi8(_mm_loadu_si128(p.add(1)), bswap);
-            let mut m2 = _mm_shuffle_epi8(_mm_loadu_si128(p.add(2)), bswap);
-            let mut m3 = _mm_shuffle_epi8(_mm_loadu_si128(p.add(3)), bswap);
-
-            four_rounds!(abef, cdgh, m0, 0);
-            four_rounds!(abef, cdgh, m1, 1);
-            four_rounds!(abef, cdgh, m2, 2);
-            four_rounds!(abef, cdgh, m3, 3);
-            sixteen_rounds!(abef, cdgh, m0, m1, m2, m3, 4);
-            sixteen_rounds!(abef, cdgh, m0, m1, m2, m3, 8);
-            sixteen_rounds!(abef, cdgh, m0, m1, m2, m3, 12);
-
+            let (abef_in, cdgh_in) = (abef, cdgh);
+            let (mut m0, mut m1, mut m2, mut m3) =
+                load_block!(block.as_ptr().cast::<__m128i>(), bswap);
+            block_rounds!((abef, cdgh, m0, m1, m2, m3, wk));
             abef = _mm_add_epi32(abef, abef_in);
             cdgh = _mm_add_epi32(cdgh, cdgh_in);
         }
+        store_state!(state_ptr, abef, cdgh);
+    }
+}
 
-        // Back to [A, B, C, D] and [E, F, G, H].
-        let abef_r = _mm_shuffle_epi32(abef, 0x1b); // lanes [A, B, E, F]
-        let ghcd = _mm_shuffle_epi32(cdgh, 0xb1); // lanes [G, H, C, D]
-        _mm_storeu_si128(state_ptr, _mm_blend_epi16(abef_r, ghcd, 0xf0));
-        _mm_storeu_si128(state_ptr.add(1), _mm_alignr_epi8(ghcd, abef_r, 8));
+/// Compresses two independent messages side by side: the i-th whole block of `blocks_a`
+/// into `state_a` together with the i-th whole block of `blocks_b` into `state_b`, for as
+/// many blocks as the shorter slice has (the caller passes equal whole-block counts;
+/// anything beyond the shorter one is ignored). Same result as [`compress`] on each.
+///
+/// # Safety
+///
+/// The CPU must support SHA, SSE2, SSSE3 and SSE4.1 (see [`available`]).
+#[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
+pub(super) unsafe fn compress2(
+    state_a: &mut [u32; 8],
+    blocks_a: &[u8],
+    state_b: &mut [u32; 8],
+    blocks_b: &[u8],
+) {
+    let ptr_a = state_a.as_mut_ptr().cast::<__m128i>();
+    let ptr_b = state_b.as_mut_ptr().cast::<__m128i>();
+    // SAFETY: the caller guarantees the CPU features this function is compiled for.
+    // `state_a` and `state_b` are distinct `&mut` arrays of two 16-byte vectors each;
+    // `K4[k]` (k < 16) is one vector; each block is a whole 64-byte chunk of its slice,
+    // read as four 16-byte vectors. All accesses are unaligned loads/stores in bounds.
+    unsafe {
+        let bswap = bswap_mask!();
+        let (mut abef_a, mut cdgh_a) = load_state!(ptr_a);
+        let (mut abef_b, mut cdgh_b) = load_state!(ptr_b);
+        let pairs = blocks_a
+            .chunks_exact(BLOCK_LEN)
+            .zip(blocks_b.chunks_exact(BLOCK_LEN));
+        for (block_a, block_b) in pairs {
+            let (abef_a_in, cdgh_a_in) = (abef_a, cdgh_a);
+            let (abef_b_in, cdgh_b_in) = (abef_b, cdgh_b);
+            let (mut a0, mut a1, mut a2, mut a3) =
+                load_block!(block_a.as_ptr().cast::<__m128i>(), bswap);
+            let (mut b0, mut b1, mut b2, mut b3) =
+                load_block!(block_b.as_ptr().cast::<__m128i>(), bswap);
+            block_rounds!(
+                (abef_a, cdgh_a, a0, a1, a2, a3, wka),
+                (abef_b, cdgh_b, b0, b1, b2, b3, wkb)
+            );
+            abef_a = _mm_add_epi32(abef_a, abef_a_in);
+            cdgh_a = _mm_add_epi32(cdgh_a, cdgh_a_in);
+            abef_b = _mm_add_epi32(abef_b, abef_b_in);
+            cdgh_b = _mm_add_epi32(cdgh_b, cdgh_b_in);
+        }
+        store_state!(ptr_a, abef_a, cdgh_a);
+        store_state!(ptr_b, abef_b, cdgh_b);
     }
 }

@@ -2,7 +2,8 @@
 //! (Python `hashlib`) and pasted as hex.
 
 use super::{
-    compress, detected_backend, digest, shani_available, Backend, Sha256, BLOCK_LEN, DIGEST_LEN, IV,
+    compress, compress2, detected_backend, digest, shani_available, Backend, Sha256, Sha256Pair,
+    BLOCK_LEN, DIGEST_LEN, IV,
 };
 use std::io::Write;
 use std::vec::Vec;
@@ -433,4 +434,263 @@ fn debug_shows_backend_and_length() {
     h.update(b"abcd");
     let s = std::format!("{h:?}");
     assert!(s.contains("Portable") && s.contains("len: 4"), "{s}");
+}
+
+/// A seeded SplitMix64, for the random multi-buffer tests.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A length below `max`, mostly short (as a canonical writer emits), sometimes long.
+    fn len(&mut self, max: usize) -> usize {
+        let r = self.next();
+        let cap = match r % 8 {
+            0..=4 => 17,
+            5 | 6 => 130,
+            _ => max,
+        };
+        ((r >> 8) as usize) % cap.min(max)
+    }
+}
+
+/// A chaining value that is not the IV, from `data`.
+fn state_from(data: &[u8], salt: u32) -> [u32; 8] {
+    let mut s = [0u32; 8];
+    for (i, w) in s.iter_mut().enumerate() {
+        let b = &data[i * 4..i * 4 + 4];
+        *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) ^ salt;
+    }
+    s
+}
+
+#[test]
+fn compress2_matches_one_way_compress_on_every_backend() {
+    let data = pseudo_random(64 * 24 + 96);
+    for backend in backends() {
+        for na in 0..=9usize {
+            for nb in 0..=9usize {
+                // Unequal counts and ragged tails: the extra blocks run one-way.
+                let blocks_a = &data[32..32 + 64 * na + na % 5];
+                let blocks_b = &data[61..61 + 64 * nb + nb % 3];
+                let (mut a2, mut b2) = (state_from(&data, na as u32), state_from(&data[5..], 7));
+                let (mut a1, mut b1) = (a2, b2);
+                let (mut ap, mut bp) = (a2, b2);
+                compress2(backend, &mut a2, blocks_a, &mut b2, blocks_b);
+                compress(backend, &mut a1, blocks_a);
+                compress(backend, &mut b1, blocks_b);
+                compress(Backend::Portable, &mut ap, blocks_a);
+                compress(Backend::Portable, &mut bp, blocks_b);
+                assert_eq!((a2, b2), (a1, b1), "{backend:?} {na}x{nb} 2-way vs 1-way");
+                assert_eq!((a2, b2), (ap, bp), "{backend:?} {na}x{nb} vs portable");
+            }
+        }
+    }
+}
+
+#[test]
+fn compress2_same_state_and_block_twice() {
+    // Both streams on the same input must still be independent (no shared registers).
+    let block = abc_block();
+    for backend in backends() {
+        let (mut a, mut b) = (IV, IV);
+        compress2(backend, &mut a, &block, &mut b, &block);
+        let mut one = IV;
+        compress(Backend::Portable, &mut one, &block);
+        assert_eq!(a, one, "{backend:?}");
+        assert_eq!(b, one, "{backend:?}");
+    }
+}
+
+#[test]
+fn pair_known_answers() {
+    // FIPS messages in stream A, the same messages reversed in order in stream B, one
+    // byte at a time and in one piece, on every back end.
+    for backend in backends() {
+        let mut p = Sha256Pair::with_backend(backend);
+        for (i, &(msg, hex)) in FIPS.iter().enumerate() {
+            let (other, other_hex) = FIPS[FIPS.len() - 1 - i];
+            p.update_b(other);
+            for byte in msg {
+                p.update_a(core::slice::from_ref(byte));
+            }
+            assert_eq!(p.finalize_reset_a(), unhex(hex), "{backend:?} A {i}");
+            assert_eq!(p.finalize_reset_b(), unhex(other_hex), "{backend:?} B {i}");
+        }
+        let data = pseudo_random(1024);
+        for &(n, hex) in &PREFIXES {
+            // The prefix into both streams, B also in one more piece.
+            let cut = n / 3;
+            p.update_both(&data[..cut]);
+            p.update_both(&data[cut..n]);
+            assert_eq!(p.finalize_reset_b(), unhex(hex), "{backend:?} B prefix {n}");
+            assert_eq!(p.finalize_reset_a(), unhex(hex), "{backend:?} A prefix {n}");
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "one million bytes is too slow under Miri")]
+fn pair_million_a_in_both_streams() {
+    let chunk = [b'a'; 1000];
+    for backend in backends() {
+        let mut p = Sha256Pair::with_backend(backend);
+        // Stream A starts 3 bytes ahead, so the two streams' blocks are out of phase.
+        p.update_a(&chunk[..3]);
+        for _ in 0..999 {
+            p.update_both(&chunk);
+        }
+        p.update_both(&chunk[..997]);
+        p.update_b(&chunk[..3]);
+        assert_eq!(p.finalize_reset_a(), unhex(MILLION_A), "{backend:?} A");
+        assert_eq!(p.finalize_reset_b(), unhex(MILLION_A), "{backend:?} B");
+    }
+}
+
+/// Random writes to a pair, mirrored into two one-way hashers on the same back end and
+/// two portable ones; every digest must agree. Returns how many digests were compared.
+fn random_pair_run(backend: Backend, seed: u64, steps: usize) -> usize {
+    let data = pseudo_random(4096);
+    let mut rng = Rng(seed);
+    let mut pair = Sha256Pair::with_backend(backend);
+    let mut one = [Sha256::with_backend(backend), Sha256::with_backend(backend)];
+    let mut soft = [
+        Sha256::with_backend(Backend::Portable),
+        Sha256::with_backend(Backend::Portable),
+    ];
+    let mut compared = 0;
+    for step in 0..steps {
+        let (la, lb) = (rng.len(data.len()), rng.len(data.len()));
+        let (oa, ob) = (
+            rng.next() as usize % (data.len() - la + 1),
+            rng.next() as usize % (data.len() - lb + 1),
+        );
+        let (da, db) = (&data[oa..oa + la], &data[ob..ob + lb]);
+        let (da, db): (&[u8], &[u8]) = match rng.next() % 6 {
+            0 => {
+                pair.update_a(da);
+                (da, &[])
+            }
+            1 => {
+                pair.update_b(db);
+                (&[], db)
+            }
+            2 | 3 => {
+                pair.update_both(da);
+                (da, da)
+            }
+            _ => {
+                pair.update2(da, db);
+                (da, db)
+            }
+        };
+        for (h, d) in one.iter_mut().zip([da, db]) {
+            h.update(d);
+        }
+        for (h, d) in soft.iter_mut().zip([da, db]) {
+            h.update(d);
+        }
+        let r = rng.next() % 16;
+        if r < 2 {
+            let lane = r as usize;
+            let got = if lane == 0 {
+                pair.finalize_reset_a()
+            } else {
+                pair.finalize_reset_b()
+            };
+            let want = one[lane].finalize_reset();
+            assert_eq!(
+                got, want,
+                "{backend:?} seed {seed} step {step} lane {lane} vs 1-way"
+            );
+            assert_eq!(got, soft[lane].finalize_reset(), "{backend:?} vs portable");
+            compared += 1;
+        }
+    }
+    for lane in 0..2 {
+        let got = if lane == 0 {
+            pair.finalize_reset_a()
+        } else {
+            pair.finalize_reset_b()
+        };
+        assert_eq!(
+            got,
+            one[lane].finalize_reset(),
+            "{backend:?} seed {seed} end {lane}"
+        );
+        assert_eq!(
+            got,
+            soft[lane].finalize_reset(),
+            "{backend:?} seed {seed} end {lane}"
+        );
+        compared += 1;
+    }
+    compared
+}
+
+#[test]
+fn pair_random_writes_match_one_way_and_portable() {
+    let (seeds, steps) = if cfg!(miri) { (2, 60) } else { (64, 600) };
+    for backend in backends() {
+        let mut compared = 0;
+        for seed in 0..seeds {
+            compared += random_pair_run(backend, seed, steps);
+        }
+        // Guard against a run that never finalizes mid-way.
+        assert!(
+            compared > seeds as usize * 10,
+            "{backend:?}: {compared} digests"
+        );
+    }
+}
+
+#[test]
+fn pair_split_at_every_position_of_both_streams() {
+    // The same 300-byte message into both streams; A cut at i, B cut at j.
+    let n = if cfg!(miri) { 130 } else { 300 };
+    let data = pseudo_random(n);
+    for backend in backends() {
+        let whole = hash_with(Backend::Portable, &data);
+        for i in (0..=n).step_by(if cfg!(miri) { 13 } else { 1 }) {
+            for j in (0..=n).step_by(29) {
+                let mut p = Sha256Pair::with_backend(backend);
+                let (lo, hi) = (i.min(j), i.max(j));
+                p.update_both(&data[..lo]);
+                if i < j {
+                    p.update2(&data[lo..hi], &[]);
+                } else {
+                    p.update2(&[], &data[lo..hi]);
+                }
+                p.update2(
+                    &data[if i < j { hi } else { lo }..],
+                    &data[if i < j { lo } else { hi }..],
+                );
+                assert_eq!(p.finalize_reset_a(), whole, "{backend:?} cuts {i} {j} A");
+                assert_eq!(p.finalize_reset_b(), whole, "{backend:?} cuts {i} {j} B");
+            }
+        }
+    }
+}
+
+#[test]
+fn pair_backend_and_debug() {
+    assert_eq!(Sha256Pair::new().backend(), detected_backend());
+    assert_eq!(Sha256Pair::default().backend(), detected_backend());
+    assert_eq!(
+        Sha256Pair::with_backend(Backend::ShaNi).backend(),
+        Sha256::with_backend(Backend::ShaNi).backend()
+    );
+    let mut p = Sha256Pair::with_backend(Backend::Portable);
+    p.update2(b"abcd", b"ef");
+    let s = std::format!("{p:?}");
+    assert!(
+        s.contains("Portable") && s.contains("len_a: 4") && s.contains("len_b: 2"),
+        "{s}"
+    );
 }

@@ -83,7 +83,7 @@ pub fn run(args: &VerifyArgs) -> CliResult {
             reports.push(unreachable("internal error: no fetch result".into()));
             continue;
         };
-        let report = match live_from(name, result, limits)? {
+        let report = match live_from(name, server, result, limits)? {
             Ok(live) => {
                 let mut r = verify_server(name, server, &live.digests, args.allow_new);
                 add_changes_from_list(&mut r, server, &live.document, &limits);
@@ -103,7 +103,8 @@ pub fn run(args: &VerifyArgs) -> CliResult {
 pub(crate) struct Live {
     /// The tools/list document as fetched (all pages).
     pub document: Vec<u8>,
-    /// Its server, tool and field digests.
+    /// Its server and tool digests, with field digests for the tools whose
+    /// digest is not the pinned one ([`contractpin::verify::live_digest_against`]).
     pub digests: ServerDigest,
     /// serverInfo, protocol version and instructions from the handshake.
     pub facts: contractpin::lock::ServerFacts,
@@ -126,7 +127,7 @@ pub(crate) fn fetch_live(
     let result = results
         .pop()
         .ok_or_else(|| Failure::usage("internal error: no fetch result"))?;
-    live_from(name, result, limits)
+    live_from(name, server, result, limits)
 }
 
 /// One server's fetch result as its live tools, printing the client's
@@ -134,6 +135,7 @@ pub(crate) fn fetch_live(
 /// when the server could not be reached or its list is invalid.
 fn live_from(
     name: &str,
+    server: &LockServer,
     result: fetch::FetchResult,
     limits: Limits,
 ) -> Result<Result<Live, String>, Failure> {
@@ -148,7 +150,9 @@ fn live_from(
         output::warning_line(&format!("server {name:?}: {w}"));
     }
     Ok(
-        match super::digest::digest_list(&fetched.document, limits) {
+        // Field digests only for the tools that changed (the only ones a
+        // report or an approval reads).
+        match contractpin::verify::live_digest_against(&fetched.document, limits, server) {
             Ok(digests) => Ok(Live {
                 document: fetched.document,
                 digests,
