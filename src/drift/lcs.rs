@@ -19,7 +19,7 @@ pub const MAX_CELLS: usize = 1 << 20;
 
 /// One step of an edit script.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Edit {
+pub enum Edit {
     /// The next element of both sides is the same.
     Keep,
     /// The next element of the first side is not in the second.
@@ -35,7 +35,7 @@ pub(crate) fn within_bound(n: usize, m: usize) -> bool {
 
 /// The edit script turning `a` into `b` (deletions before insertions in
 /// each changed run), or `None` when the middle is beyond the bound.
-pub(crate) fn edits<T: PartialEq>(a: &[T], b: &[T]) -> Option<Vec<Edit>> {
+pub fn edits<T: PartialEq>(a: &[T], b: &[T]) -> Option<Vec<Edit>> {
     let pre = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let (ra, rb) = (&a[pre..], &b[pre..]);
     let suf = ra

@@ -44,7 +44,7 @@ use alloc::vec::Vec;
 use core::cmp::Ordering;
 
 pub use fold::{fold, fold_json};
-pub use lcs::{MAX_CELLS, MAX_ITEMS};
+pub use lcs::{edits, Edit, MAX_CELLS, MAX_ITEMS};
 pub use words::{word_diff, WordOp};
 
 use crate::error::Error;

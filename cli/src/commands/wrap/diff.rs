@@ -1,17 +1,10 @@
-//! A small unified line diff (for `wrap --dry-run`): the longest common
-//! subsequence of the lines that differ, three lines of context, hunks
-//! merged when their context touches.
+//! A small unified line diff (for `wrap --dry-run`): the library's bounded
+//! longest common subsequence ([`contractpin::drift::edits`]) over lines,
+//! three lines of context, hunks merged when their context touches.
 
-/// Past this many cells the middle part is shown as one replacement.
-const MAX_CELLS: usize = 4_000_000;
+use contractpin::drift::{edits, Edit as Op};
+
 const CONTEXT: usize = 3;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Op {
-    Same,
-    Del,
-    Ins,
-}
 
 /// The unified diff of `old` and `new` (empty when they are equal).
 pub fn unified(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
@@ -32,73 +25,32 @@ pub fn unified(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
 type Step = (Op, usize, usize);
 
 fn edit_script(a: &[&str], b: &[&str]) -> Vec<Step> {
-    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let suffix = a[prefix..]
-        .iter()
-        .rev()
-        .zip(b[prefix..].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
-    let (am, bm) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
-    let mut ops = vec![Op::Same; prefix];
-    ops.extend(middle(am, bm));
-    ops.extend(std::iter::repeat_n(Op::Same, suffix));
+    // Beyond the bound (never for a client config) the whole file is
+    // shown as one replacement.
+    let ops = edits(a, b).unwrap_or_else(|| {
+        let mut ops = vec![Op::Delete; a.len()];
+        ops.extend(vec![Op::Insert; b.len()]);
+        ops
+    });
     let (mut i, mut j) = (0, 0);
     ops.into_iter()
         .map(|op| {
             let step = (op, i, j);
             match op {
-                Op::Same => (i, j) = (i + 1, j + 1),
-                Op::Del => i += 1,
-                Op::Ins => j += 1,
+                Op::Keep => (i, j) = (i + 1, j + 1),
+                Op::Delete => i += 1,
+                Op::Insert => j += 1,
             }
             step
         })
         .collect()
 }
 
-/// The ops turning `a` into `b` (longest common subsequence).
-fn middle(a: &[&str], b: &[&str]) -> Vec<Op> {
-    let (n, m) = (a.len(), b.len());
-    if (n + 1).saturating_mul(m + 1) > MAX_CELLS {
-        let mut ops = vec![Op::Del; n];
-        ops.extend(vec![Op::Ins; m]);
-        return ops;
-    }
-    // lcs[i][j]: the LCS length of a[i..] and b[j..].
-    let w = m + 1;
-    let mut lcs = vec![0u32; (n + 1) * w];
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            lcs[i * w + j] = if a[i] == b[j] {
-                lcs[(i + 1) * w + j + 1] + 1
-            } else {
-                lcs[(i + 1) * w + j].max(lcs[i * w + j + 1])
-            };
-        }
-    }
-    let (mut i, mut j) = (0, 0);
-    let mut ops = Vec::with_capacity(n + m);
-    while i < n || j < m {
-        if i < n && j < m && a[i] == b[j] {
-            ops.push(Op::Same);
-            (i, j) = (i + 1, j + 1);
-        } else if i < n && (j == m || lcs[(i + 1) * w + j] >= lcs[i * w + j + 1]) {
-            ops.push(Op::Del);
-            i += 1;
-        } else {
-            ops.push(Op::Ins);
-            j += 1;
-        }
-    }
-    ops
-}
-
 /// Ranges of the script to show: each change with its context.
 fn hunks(script: &[Step]) -> Vec<(usize, usize)> {
     let mut out: Vec<(usize, usize)> = Vec::new();
     for (k, step) in script.iter().enumerate() {
-        if step.0 == Op::Same {
+        if step.0 == Op::Keep {
             continue;
         }
         let start = k.saturating_sub(CONTEXT);
@@ -113,8 +65,8 @@ fn hunks(script: &[Step]) -> Vec<(usize, usize)> {
 
 fn write_hunk(out: &mut String, steps: &[Step], a: &[&str], b: &[&str]) {
     let (_, i0, j0) = steps[0];
-    let dels = steps.iter().filter(|s| s.0 != Op::Ins).count();
-    let ins = steps.iter().filter(|s| s.0 != Op::Del).count();
+    let dels = steps.iter().filter(|s| s.0 != Op::Insert).count();
+    let ins = steps.iter().filter(|s| s.0 != Op::Delete).count();
     let at = |start: usize, len: usize| {
         if len == 0 {
             format!("{start},0")
@@ -125,9 +77,9 @@ fn write_hunk(out: &mut String, steps: &[Step], a: &[&str], b: &[&str]) {
     out.push_str(&format!("@@ -{} +{} @@\n", at(i0, dels), at(j0, ins)));
     for &(op, i, j) in steps {
         let (mark, line) = match op {
-            Op::Same => (' ', a[i]),
-            Op::Del => ('-', a[i]),
-            Op::Ins => ('+', b[j]),
+            Op::Keep => (' ', a[i]),
+            Op::Delete => ('-', a[i]),
+            Op::Insert => ('+', b[j]),
         };
         out.push(mark);
         out.push_str(line);
