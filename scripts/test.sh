@@ -73,6 +73,12 @@ sha256_portable() {
     cargo test -p contractpin --lib --test conformance
 }
 
+# Installed test programs (node_modules, the .venv-* virtualenvs) are never
+# tracked: a committed link to them breaks every other checkout.
+no_installed_files_tracked() {
+  ! git ls-files | grep -E '(^|/)(node_modules|\.venv[^/]*)(/|$)'
+}
+suite tracked-files no_installed_files_tracked
 suite fmt cargo fmt --all --check
 suite clippy cargo clippy --all-targets --all-features -- -D warnings
 suite core-deps core_has_no_dependencies

@@ -69,10 +69,11 @@ func check(path string) (int, error) {
 			if s, err = contractpin.DigestToolsList(in); err == nil {
 				got = s.Digest
 			}
-		case "value":
+		case "value", "instructions":
 			var canon []byte
 			if canon, err = contractpin.Canonicalize(in); err == nil {
-				// A value vector's digest is SHA-256 of the canonical bytes.
+				// A value (or instructions string) vector's digest is
+				// SHA-256 of the canonical bytes.
 				got, err = sha256Text(canon)
 			}
 		default:
