@@ -169,11 +169,16 @@ tools/call for a tool that the latest checked listing did not pass is answered b
 -32602 \"Unknown tool: NAME\" and never reaches the server; before the first listing, and after \
 the server sends notifications/tools/list_changed until the client lists the tools again, no tool \
 passes. A page that cannot be checked (invalid, duplicate names, over a limit) is an error for the \
-client. A line from the server that is not a JSON-RPC message is dropped. --mode observe changes \
+client. The instructions of the server's initialize (or server/discover) result are compared \
+with the lock's instructions_digest: instructions that drifted, are not a string, or are not \
+pinned (an entry made with init --ignore-instructions pins none) are removed from the result \
+(--on-drift hide) or the client's initialize is answered with error -32603 (--on-drift block); \
+instructions the lock pins but the server no longer sends are only logged; \
+--ignore-instructions passes them through unchecked, as verify --ignore-instructions. A line from the server that is not a JSON-RPC message is dropped. --mode observe changes \
 nothing on the wire and only logs.\n\n\
 Log: one JSON object per line (keys in canonical order; at, server, status, and tool, changed, \
-live or reason) for each drifted or unpinned tool, refused or unverified call, blocked listing, \
-rejected page and dropped line, appended to --log FILE, or written to stderr. The server's own \
+live, pinned or reason) for each drifted or unpinned tool, refused or unverified call, blocked \
+listing, rejected page, drifted, added or removed instructions and dropped line, appended to --log FILE, or written to stderr. The server's own \
 stderr is passed through to stderr.\n\n\
 Exit codes: 0 = the client ended the session (end of the proxy's stdin, its stdout closed, or \
 SIGTERM/SIGINT/SIGHUP); 1 = the server could not start, exited, closed its stdout, wrote a line \
@@ -254,6 +259,9 @@ pub struct ProxyArgs {
     /// Let the stdio server inherit this process's whole environment (secrets included)
     #[arg(long)]
     pub inherit_env: bool,
+    /// Do not compare the server's instructions with the lock's instructions_digest (pass them through)
+    #[arg(long)]
+    pub ignore_instructions: bool,
 }
 
 /// Limits on a single JSON document.

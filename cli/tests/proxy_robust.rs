@@ -273,6 +273,8 @@ fn help_documents_the_policy_and_the_exit_codes() {
         "Exit codes: 0",
         "--inherit-env",
         "--max-line-bytes",
+        "--ignore-instructions",
+        "instructions_digest",
     ] {
         assert!(run.stdout.contains(want), "{want}: {}", run.stdout);
     }

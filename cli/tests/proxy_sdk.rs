@@ -167,10 +167,13 @@ fn server_requests(sdk: Sdk) {
     let extra = format!(r#""capabilities":{CAPS}"#);
     let want = run_client(sdk, &dir, &direct(), SERVER_REQUEST_STEPS, &extra);
     let log = dir.path("proxy.log");
+    // An `init --file` entry pins no instructions, and server-everything
+    // sends some: without --ignore-instructions they would be "added" and
+    // removed (cli/tests/proxy_instructions.rs tests that).
     let got = run_client(
         sdk,
         &dir,
-        &via_proxy(&dir, &["--log", &log]),
+        &via_proxy(&dir, &["--log", &log, "--ignore-instructions"]),
         SERVER_REQUEST_STEPS,
         &extra,
     );

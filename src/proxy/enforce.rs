@@ -18,6 +18,12 @@
 //!   decision's (non-matching tools removed, every other byte kept), or the
 //!   whole response by a `-32603` error (`--on-drift block`, or a page the
 //!   guard rejects);
+//! - every handshake result (the answer to a forwarded `initialize` or
+//!   `server/discover`, or any response whose `result` has `instructions`
+//!   and `capabilities`) has its `instructions` compared with the pin
+//!   (`src/proxy/instructions.rs`); in enforce mode drifted or added ones
+//!   are cut out of the result (every other byte kept), or the whole
+//!   response becomes a `-32603` error (`--on-drift block`);
 //! - a line that is not a JSON-RPC message is dropped and logged.
 //!
 //! Batches (JSON arrays) are decided element by element; a batch is
@@ -35,6 +41,7 @@ use crate::lock::LockServer;
 use crate::Limits;
 
 use super::gate::{Gate, Page};
+use super::instructions::{self, Finding, Handshakes};
 use super::log::EventLog;
 use super::message::{self, error_response, id_key, kind, span, splice, Kind, Scratch};
 use super::OnDrift;
@@ -60,6 +67,9 @@ pub(crate) struct Policy {
     pub on_drift: OnDrift,
     /// Limits for checking a page.
     pub limits: Limits,
+    /// Compare the handshake's `instructions` with the pin (not with
+    /// `--ignore-instructions`).
+    pub check_instructions: bool,
 }
 
 /// What to send the server for one client line.
@@ -93,6 +103,7 @@ enum Elem {
 pub(crate) struct Enforcer {
     policy: Policy,
     gate: Mutex<Gate>,
+    handshakes: Mutex<Handshakes>,
     log: EventLog,
     skipped: AtomicUsize,
 }
@@ -103,6 +114,7 @@ impl Enforcer {
         Enforcer {
             policy,
             gate: Mutex::new(Gate::default()),
+            handshakes: Mutex::new(Handshakes::default()),
             log,
             skipped: AtomicUsize::new(0),
         }
@@ -121,6 +133,10 @@ impl Enforcer {
     fn gate(&self) -> MutexGuard<'_, Gate> {
         // Every update is a few map operations: valid after any panic.
         self.gate.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn handshakes(&self) -> MutexGuard<'_, Handshakes> {
+        self.handshakes.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn enforcing(&self) -> bool {
@@ -200,9 +216,12 @@ impl Enforcer {
             Kind::Request { method, id } if method.str_eq("tools/call") => {
                 self.call(m, Some(&input[span(input, id)]))
             }
-            Kind::Request { method, .. }
+            Kind::Request { method, id }
                 if method.str_eq("initialize") || method.str_eq("server/discover") =>
             {
+                if let Some(key) = id_key(id) {
+                    self.handshakes().asked(key);
+                }
                 self.declared(input, m);
                 Elem::Keep
             }
@@ -368,14 +387,19 @@ impl Enforcer {
             }
             Kind::Request { .. } => Elem::Keep,
             Kind::Response { id, result } => {
-                let page = self.gate().answered(id_key(id).as_ref());
-                let tools = |r: &Value<'_>| r.tag() == Tag::Object && r.get("tools").is_some();
-                match (page, result) {
-                    (Some(p), Some(r)) => self.check_page(input, m, id, r, p),
-                    (None, Some(r)) if tools(&r) => {
-                        self.check_page(input, m, id, r, Page::Unmatched)
-                    }
-                    _ => Elem::Keep,
+                let key = id_key(id);
+                let page = self.gate().answered(key.as_ref());
+                let asked = self.handshakes().answered(key.as_ref());
+                let Some(r) = result else {
+                    return Elem::Keep;
+                };
+                let tools = r.tag() == Tag::Object && r.get("tools").is_some();
+                let page = page.or(tools.then_some(Page::Unmatched));
+                let handshake = asked || instructions::looks_like_handshake(r);
+                match (handshake && self.policy.check_instructions, page) {
+                    (true, page) => self.check_handshake(input, m, id, r, page),
+                    (false, Some(p)) => self.check_page(input, m, id, r, p),
+                    (false, None) => Elem::Keep,
                 }
             }
             Kind::Invalid(why) => Elem::Drop(String::from(why)),
@@ -423,6 +447,121 @@ impl Enforcer {
         let whole = span(input, m);
         let inner = range.start - whole.start..range.end - whole.start;
         Elem::Replace(splice(&input[whole], inner, &decision.result))
+    }
+
+    /// A handshake result of response `m`: its instructions checked, then,
+    /// when it is a `tools` result too (`page`), its tools.
+    fn check_handshake(
+        &self,
+        input: &[u8],
+        m: Value<'_>,
+        id: Value<'_>,
+        result: Value<'_>,
+        page: Option<Page>,
+    ) -> Elem {
+        let finding = instructions::check(input, result, self.policy.pinned.instructions_digest);
+        let cut = match finding {
+            None => None,
+            Some(f) => match self.on_instructions(&input[span(input, id)], &f) {
+                Err(blocked) => {
+                    if let Some(p) = page {
+                        self.gate().refused(p);
+                    }
+                    return blocked;
+                }
+                Ok(cut) => cut,
+            },
+        };
+        let Some(cut) = cut else {
+            return match page {
+                Some(p) => self.check_page(input, m, id, result, p),
+                None => Elem::Keep,
+            };
+        };
+        let whole = span(input, m);
+        let inner = cut.start - whole.start..cut.end - whole.start;
+        let stripped = splice(&input[whole], inner, b"");
+        match page {
+            None => Elem::Replace(stripped),
+            // A handshake result with tools too (a hostile server's): its
+            // tools are guarded as well, in the stripped message.
+            Some(p) => self.then_page(stripped, p),
+        }
+    }
+
+    /// Logs instructions that do not match; the range to cut out of the
+    /// input (`Ok(None)`: nothing), or the error answer (`--on-drift block`).
+    fn on_instructions(
+        &self,
+        id_raw: &[u8],
+        f: &Finding,
+    ) -> Result<Option<core::ops::Range<usize>>, Elem> {
+        let what = match (f.status, f.not_a_string) {
+            (_, true) => "are not a string",
+            (crate::verify::InstructionsStatus::Added, _) => "are not pinned",
+            (crate::verify::InstructionsStatus::Removed, _) => "were removed",
+            _ => "differ from the pinned ones",
+        };
+        let Some(cut) = f.cut.clone() else {
+            self.log.instructions(
+                f,
+                &std::format!("the server's instructions {what}; nothing to hide"),
+            );
+            return Ok(None);
+        };
+        if !self.enforcing() {
+            self.log.instructions(
+                f,
+                &std::format!("the server's instructions {what}; kept (observe mode)"),
+            );
+            return Ok(None);
+        }
+        if self.policy.on_drift == OnDrift::Block {
+            self.log.instructions(
+                f,
+                &std::format!(
+                    "the server's instructions {what}; the handshake answer is blocked (--on-drift block)"
+                ),
+            );
+            let msg = std::format!(
+                "contractpin proxy: the instructions of server {:?} do not match contractpin.lock \
+                 ({}: they {what}); the handshake is blocked (--on-drift block)",
+                self.policy.server,
+                f.status.name()
+            );
+            return Err(Elem::Replace(error_response(
+                id_raw,
+                INTERNAL_ERROR,
+                &msg,
+                None,
+            )));
+        }
+        self.log.instructions(
+            f,
+            &std::format!("the server's instructions {what}; removed from the handshake result"),
+        );
+        Ok(Some(cut))
+    }
+
+    /// Message `bytes` (a handshake result the proxy changed) checked as a
+    /// `tools` result too.
+    fn then_page(&self, bytes: Vec<u8>, page: Page) -> Elem {
+        let mut scratch = Scratch::default();
+        let checked = scratch.with(&bytes, |tape| {
+            let m = tape.ok()?.root();
+            let Kind::Response {
+                id,
+                result: Some(r),
+            } = kind(m)
+            else {
+                return None;
+            };
+            Some(self.check_page(&bytes, m, id, r, page))
+        });
+        match checked {
+            Some(Elem::Keep) | None => Elem::Replace(bytes),
+            Some(other) => other,
+        }
     }
 
     /// A page the guard rejected: an error (enforce) or passed on (observe).

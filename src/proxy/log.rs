@@ -14,6 +14,11 @@
 //!   error, `reason` naming the tools;
 //! - `page-rejected` (enforce) / `page-unchecked` (observe): the guard
 //!   could not check a page, `reason` says why;
+//! - `instructions-drifted` / `instructions-added` / `instructions-removed`:
+//!   the `instructions` of a handshake result do not match the lock's
+//!   `instructions_digest` (`src/proxy/instructions.rs`), with `live` and
+//!   `pinned` (digests, each when there is one) and `reason` saying what the
+//!   proxy did (removed them, blocked the answer, or kept them);
 //! - `skipped`: a line from the server that is not a JSON-RPC message,
 //!   never forwarded; `reason` and the first 80 characters, escaped.
 //!
@@ -27,6 +32,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::vec::Vec;
 
+use super::instructions::Finding;
 use crate::guard::GuardEvent;
 use crate::jcs;
 use crate::mcp::error::redact;
@@ -79,6 +85,28 @@ impl EventLog {
             line.extend_from_slice(b",\"tool\":");
             jcs::write_str(&mut line, t);
         }
+        line.push(b'}');
+        self.write(line);
+    }
+
+    /// Instructions that do not match their pin, and what was done (`reason`).
+    pub fn instructions(&self, f: &Finding, reason: &str) {
+        let mut line = Vec::with_capacity(256);
+        line.extend_from_slice(b"{\"at\":");
+        jcs::write_str(&mut line, &now());
+        for (key, digest) in [("live", f.live), ("pinned", f.pinned)] {
+            if let Some(d) = digest {
+                line.extend_from_slice(std::format!(",\"{key}\":\"").as_bytes());
+                line.extend_from_slice(&d.to_hex_prefixed());
+                line.push(b'"');
+            }
+        }
+        line.extend_from_slice(b",\"reason\":");
+        jcs::write_str(&mut line, reason);
+        line.extend_from_slice(b",\"server\":");
+        jcs::write_str(&mut line, &self.server);
+        line.extend_from_slice(b",\"status\":");
+        jcs::write_str(&mut line, &std::format!("instructions-{}", f.status.name()));
         line.push(b'}');
         self.write(line);
     }

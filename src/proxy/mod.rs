@@ -26,6 +26,11 @@
 //!   (before any listing, and after `notifications/tools/list_changed`
 //!   until the next one, no tool passes) is answered by the proxy with
 //!   `-32602 Unknown tool: NAME` and never forwarded (enforce mode);
+//! - the `instructions` of the server's handshake result (`initialize` or
+//!   `server/discover`) are compared with the lock's `instructions_digest`:
+//!   drifted or added ones are removed from the result in enforce mode
+//!   (the whole answer becomes an error with [`OnDrift::Block`]), kept and
+//!   logged in observe mode (`src/proxy/instructions.rs`);
 //! - a page the guard rejects is an error for the client (fail closed);
 //!   a server line that is not a JSON-RPC message is dropped and logged.
 //!
@@ -38,6 +43,7 @@ mod enforce;
 mod gate;
 #[cfg(feature = "mcp-http")]
 pub(crate) mod http;
+mod instructions;
 mod log;
 mod message;
 mod pump;
@@ -81,6 +87,9 @@ pub enum OnDrift {
     Hide,
     /// Answer the whole `tools/list` request with a JSON-RPC error
     /// (`-32603`) naming them: the client sees no tool of that listing.
+    /// Drifted or added instructions make the answer to the client's
+    /// `initialize` (or `server/discover`) such an error too: its
+    /// handshake fails.
     Block,
 }
 
@@ -95,6 +104,11 @@ pub struct ProxyOptions {
     pub on_drift: OnDrift,
     /// Limits for checking one `tools/list` page (size, depth, tools).
     pub limits: Limits,
+    /// Do not compare the handshake's `instructions` with the lock's
+    /// `instructions_digest` (`--ignore-instructions`, as for verify). Without
+    /// it, instructions from a server whose entry pins none are *added*
+    /// and, in enforce mode, removed.
+    pub ignore_instructions: bool,
     /// The connection to the server: `max_line_bytes` (also the limit on
     /// the client's lines), `request_timeout` (the longest wait for the
     /// server to take a message), `shutdown_grace`, `inherit_env`.
@@ -109,6 +123,7 @@ impl ProxyOptions {
             mode: GuardMode::Enforce,
             on_drift: OnDrift::Hide,
             limits: Limits::DEFAULT,
+            ignore_instructions: false,
             client: ClientOptions::default(),
         }
     }
@@ -184,6 +199,7 @@ where
         mode: opts.mode,
         on_drift: opts.on_drift,
         limits: opts.limits,
+        check_instructions: !opts.ignore_instructions,
     };
     let event_log = log::EventLog::new(log, &opts.server_name, secrets);
     let enforcer = Arc::new(enforce::Enforcer::new(policy, event_log));

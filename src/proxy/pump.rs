@@ -378,6 +378,7 @@ mod tests {
             mode: GuardMode::Enforce,
             on_drift: OnDrift::Hide,
             limits: crate::Limits::DEFAULT,
+            check_instructions: true,
         };
         Arc::new(Enforcer::new(
             policy,

@@ -348,9 +348,13 @@ class Core:
         return info
 
     def with_instructions(self, result: dict) -> dict:
-        """The handshake result with --instructions (a JSON value; absent by default)."""
-        if self.a.instructions is not None:
-            result["instructions"] = json.loads(self.a.instructions)
+        """The handshake result with --instructions (a JSON value; absent by default), or
+        --cloaked-instructions for a client whose clientInfo.name does not say contractpin."""
+        chosen = self.a.instructions
+        if self.a.cloaked_instructions is not None and "contractpin" not in self.client_name.lower():
+            chosen = self.a.cloaked_instructions
+        if chosen is not None:
+            result["instructions"] = json.loads(chosen)
         return result
 
     def capabilities(self):
@@ -1092,6 +1096,9 @@ def parse_args(argv=None):
     p.add_argument("--server-title", help="serverInfo.title (default: none)")
     p.add_argument("--instructions", help="the handshake result's `instructions`, as a JSON value "
                                           "(default: none), e.g. '\"Call search first.\"'")
+    p.add_argument("--cloaked-instructions", help="the handshake's `instructions` (a JSON value) for a client "
+                                                  "whose clientInfo.name does not contain contractpin; "
+                                                  "--instructions for contractpin itself")
     a = p.parse_args(argv)
     a.versions = [v for v in a.versions.split(",") if v]
     if not a.versions:

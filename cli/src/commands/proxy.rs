@@ -76,6 +76,7 @@ fn options(args: &ProxyArgs) -> Result<ProxyOptions, Failure> {
         o.client.request_timeout = seconds(s)?;
     }
     o.client.inherit_env = args.inherit_env;
+    o.ignore_instructions = args.ignore_instructions;
     o.client.shutdown_grace = GRACE;
     Ok(o)
 }

@@ -137,10 +137,11 @@ class Run:
         params = StdioServerParameters(command=plan["command"], args=plan.get("args", []))
         info = types.Implementation(name=plan.get("clientName", "sdk-test-client-py"), version="1.0.0")
         results = []
+        instructions = None
         try:
             async with stdio_client(params) as (read, write):
                 async with ClientSession(read, write, client_info=info, **self.callbacks()) as s:
-                    await s.initialize()
+                    instructions = (await s.initialize()).instructions
                     for step in plan["steps"]:
                         try:
                             results.append(await self.step(s, step))
@@ -148,7 +149,8 @@ class Run:
                             results.append({"error": {"code": e.error.code, "message": e.error.message}})
         except Exception as e:  # noqa: BLE001 - the test compares the outcome
             results.append({"error": {"code": None, "message": f"{type(e).__name__}: {e}"}})
-        return {"steps": results, "notifications": self.notifications, "serverRequests": self.server_requests}
+        return {"steps": results, "notifications": self.notifications, "serverRequests": self.server_requests,
+                "instructions": instructions}
 
 
 def main():

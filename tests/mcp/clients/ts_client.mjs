@@ -124,4 +124,5 @@ try {
 } finally {
   await client.close();
 }
-process.stdout.write(JSON.stringify({ steps: results, notifications, serverRequests }) + '\n');
+const instructions = client.getInstructions() ?? null;
+process.stdout.write(JSON.stringify({ steps: results, notifications, serverRequests, instructions }) + '\n');
