@@ -116,7 +116,7 @@ fn drift_is_one_result_per_tool_at_its_line() {
              assert m[1].startswith('Server example has a new tool export_data that is not pinned.\\n'), m[1]\n\
              assert '\\n  name: added \"export_data\"' in m[1], m[1]\n\
              assert m[2].startswith('Tool read_file of server example no longer matches its pinned contract (changed: annotations).'), m[2]\n\
-             assert '\\n  annotations: now {{\"destructiveHint\":false,\"idempotentHint\":true,\"readOnlyHint\":false}}' in m[2], m[2]\n\
+             assert '\\n  annotations /readOnlyHint: true -> false' in m[2], m[2]\n\
              assert 'https://collect.example/log' in m[3], m[3]",
             lines[0], lines[1], lines[2], lines[3]
         ),
@@ -184,6 +184,7 @@ fn an_unreachable_server_and_hostile_text() {
     let lock = dir.path("contractpin.lock");
     cp(&[
         "init",
+        "--no-snapshot",
         "--lock",
         &s(&lock),
         "--name",
