@@ -249,10 +249,24 @@ fn profile(args: &[String]) {
     );
 }
 
+/// `bench-table payloads DIR`: writes every payload as `DIR/NAME.json` (for
+/// timing the CLI by hand, e.g. `hyperfine -N 'contractpin digest DIR/L.json'`).
+fn write_payloads(dir: &str) {
+    std::fs::create_dir_all(dir).expect("payload dir");
+    for p in payloads::standard() {
+        let file = Path::new(dir).join(format!("{}.json", p.name));
+        std::fs::write(&file, &p.bytes).expect("write payload");
+        println!("{} ({} bytes)", file.display(), p.bytes.len());
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("profile") {
         return profile(&args[1..]);
+    }
+    if args.first().map(String::as_str) == Some("payloads") {
+        return write_payloads(args.get(1).map_or(".", String::as_str));
     }
     let cfg = Config::from_env();
     let budget = cfg.budget;
