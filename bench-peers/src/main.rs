@@ -678,8 +678,8 @@ fn main() {
                 );
                 println!();
                 targets.add(
-                    "contractpin digest on L <= 2x in-process pipeline",
-                    ratio <= 2.0,
+                    "contractpin digest on L <= 1.3x in-process pipeline",
+                    ratio <= 1.3,
                     format!(
                         "{ratio:.2}x ({:.2} ms vs {:.2} ms)",
                         t.min * 1e3,
