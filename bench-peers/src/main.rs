@@ -166,6 +166,13 @@ fn hash_all_ours<'a>(msgs: impl Iterator<Item = &'a [u8]>, backend: Backend) {
 /// ends. (64-byte pieces measured only ~8% above the one-way floor: the
 /// per-block copies cost about what pairing saves.)
 fn hash_two_way(a: &[&[u8]], b: &[&[u8]], backend: Backend) {
+    two_way(a, b, backend, |_, d| {
+        black_box(d);
+    });
+}
+
+/// [`hash_two_way`], handing each digest to `on_digest` (`true`: stream A).
+fn two_way(a: &[&[u8]], b: &[&[u8]], backend: Backend, mut on_digest: impl FnMut(bool, [u8; 32])) {
     const PIECE: usize = 4096;
     /// The next piece (at most `PIECE` bytes) of a list of messages, and
     /// whether it ends its message; `None` when the list is done.
@@ -194,12 +201,28 @@ fn hash_two_way(a: &[&[u8]], b: &[&[u8]], backend: Backend) {
         let (db, end_b) = pb.unwrap_or((&[], false));
         pair.update2(da, db);
         if end_a {
-            black_box(pair.finalize_reset_a());
+            on_digest(true, pair.finalize_reset_a());
         }
         if end_b {
-            black_box(pair.finalize_reset_b());
+            on_digest(false, pair.finalize_reset_b());
         }
     }
+}
+
+/// Checks that [`hash_two_way`] hashes exactly the messages given (each
+/// digest against the one-way hasher), so its floor is a floor of the same work.
+fn check_two_way(a: &[&[u8]], b: &[&[u8]], backend: Backend) {
+    let (mut got_a, mut got_b) = (Vec::new(), Vec::new());
+    two_way(a, b, backend, |in_a, d| {
+        if in_a {
+            got_a.push(d)
+        } else {
+            got_b.push(d)
+        }
+    });
+    let want = |msgs: &[&[u8]]| msgs.iter().map(|m| sha256::digest(m)).collect::<Vec<_>>();
+    assert_eq!(got_a, want(a), "two-way floor, stream A");
+    assert_eq!(got_b, want(b), "two-way floor, stream B");
 }
 
 fn hash_all_sha2<'a>(msgs: impl Iterator<Item = &'a [u8]>) {
@@ -424,8 +447,10 @@ fn main() {
         let fs = time_auto(budget, || hash_all_sha2(msgs.pipeline()));
         let fv = time_auto(budget, || hash_all_ours(msgs.verify(), backend));
         let (pa, pb) = msgs.pipeline_streams();
+        check_two_way(&pa, &pb, backend);
         let f2 = time_auto(budget, || hash_two_way(&pa, &pb, backend));
         let (va, vb) = msgs.verify_streams();
+        check_two_way(&va, &vb, backend);
         let fv2 = time_auto(budget, || hash_two_way(&va, &vb, backend));
         if let Some(t) = our_pipeline.get_mut(&p.name) {
             if tp.min < t.min {
