@@ -25,12 +25,26 @@ pub fn read_document(path: Option<&Path>, max: usize) -> Result<Vec<u8>, Failure
             let file = File::open(p).map_err(|e| {
                 Failure::usage(format!("cannot read {}: {}", p.display(), io_reason(&e)))
             })?;
+            reserve_for(&file, cap, &mut buf);
             read_bounded(file, cap, &mut buf).map_err(|e| {
                 Failure::usage(format!("cannot read {}: {}", p.display(), io_reason(&e)))
             })?
         }
     }
     Ok(buf)
+}
+
+/// Reserves room for a regular file's whole contents (at most `cap` bytes)
+/// plus the one byte of the end-of-file probe, so that reading it does not
+/// grow the buffer step by step (`take` hides the file's size from
+/// `read_to_end`). A FIFO or device reports no useful size: no reservation.
+fn reserve_for(file: &File, cap: u64, buf: &mut Vec<u8>) {
+    if let Ok(meta) = file.metadata() {
+        if meta.is_file() {
+            let want = meta.len().saturating_add(1).min(cap);
+            buf.reserve_exact(usize::try_from(want).unwrap_or(0));
+        }
+    }
 }
 
 fn read_bounded<R: Read>(reader: R, cap: u64, buf: &mut Vec<u8>) -> std::io::Result<()> {

@@ -18,11 +18,15 @@ mod source;
 
 use std::io::Write;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::error::ErrorKind as ClapKind;
 use clap::Parser;
 
 use fail::{EXIT_OK, EXIT_USAGE};
+
+/// Cleared when the parsed command cannot start a server: nothing to reap.
+static MAY_HAVE_CHILDREN: AtomicBool = AtomicBool::new(true);
 
 fn main() -> ExitCode {
     // On Linux, descendants of stdio servers that escape their process group
@@ -31,7 +35,9 @@ fn main() -> ExitCode {
     contractpin::mcp::become_child_subreaper();
     let code = run();
     // None of them may outlive contractpin.
-    contractpin::mcp::reap_orphans();
+    if MAY_HAVE_CHILDREN.load(Ordering::Relaxed) {
+        contractpin::mcp::reap_orphans();
+    }
     code
 }
 
@@ -60,6 +66,9 @@ fn run() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    if !commands::may_start_servers(&cli) {
+        MAY_HAVE_CHILDREN.store(false, Ordering::Relaxed);
+    }
     match std::panic::catch_unwind(move || commands::run(cli)) {
         Ok(Ok(code)) => ExitCode::from(code),
         Ok(Err(failure)) => {

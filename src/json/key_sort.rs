@@ -77,10 +77,13 @@ pub(crate) fn sort_list(input: &[u8], nodes: &mut [Node], head: u32) -> (u32, bo
     if head == END || nodes[head as usize].link == END {
         return (head, false);
     }
-    // Already in order? Common for generated JSON, and then O(n); these
-    // comparisons cover every adjacent pair, so they also detect equal strings.
+    if let Some(sorted) = sort_small(input, nodes, head) {
+        return sorted;
+    }
+    // A long list. Already in order? Common for generated JSON, and then
+    // O(n); these comparisons cover every adjacent pair, so they also detect
+    // equal strings.
     let mut p = head;
-    let mut len = 1usize;
     let mut equal = false;
     loop {
         let q = nodes[p as usize].link;
@@ -93,17 +96,6 @@ pub(crate) fn sort_list(input: &[u8], nodes: &mut [Node], head: u32) -> (u32, bo
             Ordering::Less => {}
         }
         p = q;
-        len += 1;
-    }
-    while len <= SMALL {
-        p = nodes[p as usize].link;
-        if p == END {
-            break;
-        }
-        len += 1;
-    }
-    if len <= SMALL {
-        return insertion_sort(input, nodes, head, equal);
     }
     (merge_sort(input, nodes, head), true)
 }
@@ -135,15 +127,20 @@ struct Item {
     kind: u8,
 }
 
-/// Stable sort of a list of at most [`SMALL`] elements, in a small array of
-/// prefix keys (one load per element, not one per comparison).
+/// Stable sort of a list of at most [`SMALL`] elements (two or more), in a
+/// small array of prefix keys (one load per element, not one per
+/// comparison); `None`, having changed nothing, for a longer list.
 ///
-/// When every element has a key and no two keys are equal, the keys alone
-/// order the list, and each element's rank is counted without branches.
-/// Otherwise a stable insertion sort runs, in which each element meets the
-/// largest element not greater than it, so two equal strings always meet:
-/// `equal` comes back `true` if the list holds any.
-fn insertion_sort(input: &[u8], nodes: &mut [Node], head: u32, mut equal: bool) -> (u32, bool) {
+/// When every element has a key and the keys strictly increase, the list is
+/// already in order and holds no two equal strings (distinct keys are
+/// distinct strings): nothing is relinked. When every element has a key and
+/// no two keys are equal, the keys alone order the list, and each element's
+/// rank is counted without branches (equal keys share a rank, which leaves
+/// a rank unused: that is how a tie is seen). Otherwise a stable insertion
+/// sort runs, in which each element meets the largest element not greater
+/// than it, so two equal strings always meet: the flag comes back `true`
+/// exactly when the list holds two equal strings.
+fn sort_small(input: &[u8], nodes: &mut [Node], head: u32) -> Option<(u32, bool)> {
     let mut items = [Item {
         key: 0,
         node: END,
@@ -151,17 +148,25 @@ fn insertion_sort(input: &[u8], nodes: &mut [Node], head: u32, mut equal: bool) 
     }; SMALL];
     let mut n = 0usize;
     let mut all_keys = true;
+    let mut ascending = true;
+    let mut previous = 0u64;
     let mut e = head;
-    while e != END && n < SMALL {
+    while e != END {
+        if n == SMALL {
+            return None;
+        }
         let node = &nodes[e as usize];
         let word = if node.flag() {
             None
         } else {
             prefix_word(input, node)
         };
+        let key = word.map_or(0, utf16_key);
         all_keys &= word.is_some();
+        ascending &= n == 0 || key > previous;
+        previous = key;
         items[n] = Item {
-            key: word.map_or(0, utf16_key),
+            key,
             node: e,
             kind: match word {
                 None => 0,
@@ -172,24 +177,24 @@ fn insertion_sort(input: &[u8], nodes: &mut [Node], head: u32, mut equal: bool) 
         n += 1;
         e = node.link;
     }
-    debug_assert!(
-        e == END,
-        "insertion_sort called on a list longer than SMALL"
-    );
+    if all_keys && ascending {
+        return Some((head, false));
+    }
 
     let mut order = [END; SMALL];
     if all_keys {
-        let mut tie = false;
-        for i in 0..n {
+        let mut ranks = 0u32;
+        for item in &items[..n] {
             let mut rank = 0usize;
-            for (j, other) in items[..n].iter().enumerate() {
-                rank += (other.key < items[i].key) as usize;
-                tie |= (j < i) & (other.key == items[i].key);
+            for other in &items[..n] {
+                rank += (other.key < item.key) as usize;
             }
-            order[rank] = items[i].node;
+            ranks |= 1 << rank;
+            order[rank] = item.node;
         }
-        if !tie {
-            return (link(nodes, &order[..n]), equal);
+        // Every rank 0..n taken: the keys are distinct.
+        if ranks == (1u32 << n) - 1 {
+            return Some((link(nodes, &order[..n]), false));
         }
     }
 
@@ -205,6 +210,7 @@ fn insertion_sort(input: &[u8], nodes: &mut [Node], head: u32, mut equal: bool) 
         }
         cmp_full(input, &nodes[a.node as usize], &nodes[b.node as usize])
     };
+    let mut equal = false;
     for k in 1..n {
         let item = items[k];
         // Shift greater elements right; insert after the last one not greater.
@@ -227,7 +233,7 @@ fn insertion_sort(input: &[u8], nodes: &mut [Node], head: u32, mut equal: bool) 
     for (slot, item) in order.iter_mut().zip(&items[..n]) {
         *slot = item.node;
     }
-    (link(nodes, &order[..n]), equal)
+    Some((link(nodes, &order[..n]), equal))
 }
 
 /// Links `order` (at least one node) into a list; returns its head.
@@ -365,6 +371,76 @@ mod tests {
             want.sort_by(|&a, &b| picked[a].encode_utf16().cmp(picked[b].encode_utf16()));
             assert_eq!(got, want, "round {round}");
             let has_dup = (1..len).any(|i| picked[want[i - 1]] == picked[want[i]]);
+            assert!(maybe_equal || !has_dup, "round {round}: duplicate missed");
+            if len <= SMALL {
+                assert_eq!(maybe_equal, has_dup, "round {round}");
+            }
+        }
+    }
+
+    /// Escaped spellings of the same key, already-sorted lists (the fast
+    /// path), long keys sharing their first eight bytes, and lengths around
+    /// [`SMALL`]: the order is the decoded UTF-16 order and, up to `SMALL`
+    /// elements, the equal flag says exactly whether two decoded keys are equal.
+    #[test]
+    fn escaped_sorted_and_long_keys() {
+        // (raw JSON string content, decoded text)
+        let pool: [(&str, &str); 14] = [
+            ("a", "a"),
+            ("\\u0061", "a"),
+            ("b", "b"),
+            ("abcdefghij", "abcdefghij"),
+            ("abcdefgh\\u0069j", "abcdefghij"),
+            ("abcdefghik", "abcdefghik"),
+            ("abcdefgh", "abcdefgh"),
+            ("\\ue000", "\u{e000}"),
+            ("\u{e000}", "\u{e000}"),
+            ("\\ud83d\\ude00", "\u{1f600}"),
+            ("\u{1f600}", "\u{1f600}"),
+            ("x\\n", "x\n"),
+            ("10", "10"),
+            ("9", "9"),
+        ];
+        let mut state = 11u64;
+        for round in 0..3000 {
+            let len = 2 + round % 16;
+            let mut picked: Vec<usize> = (0..len)
+                .map(|_| {
+                    state = state
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    (state >> 33) as usize % pool.len()
+                })
+                .collect();
+            let units = |i: usize| pool[i].1.encode_utf16().collect::<Vec<u16>>();
+            if round % 3 == 0 {
+                // Already in order (ties kept in place): the fast path.
+                picked.sort_by_key(|&i| units(i));
+            }
+            let mut input = Vec::new();
+            let mut nodes = std::vec![Node::EMPTY];
+            for &i in &picked {
+                let raw = pool[i].0;
+                input.push(b'"');
+                let flag = raw.contains('\\');
+                nodes.push(Node::new(Tag::String, flag, input.len(), raw.len(), 0));
+                input.extend_from_slice(raw.as_bytes());
+                input.extend_from_slice(b"\":0,");
+            }
+            for (i, node) in nodes.iter_mut().enumerate().take(len).skip(1) {
+                node.link = (i + 1) as u32;
+            }
+            let (head, maybe_equal) = sort_list(&input, &mut nodes, 1);
+            let mut got = Vec::new();
+            let mut p = head;
+            while p != END {
+                got.push(p as usize - 1);
+                p = nodes[p as usize].link;
+            }
+            let mut want: Vec<usize> = (0..len).collect();
+            want.sort_by_key(|&a| units(picked[a]));
+            assert_eq!(got, want, "round {round}");
+            let has_dup = (1..len).any(|i| units(picked[want[i - 1]]) == units(picked[want[i]]));
             assert!(maybe_equal || !has_dup, "round {round}: duplicate missed");
             if len <= SMALL {
                 assert_eq!(maybe_equal, has_dup, "round {round}");

@@ -25,10 +25,21 @@ pub fn doc_limits(args: &DocLimitArgs, max_tools: Option<usize>) -> Limits {
 
 /// Server, tool and field digests of a tools/list under `limits`.
 pub fn digest_list(input: &[u8], limits: Limits) -> Result<ServerDigest, contractpin::Error> {
+    digest_with(input, limits, true)
+}
+
+/// Server and tool digests, with field digests only when `fields` (the
+/// text listing prints none: without them every contract byte is hashed
+/// once instead of twice; the server and tool digests are the same).
+fn digest_with(
+    input: &[u8],
+    limits: Limits,
+    fields: bool,
+) -> Result<ServerDigest, contractpin::Error> {
     Context::with_limits(limits).digest_tools_list_owned(
         input,
         ListOptions {
-            field_digests: true,
+            field_digests: fields,
         },
     )
 }
@@ -37,7 +48,8 @@ pub fn digest_list(input: &[u8], limits: Limits) -> Result<ServerDigest, contrac
 pub fn run(args: &DigestArgs) -> CliResult {
     let limits = doc_limits(&args.limits, args.max_tools);
     let input = read_document(args.file.as_deref(), limits.max_input)?;
-    let server = digest_list(&input, limits).map_err(|e| Failure::usage(e.to_string()))?;
+    let server =
+        digest_with(&input, limits, args.json).map_err(|e| Failure::usage(e.to_string()))?;
     let text = if args.json {
         server_entry_json(&server)
     } else {
