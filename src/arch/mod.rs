@@ -220,6 +220,18 @@ pub(crate) fn all_classifiers() -> std::vec::Vec<(&'static str, Classifier)> {
     out
 }
 
+/// A seeded xorshift64 generator for the tests of the SIMD paths and of
+/// the structural index (one generator, so both draw the same kind of input).
+#[cfg(test)]
+pub(crate) fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,15 +249,6 @@ mod tests {
             pos += 1;
         }
         pos
-    }
-
-    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
-        move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        }
     }
 
     #[test]

@@ -296,14 +296,7 @@ mod tests {
         }
     }
 
-    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
-        move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        }
-    }
+    use crate::arch::xorshift;
 
     #[test]
     fn escapes_match_a_byte_loop() {
