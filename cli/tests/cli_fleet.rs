@@ -235,7 +235,7 @@ fn kill_leftover(pid: i32) {
 #[cfg(target_os = "linux")]
 #[test]
 fn ctrl_c_stops_every_server_and_leaves_nothing() {
-    if !tools::needs(&["sh", "sleep", "kill"]) {
+    if !tools::needs(&["python3", "sh", "sleep", "kill"]) {
         return;
     }
     let dir = TempDir::new("fleet-int");
@@ -293,7 +293,7 @@ fn ctrl_c_stops_every_server_and_leaves_nothing() {
 
 #[test]
 fn a_failing_server_among_others_leaves_nothing_behind() {
-    if !tools::needs(&["sh", "sleep"]) {
+    if !tools::needs(&["python3", "sh", "sleep"]) {
         return;
     }
     let dir = TempDir::new("fleet-fail");
@@ -344,7 +344,7 @@ fn init_one(argv: &[String], extra: &[&str]) -> (TempDir, Out) {
 
 #[test]
 fn a_server_that_exits_before_answering_is_reported_with_its_status_and_stderr() {
-    if !tools::needs(&["sh"]) {
+    if !tools::needs(&["python3", "sh"]) {
         return;
     }
     let argv: Vec<String> = vec!["sh".into(), "-c".into(), "echo boom >&2; exit 3".into()];
@@ -413,7 +413,7 @@ fn the_stderr_of_a_server_that_exits_early_is_redacted() {
 
 #[test]
 fn a_relative_command_pinned_in_the_lock_directory_works_from_anywhere() {
-    if !tools::needs(&["sh", "sleep"]) {
+    if !tools::needs(&["python3", "sh", "sleep"]) {
         return;
     }
     let dir = TempDir::new("fleet-rel");
