@@ -582,13 +582,15 @@ pub fn add_changes(
     limits: &Limits,
 ) {
     for t in &mut report.tools {
+        if t.status == ToolStatus::Unchanged {
+            continue;
+        }
         let snapshot = pinned.tools.get(&t.name).and_then(snapshot);
         let current = live
             .binary_search_by(|(n, _)| cmp_utf16(n, &t.name))
             .ok()
             .map(|i| live[i].1.as_slice());
         let found = match (&t.status, snapshot, current) {
-            (ToolStatus::Unchanged, _, _) => continue,
             (ToolStatus::Drifted { changed_fields }, None, Some(l)) => {
                 drift::live_fields(l, changed_fields, limits)
             }
