@@ -20,7 +20,7 @@ use std::io::{BufRead, IsTerminal, Read, Write};
 
 use contractpin::lock::{self, Approval, Lock, LockServer, UpdateError};
 use contractpin::verify::{
-    verify_server, InstructionsStatus, ServerReport, ToolStatus, ToolVerdict,
+    add_changes, verify_server, InstructionsStatus, ServerReport, ToolStatus, ToolVerdict,
 };
 
 use super::verify::{self, Live};
@@ -55,7 +55,11 @@ pub fn run(args: &ApproveArgs) -> CliResult {
         ))
     })?;
     let mut report = verify_server(name, server, &live.digests, false);
-    contractpin::verify::add_changes_from_list(&mut report, server, &live.document, &limits);
+    // Parsed once: for the changes shown now and the snapshots written later.
+    let contracts = contractpin::tool_contracts(&live.document, &limits);
+    if let Ok(c) = &contracts {
+        add_changes(&mut report, server, c, &limits);
+    }
     report.check_facts(server, &live.facts, false);
     write_stdout(show_changes(&report, &args.lock).as_bytes())?;
 
@@ -75,7 +79,7 @@ pub fn run(args: &ApproveArgs) -> CliResult {
         return Ok(EXIT_OK);
     }
     let contracts = if server.has_snapshots() {
-        Some(snapshots(name, &live, limits)?)
+        Some(snapshots(name, contracts)?)
     } else {
         None
     };
@@ -267,10 +271,9 @@ fn note(message: &str) {
 /// The live canonical contract of every tool, for a lock with snapshots.
 fn snapshots(
     name: &str,
-    live: &Live,
-    limits: contractpin::Limits,
+    contracts: Result<Vec<(String, Vec<u8>)>, contractpin::Error>,
 ) -> Result<BTreeMap<String, Vec<u8>>, Failure> {
-    contractpin::tool_contracts(&live.document, &limits)
+    contracts
         .map(|v| v.into_iter().collect())
         .map_err(|e| Failure::server(format!("server {name:?}: invalid tools list: {e}")))
 }
