@@ -4,7 +4,7 @@
 use super::{Field, FieldDigests};
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind};
-use crate::jcs::{write_value, Sink};
+use crate::jcs::{write_value, Sink, Staged};
 use crate::json::{next_index, unescape, Node, Tag};
 use crate::sha256::{Sha256, Sha256Pair};
 
@@ -127,26 +127,40 @@ impl<S: Sink> ContractOut for Plain<'_, S> {
     fn end_value(&mut self, _: Field) {}
 }
 
+/// Both streams of a [`Sha256Pair`], as one sink.
+struct Both(Sha256Pair);
+
+impl Sink for Both {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.update_both(bytes)
+    }
+}
+
 /// The tool digest in stream A and the current field's digest in stream B of
 /// one [`Sha256Pair`]: every value byte is hashed twice, and the two streams'
-/// blocks are compressed in pairs (see `sha256::pair`).
+/// blocks are compressed in pairs (see `sha256::pair`). Value bytes reach the
+/// pair through a [`Staged`] buffer, in runs instead of piece by piece.
 struct Paired<'d> {
-    pair: Sha256Pair,
+    values: Staged<Both>,
     fields: &'d mut FieldDigests,
 }
 
 impl ContractOut for Paired<'_> {
     #[inline]
     fn frame(&mut self, bytes: &[u8]) {
-        self.pair.update_a(bytes)
+        self.values.flush();
+        self.values.inner.0.update_a(bytes)
     }
     #[inline]
     fn value(&mut self, bytes: &[u8]) {
-        self.pair.update_both(bytes)
+        self.values.write(bytes)
     }
     #[inline]
     fn end_value(&mut self, field: Field) {
-        self.fields.0[field as usize] = Some(Digest(self.pair.finalize_reset_b()));
+        self.values.flush();
+        let digest = self.values.inner.0.finalize_reset_b();
+        self.fields.0[field as usize] = Some(Digest(digest));
     }
 }
 
@@ -194,15 +208,18 @@ pub(crate) fn digest_tool(
 ) -> Result<(Digest, FieldDigests), Error> {
     let mut fields = FieldDigests::default();
     if !with_fields {
+        // One stream: `Sha256`'s own block buffer already takes short pieces
+        // cheaply (a `Staged` buffer in front measured 2-3% slower).
         let mut hasher = Sha256::new();
         write_contract(&mut hasher, input, nodes, projection)?;
         return Ok((Digest(hasher.finalize()), fields));
     }
     let mut out = Paired {
-        pair: Sha256Pair::new(),
+        values: Staged::new(Both(Sha256Pair::new())),
         fields: &mut fields,
     };
     emit_contract(&mut out, input, nodes, projection)?;
-    let digest = Digest(out.pair.finalize_reset_a());
+    out.values.flush();
+    let digest = Digest(out.values.inner.0.finalize_reset_a());
     Ok((digest, fields))
 }

@@ -1,6 +1,6 @@
 //! Where canonical bytes go: anything that implements [`Sink`].
 
-use crate::sha256::Sha256;
+use crate::sha256::{copy_short, Sha256};
 
 /// A byte consumer. Writing never fails; bounded sinks record overflow.
 pub trait Sink {
@@ -19,6 +19,58 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
         (**self).write(bytes)
+    }
+}
+
+/// Bytes a [`Staged`] sink gathers before it writes them on.
+pub(crate) const STAGE_LEN: usize = 512;
+
+/// Gathers the many short pieces a canonical writer emits and hands them to
+/// `inner` in runs of up to [`STAGE_LEN`] bytes, so a hasher sees a few long
+/// writes (whole blocks compressed straight from the buffer) instead of one
+/// call per piece. [`Staged::flush`] must run before `inner` is read.
+pub(crate) struct Staged<S> {
+    pub inner: S,
+    buf: [u8; STAGE_LEN],
+    len: usize,
+}
+
+impl<S: Sink> Staged<S> {
+    /// An empty stage in front of `inner`.
+    pub fn new(inner: S) -> Self {
+        Staged {
+            inner,
+            buf: [0; STAGE_LEN],
+            len: 0,
+        }
+    }
+
+    /// Writes the gathered bytes to `inner`.
+    #[inline]
+    pub fn flush(&mut self) {
+        if self.len > 0 {
+            self.inner.write(&self.buf[..self.len]);
+            self.len = 0;
+        }
+    }
+}
+
+impl<S: Sink> Sink for Staged<S> {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let at = self.len;
+        if bytes.len() <= STAGE_LEN - at {
+            copy_short(&mut self.buf[at..at + bytes.len()], bytes);
+            self.len = at + bytes.len();
+            return;
+        }
+        self.flush();
+        if bytes.len() < STAGE_LEN {
+            copy_short(&mut self.buf[..bytes.len()], bytes);
+            self.len = bytes.len();
+        } else {
+            self.inner.write(bytes);
+        }
     }
 }
 
@@ -85,5 +137,62 @@ impl Sink for alloc::vec::Vec<u8> {
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
         self.extend_from_slice(bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records each write it gets, to see the runs a `Staged` hands on.
+    struct Writes<'a> {
+        bytes: SliceSink<'a>,
+        calls: usize,
+        longest: usize,
+    }
+
+    impl Sink for Writes<'_> {
+        fn write(&mut self, bytes: &[u8]) {
+            self.bytes.write(bytes);
+            self.calls += 1;
+            self.longest = self.longest.max(bytes.len());
+        }
+    }
+
+    #[test]
+    fn staged_passes_every_byte_on_in_order_whatever_the_piece_sizes() {
+        // Piece sizes around every edge: empty, short, the stage's length and
+        // one either side of it, and pieces longer than a stage.
+        let sizes = [0, 1, 3, 17, 511, 512, 513, 64, 2000, 5, 1023, 1, 0, 700];
+        let mut want = [0u8; 8192];
+        let mut out = [0u8; 8192];
+        let mut n = 0;
+        let mut staged = Staged::new(Writes {
+            bytes: SliceSink::new(&mut out),
+            calls: 0,
+            longest: 0,
+        });
+        for (i, &size) in sizes.iter().cycle().take(3 * sizes.len()).enumerate() {
+            let piece: [u8; 2000] = core::array::from_fn(|j| (i * 31 + j * 7) as u8);
+            if n + size > want.len() {
+                break;
+            }
+            want[n..n + size].copy_from_slice(&piece[..size]);
+            n += size;
+            staged.write(&piece[..size]);
+        }
+        staged.flush();
+        staged.flush();
+        let Writes {
+            bytes,
+            calls,
+            longest,
+        } = staged.inner;
+        assert_eq!(bytes.needed(), n);
+        assert!(bytes.fits());
+        assert_eq!(out[..n], want[..n]);
+        // Runs, not pieces: fewer calls than pieces, and long pieces whole.
+        assert!(calls < 3 * sizes.len(), "{calls}");
+        assert_eq!(longest, 2000);
     }
 }

@@ -178,7 +178,7 @@ pub fn compress(backend: Backend, state: &mut [u32; 8], blocks: &[u8]) {
 /// common case for a canonical writer, are moved with fixed-size copies instead
 /// of a call to `memcpy`.
 #[inline(always)]
-fn copy_short(dst: &mut [u8], src: &[u8]) {
+pub(crate) fn copy_short(dst: &mut [u8], src: &[u8]) {
     let n = src.len();
     if n > 16 || n != dst.len() {
         dst.copy_from_slice(src);
