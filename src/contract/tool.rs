@@ -142,7 +142,7 @@ impl Sink for Both {
 /// blocks are compressed in pairs (see `sha256::pair`). Value bytes reach the
 /// pair through a [`Staged`] buffer, in runs instead of piece by piece.
 struct Paired<'d> {
-    values: Staged<Both>,
+    values: &'d mut Staged<Both>,
     fields: &'d mut FieldDigests,
 }
 
@@ -214,8 +214,9 @@ pub(crate) fn digest_tool(
         write_contract(&mut hasher, input, nodes, projection)?;
         return Ok((Digest(hasher.finalize()), fields));
     }
+    let mut values = Staged::new(Both(Sha256Pair::new()));
     let mut out = Paired {
-        values: Staged::new(Both(Sha256Pair::new())),
+        values: &mut values,
         fields: &mut fields,
     };
     emit_contract(&mut out, input, nodes, projection)?;

@@ -37,6 +37,7 @@ pub(crate) struct Staged<S> {
 
 impl<S: Sink> Staged<S> {
     /// An empty stage in front of `inner`.
+    #[inline(always)]
     pub fn new(inner: S) -> Self {
         Staged {
             inner,
