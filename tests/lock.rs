@@ -368,6 +368,7 @@ fn keys_are_written_in_utf16_order() {
         digest: d(e),
         fields: BTreeMap::new(),
         contract: None,
+        unknown: Default::default(),
     };
     let server = |tools: BTreeMap<String, LockTool>, digest: &str| LockServer {
         transport: Transport::File,
@@ -384,6 +385,7 @@ fn keys_are_written_in_utf16_order() {
         tool_count: tools.len(),
         digest: d(digest),
         tools,
+        unknown: Default::default(),
     };
     let tools: BTreeMap<String, LockTool> = [
         ("\u{FFFF}".to_string(), tool.clone()),
@@ -448,10 +450,95 @@ fn unknown_keys_are_ignored_and_fields_optional() {
     let lock = Lock::parse(text.as_bytes()).unwrap();
     let tool = &lock.servers["acme"].tools["search"];
     assert!(tool.fields.is_empty());
+    assert_eq!(
+        lock.unknown_key_paths(),
+        [
+            "x-note",
+            "servers.acme.comment",
+            "servers.acme.tools.search.extra"
+        ]
+    );
     let out = String::from_utf8(lock.to_pretty()).unwrap();
-    assert!(!out.contains("x-note") && !out.contains("comment") && !out.contains("extra"));
     assert!(out.contains("\"fields\": {}"));
+    assert!(
+        out.contains("\"extra\": null,\n          \"fields\""),
+        "{out}"
+    );
     assert_eq!(Lock::parse(out.as_bytes()).unwrap(), lock);
+}
+
+/// A lock holding keys a newer contractpin might write, at every level,
+/// sorting before, between and after the known keys (UTF-16 order: the
+/// U+1F600 key sorts before the U+FFFD one), with values that are not in
+/// canonical form. Written by hand, not by the code under test.
+const WITH_UNKNOWN: &str = "{\n  \"aaa\": [1.0, {\"b\": 1, \"a\": \"\\u00e9\"}],\n  \"algorithm\": \"sha256\",\n  \"canonicalization\": \"contractpin-canonical-json/1\",\n  \"contractpin\": \"1\",\n  \"generated_at\": \"2026-08-14T09:31:07Z\",\n  \"prompts\": {},\n  \"servers\": {\n    \"acme\": {\n      \"command\": [\n        \"npx\"\n      ],\n      \"digest\": \"sha256:19f29bf6929a1d3dc49e528bea9f882c494842eef96cdaa7ba310a73d62f8eb5\",\n      \"prompts_digest\": \"sha256:00\",\n      \"tool_count\": 1,\n      \"tools\": {\n        \"search\": {\n          \"digest\": \"sha256:8ba046241f2b5c11ecd939f4b5bfb65f7095418801ebd2bf53f4e2ee06bae514\",\n          \"fields\": {},\n          \"output_digest\": 1E2,\n          \"\u{1F600}\": true,\n          \"\u{FFFD}\": false\n        }\n      },\n      \"transport\": \"stdio\",\n      \"zzz\": null\n    }\n  },\n  \"~\": \"last\"\n}\n";
+
+#[test]
+fn unknown_keys_are_kept_in_key_order_when_the_lock_is_rewritten() {
+    let lock = Lock::parse(WITH_UNKNOWN.as_bytes()).unwrap();
+    assert_eq!(
+        lock.unknown_key_paths(),
+        [
+            "aaa",
+            "prompts",
+            "[\"~\"]",
+            "servers.acme.prompts_digest",
+            "servers.acme.zzz",
+            "servers.acme.tools.search.output_digest",
+            "servers.acme.tools.search[\"\u{FFFD}\"]",
+            "servers.acme.tools.search[\"\u{1F600}\"]",
+        ]
+    );
+    // The same text, values in canonical form (1.0 -> 1, keys sorted, the
+    // escape decoded, 1E2 -> 100), re-indented like every lock value.
+    let want = WITH_UNKNOWN
+        .replace(
+            "\"aaa\": [1.0, {\"b\": 1, \"a\": \"\\u00e9\"}],",
+            "\"aaa\": [\n    1,\n    {\n      \"a\": \"\u{e9}\",\n      \"b\": 1\n    }\n  ],",
+        )
+        .replace("\"output_digest\": 1E2", "\"output_digest\": 100");
+    assert_eq!(String::from_utf8(lock.to_pretty()).unwrap(), want);
+    // Read back: the same lock, and the same bytes again.
+    assert_eq!(Lock::parse(want.as_bytes()).unwrap(), lock);
+    assert_eq!(
+        Lock::parse(want.as_bytes()).unwrap().to_pretty(),
+        want.as_bytes()
+    );
+}
+
+#[test]
+fn a_re_pinned_entry_keeps_the_unknown_keys_of_the_entry_it_replaces() {
+    let old = Lock::parse(WITH_UNKNOWN.as_bytes()).unwrap();
+    let old_server = &old.servers["acme"];
+    // A fresh entry for the same server, with one tool of the old name and
+    // one new tool.
+    let list = br#"{"tools":[{"name":"search","description":"x","inputSchema":{"type":"object"}},{"name":"new","inputSchema":{"type":"object"}}]}"#;
+    let digests = contractpin::digest_tools_list(list).unwrap();
+    let mut fresh = contractpin::lock::LockServer::from_server_digest(
+        contractpin::lock::Source::Stdio {
+            command: vec!["npx".into()],
+            env: BTreeMap::new(),
+            cwd: None,
+        },
+        &digests,
+    );
+    fresh
+        .tools
+        .get_mut("search")
+        .unwrap()
+        .unknown
+        .insert("output_digest".into(), b"7".to_vec());
+    fresh.keep_unknown_from(old_server);
+    assert_eq!(
+        fresh.unknown.keys().collect::<Vec<_>>(),
+        ["prompts_digest", "zzz"]
+    );
+    let search = &fresh.tools["search"].unknown;
+    // The fresh entry's own value wins; the others come from the old entry.
+    assert_eq!(search["output_digest"], b"7");
+    assert_eq!(search["\u{1F600}"], b"true");
+    assert_eq!(search["\u{FFFD}"], b"false");
+    assert!(fresh.tools["new"].unknown.is_empty());
 }
 
 // ---------------------------------------------------------------- rejections

@@ -595,6 +595,7 @@ fn lock_tool_fields_come_from_the_core() {
             digest: d("sha256:dfdc3b6500b460bb00ad930eb314bab620313ccb5fb136e672792b13ad500142"),
             fields: expect,
             contract: None,
+            unknown: Default::default(),
         }
     );
 }

@@ -46,6 +46,26 @@ pub fn warning_line(message: &str) {
     let _ = writeln!(std::io::stderr().lock(), "warning: {message}");
 }
 
+/// Warns when a lock holds keys this contractpin does not know (a newer
+/// one wrote them): they are kept when the lock is rewritten, but nothing
+/// here checks them, so a pin they hold is not enforced by this version.
+pub fn warn_unknown_keys(shown: &str, lock: &contractpin::lock::Lock) {
+    const SHOWN: usize = 5;
+    let paths = lock.unknown_key_paths();
+    if paths.is_empty() {
+        return;
+    }
+    let more = match paths.len().saturating_sub(SHOWN) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    warning_line(&format!(
+        "{shown}: {} key(s) this contractpin does not know (from a newer version?) are kept but not checked: {}{more}",
+        paths.len(),
+        paths[..paths.len().min(SHOWN)].join(", ")
+    ));
+}
+
 /// Writes bytes to stdout and flushes. A closed pipe (e.g. `| head`) is not an error.
 pub fn write_stdout(bytes: &[u8]) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();

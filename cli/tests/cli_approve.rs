@@ -82,7 +82,8 @@ impl Fixture {
 /// The lock `old` with server `srv` pinning exactly `tools` (tool objects)
 /// and `generated_at` = `at`, computed by vectors/reference.py and written
 /// by Python's json module. A tool whose digest equals its old pin keeps its
-/// old entry as it was; a new pin gets a snapshot only if the server had one.
+/// old entry as it was; a new pin gets a snapshot only if the server had one,
+/// and keeps the old entry's keys that the lock format does not define.
 fn expected_lock(old: &str, srv: &str, tools: &[&str], at: &str) -> String {
     let dir = TempDir::new("expect");
     let old_path = dir.write("old.lock", old);
@@ -107,6 +108,9 @@ for t in tools:
     elif snap is not None:
         canon, _ = reference.tool_contract(json.dumps(t, ensure_ascii=False).encode("utf-8"))
         e["contract"] = canon.decode("utf-8") if isinstance(snap, str) else json.loads(canon)
+    if n in old:
+        # Keys the lock format does not define stay with a re-pinned tool.
+        e.update({k: v for k, v in old[n].items() if k not in ("contract", "digest", "fields")})
     new[n] = e
 s["tools"] = new
 s["tool_count"] = len(new)
@@ -186,6 +190,70 @@ fn approving_one_drifted_tool_of_three_keeps_the_others_old_pins() {
         fx.text(),
         expected_lock(&old, "srv", &[ALPHA2, BETA2, GAMMA], APPROVED_AT)
     );
+}
+
+/// Adds keys a newer contractpin might write to the lock, at every level
+/// (Python's json module: plain ASCII names, canonical values).
+fn add_unknown_keys(lock: &Path) {
+    let script = r#"
+import json, sys
+p = sys.argv[1]
+d = json.load(open(p, encoding="utf-8"))
+d["prompts"] = {"pinned": ["a", 1]}
+s = d["servers"]["srv"]
+s["prompts_digest"] = "sha256:" + "0" * 64
+s["tools"]["alpha"]["output_digest"] = 100
+s["tools"]["beta"]["x-note"] = None
+open(p, "w", encoding="utf-8").write(json.dumps(d, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+"#;
+    let ok = Command::new("python3")
+        .args(["-c", script])
+        .arg(lock)
+        .status()
+        .expect("python3");
+    assert!(ok.success());
+}
+
+#[test]
+fn keys_a_newer_contractpin_wrote_are_kept_by_approve_and_init_force() {
+    let Some(fx) = Fixture::new() else { return };
+    add_unknown_keys(&fx.lock);
+    let old = fx.text();
+    let warned = |o: &Out| {
+        let err = o.err();
+        assert!(
+            err.contains("4 key(s) this contractpin does not know (from a newer version?) are kept but not checked: prompts, servers.srv.prompts_digest, servers.srv.tools.alpha.output_digest, servers.srv.tools.beta.x-note"),
+            "{err}"
+        );
+    };
+    // verify passes (they are not checked) and says so.
+    let v = fx.verify();
+    v.code(0);
+    warned(&v);
+    // Re-pinning alpha keeps its unknown key, and every other one.
+    fx.serve(&[ALPHA2, BETA, GAMMA]);
+    let o = fx.approve(&["--tool", "alpha"]);
+    o.code(0);
+    warned(&o);
+    assert_eq!(
+        fx.text(),
+        expected_lock(&old, "srv", &[ALPHA2, BETA, GAMMA], APPROVED_AT)
+    );
+    // Re-pinning the whole server keeps them too (gamma is gone, so only
+    // its pin goes; it had none).
+    let before = fx.text();
+    fx.serve(&[ALPHA2, BETA2]);
+    let o = cp(&["init", "--force", "--name", "srv", "--file", "tools.json"])
+        .env("SOURCE_DATE_EPOCH", EPOCH_APPROVE)
+        .cwd(&fx.dir.0)
+        .run();
+    o.code(0);
+    warned(&o);
+    assert_eq!(
+        fx.text(),
+        expected_lock(&before, "srv", &[ALPHA2, BETA2], APPROVED_AT)
+    );
+    fx.verify().code(0);
 }
 
 #[test]

@@ -56,6 +56,10 @@ impl LockServer {
                 Some(t) => {
                     let mut tool = LockTool::from_fields(t.digest, &t.fields);
                     tool.contract = contracts.and_then(|c| c.get(name).cloned());
+                    if let Some(old) = self.tools.get(name) {
+                        // What a newer contractpin wrote stays (see `unknown`).
+                        tool.unknown = old.unknown.clone();
+                    }
                     self.tools.insert(name.clone(), tool);
                     done.push(Approval::Pinned(name.clone()));
                 }

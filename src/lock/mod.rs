@@ -40,9 +40,13 @@
 //! larger than [`MAX_LOCK_BYTES`], so every lock written can be read back.
 //!
 //! **Unknown keys** (at the top level, in a server or in a tool) are ignored:
-//! version `1` readers stay forward compatible with additive, informational
-//! keys. They are not preserved: a lock rewritten by this crate drops them.
-//! Every key of `fields` is kept, whatever its name (field names are data).
+//! version `1` readers stay forward compatible with additive keys. They are
+//! kept, as canonical JSON ([`UnknownKeys`]), and written back in key order
+//! when this crate rewrites the lock, also into an entry that is re-pinned
+//! ([`LockServer::keep_unknown_from`]), so an older contractpin never drops
+//! what a newer one wrote; [`Lock::unknown_key_paths`] lists them (the module
+//! `unknown` holds this rule). Every key of `fields` is kept, whatever its
+//! name (field names are data).
 //! A missing `fields` object reads as empty (field digests are advisory,
 //! spec 4.2); the writer always writes `fields`.
 //!
@@ -91,6 +95,7 @@ mod read;
 mod save;
 mod secrets;
 mod timestamp;
+mod unknown;
 mod write;
 
 pub use approve::Approval;
@@ -115,6 +120,7 @@ pub use secrets::{
 pub use timestamp::{format_timestamp, is_valid_timestamp, MAX_TIMESTAMP};
 #[cfg(feature = "std")]
 pub use timestamp::{timestamp_now, TimestampError};
+pub use unknown::UnknownKeys;
 
 /// The lock format version this crate reads and writes (`contractpin` key).
 pub const LOCK_VERSION: &str = "1";

@@ -7,6 +7,7 @@ use core::fmt;
 use core::str::FromStr;
 
 use super::secrets::{classify_header, env_for_lock, url_for_lock, HeaderValue};
+use super::unknown::UnknownKeys;
 use crate::digest::Digest;
 use crate::owned::ServerDigest;
 
@@ -20,6 +21,8 @@ pub struct Lock {
     /// Pinned servers, keyed by the adopter's local server name. (The map
     /// iterates in byte order; the file is written in UTF-16 order.)
     pub servers: BTreeMap<String, LockServer>,
+    /// Top-level keys this crate does not know, kept for rewriting.
+    pub unknown: UnknownKeys,
 }
 
 /// One pinned server: how to reach it and the digests of its tools.
@@ -63,6 +66,8 @@ pub struct LockServer {
     pub digest: Digest,
     /// Every tool, keyed by name.
     pub tools: BTreeMap<String, LockTool>,
+    /// Keys of this entry that this crate does not know, kept for rewriting.
+    pub unknown: UnknownKeys,
 }
 
 /// One pinned tool.
@@ -77,6 +82,9 @@ pub struct LockTool {
     /// whose SHA-256 is `digest`. Outside every digest; `None`: a
     /// digest-only entry.
     pub contract: Option<Vec<u8>>,
+    /// Keys of this tool's entry that this crate does not know, kept for
+    /// rewriting.
+    pub unknown: UnknownKeys,
 }
 
 /// A server's `serverInfo` (MCP `Implementation`): untrusted text the server
@@ -203,6 +211,7 @@ impl Lock {
         Lock {
             generated_at: generated_at.into(),
             servers: BTreeMap::new(),
+            unknown: UnknownKeys::new(),
         }
     }
 }
@@ -213,6 +222,7 @@ impl LockTool {
         LockTool {
             digest,
             contract: None,
+            unknown: UnknownKeys::new(),
             fields: fields
                 .iter()
                 .map(|(f, d)| (f.name().to_string(), d))
@@ -250,6 +260,7 @@ impl LockServer {
                 .iter()
                 .map(|t| (t.name.clone(), LockTool::from_fields(t.digest, &t.fields)))
                 .collect(),
+            unknown: UnknownKeys::new(),
         };
         match source {
             Source::Stdio { command, env, cwd } => {

@@ -12,6 +12,7 @@ use super::model::{Lock, LockServer, LockTool, ServerInfo, Transport};
 use super::path::child;
 use super::secrets::{classify_header, is_header_name, HeaderValue};
 use super::timestamp::is_valid_timestamp;
+use super::unknown::{read_unknown, LOCK_KEYS, SERVER_KEYS, TOOL_KEYS};
 use super::{ALGORITHM, LOCK_VERSION};
 use crate::digest::Digest;
 use crate::json::{self, Node, Tag, Value};
@@ -223,6 +224,7 @@ fn read_tool(v: Value<'_>, path: &str) -> Res<LockTool> {
         digest,
         fields,
         contract,
+        unknown: read_unknown(obj, &TOOL_KEYS, |k| text(k, path))?,
     })
 }
 
@@ -361,6 +363,7 @@ fn read_server(v: Value<'_>, path: &str) -> Res<LockServer> {
         tool_count,
         digest: server_digest,
         tools,
+        unknown: read_unknown(obj, &SERVER_KEYS, |k| text(k, path))?,
     };
     let computed = server.computed_digest();
     if computed != server_digest {
@@ -430,6 +433,7 @@ impl Lock {
         Ok(Lock {
             generated_at,
             servers,
+            unknown: read_unknown(root, &LOCK_KEYS, |k| text(k, ""))?,
         })
     }
 }

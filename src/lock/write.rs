@@ -5,6 +5,7 @@ use alloc::vec::Vec;
 
 use super::model::{Lock, LockServer, LockTool, ServerInfo};
 use super::pretty::Pretty;
+use super::unknown::{Members, UnknownKeys};
 use super::{cmp_utf16, ALGORITHM, LOCK_VERSION};
 use crate::CANONICALIZATION;
 
@@ -22,22 +23,24 @@ impl Lock {
     /// indent, LF line endings, final newline.
     pub fn to_pretty(&self) -> Vec<u8> {
         let mut p = Pretty::new();
+        let mut m = Members::new(&self.unknown);
         p.begin_object();
-        p.key("algorithm");
+        m.key(&mut p, "algorithm");
         p.string(ALGORITHM);
-        p.key("canonicalization");
+        m.key(&mut p, "canonicalization");
         p.string(CANONICALIZATION);
-        p.key("contractpin");
+        m.key(&mut p, "contractpin");
         p.string(LOCK_VERSION);
-        p.key("generated_at");
+        m.key(&mut p, "generated_at");
         p.string(&self.generated_at);
-        p.key("servers");
+        m.key(&mut p, "servers");
         p.begin_object();
         for (name, server) in sorted(self.servers.iter()) {
             p.key(name);
             write_server(&mut p, server);
         }
         p.end_object();
+        m.finish(&mut p);
         p.end_object();
         p.finish()
     }
@@ -46,10 +49,12 @@ impl Lock {
 fn write_server(p: &mut Pretty, s: &LockServer) {
     // Keys in canonical order: client_capabilities, command, cwd, digest,
     // env, headers, instructions_digest, path, protocol_version,
-    // server_info, tool_count, tools, transport, url.
+    // server_info, tool_count, tools, transport, url (`SERVER_KEYS`), with
+    // the unknown keys slotted in among them.
+    let mut m = Members::new(&s.unknown);
     p.begin_object();
     if let Some(caps) = &s.client_capabilities {
-        p.key("client_capabilities");
+        m.key(p, "client_capabilities");
         p.begin_array();
         for name in caps {
             p.string(name);
@@ -57,7 +62,7 @@ fn write_server(p: &mut Pretty, s: &LockServer) {
         p.end_array();
     }
     if let Some(command) = &s.command {
-        p.key("command");
+        m.key(p, "command");
         p.begin_array();
         for arg in command {
             p.string(arg);
@@ -65,13 +70,13 @@ fn write_server(p: &mut Pretty, s: &LockServer) {
         p.end_array();
     }
     if let Some(cwd) = &s.cwd {
-        p.key("cwd");
+        m.key(p, "cwd");
         p.string(cwd);
     }
-    p.key("digest");
+    m.key(p, "digest");
     p.digest(&s.digest);
     if let Some(env) = &s.env {
-        p.key("env");
+        m.key(p, "env");
         p.begin_object();
         for (k, v) in sorted(env.iter()) {
             p.key(k);
@@ -80,7 +85,7 @@ fn write_server(p: &mut Pretty, s: &LockServer) {
         p.end_object();
     }
     if let Some(headers) = &s.headers {
-        p.key("headers");
+        m.key(p, "headers");
         p.begin_object();
         for (k, v) in sorted(headers.iter()) {
             p.key(k);
@@ -89,36 +94,37 @@ fn write_server(p: &mut Pretty, s: &LockServer) {
         p.end_object();
     }
     if let Some(d) = &s.instructions_digest {
-        p.key("instructions_digest");
+        m.key(p, "instructions_digest");
         p.digest(d);
     }
     if let Some(path) = &s.path {
-        p.key("path");
+        m.key(p, "path");
         p.string(path);
     }
     if let Some(v) = &s.protocol_version {
-        p.key("protocol_version");
+        m.key(p, "protocol_version");
         p.string(v);
     }
     if let Some(info) = &s.server_info {
-        p.key("server_info");
+        m.key(p, "server_info");
         write_server_info(p, info);
     }
-    write_tools(p, s);
-    p.key("transport");
+    write_tools(p, s, &mut m);
+    m.key(p, "transport");
     p.string(s.transport.as_str());
     if let Some(url) = &s.url {
-        p.key("url");
+        m.key(p, "url");
         p.string(url);
     }
+    m.finish(p);
     p.end_object();
 }
 
 /// `tool_count` and `tools`, which follow one another in canonical order.
-fn write_tools(p: &mut Pretty, s: &LockServer) {
-    p.key("tool_count");
+fn write_tools(p: &mut Pretty, s: &LockServer, m: &mut Members<'_>) {
+    m.key(p, "tool_count");
     p.uint(s.tool_count as u64);
-    p.key("tools");
+    m.key(p, "tools");
     p.begin_object();
     for (name, tool) in sorted(s.tools.iter()) {
         p.key(name);
@@ -135,7 +141,7 @@ impl LockServer {
         p.begin_object();
         p.key("digest");
         p.digest(&self.digest);
-        write_tools(&mut p, self);
+        write_tools(&mut p, self, &mut Members::new(&UnknownKeys::new()));
         p.end_object();
         p.finish()
     }
@@ -156,19 +162,21 @@ pub(crate) fn write_server_info(p: &mut Pretty, info: &ServerInfo) {
 }
 
 fn write_tool(p: &mut Pretty, t: &LockTool) {
+    let mut m = Members::new(&t.unknown);
     p.begin_object();
     if let Some(contract) = &t.contract {
-        p.key("contract");
+        m.key(p, "contract");
         p.canonical(contract);
     }
-    p.key("digest");
+    m.key(p, "digest");
     p.digest(&t.digest);
-    p.key("fields");
+    m.key(p, "fields");
     p.begin_object();
     for (name, digest) in sorted(t.fields.iter()) {
         p.key(name);
         p.digest(digest);
     }
     p.end_object();
+    m.finish(p);
     p.end_object();
 }

@@ -122,7 +122,10 @@ pub fn run(args: &InitArgs) -> CliResult {
                 return Err(name.clone());
             }
         }
-        for (name, server) in entries {
+        for (name, mut server) in entries {
+            if let Some(old) = lock.servers.get(&name) {
+                server.keep_unknown_from(old);
+            }
             lock.servers.insert(name, server);
         }
         lock.generated_at = generated_at;
@@ -271,6 +274,7 @@ fn precheck(lock_path: &Path, targets: &[(String, Source)], force: bool) -> Resu
     };
     let lock =
         Lock::parse(&bytes).map_err(|e| Failure::usage(format!("{}: {e}", lock_path.display())))?;
+    crate::output::warn_unknown_keys(&lock_path.display().to_string(), &lock);
     if !force {
         if let Some((name, _)) = targets.iter().find(|(n, _)| lock.servers.contains_key(n)) {
             return Err(exists(name, lock_path));

@@ -190,6 +190,7 @@ pub(crate) fn read_lock(path: &std::path::Path) -> Result<(Vec<u8>, Lock), Failu
     let bytes = read_file(path, &format!("lock file {}", path.display()))?;
     let lock =
         Lock::parse(&bytes).map_err(|e| Failure::usage(format!("{}: {e}", path.display())))?;
+    crate::output::warn_unknown_keys(&path.display().to_string(), &lock);
     Ok((bytes, lock))
 }
 

@@ -519,6 +519,7 @@ fn read_lock(path: &Path) -> Result<(String, Lock), Failure> {
     })?;
     let bytes = read_file(&abs, &format!("lock file {shown}"))?;
     let lock = Lock::parse(&bytes).map_err(|e| Failure::usage(format!("{shown}: {e}")))?;
+    crate::output::warn_unknown_keys(&shown.to_string(), &lock);
     let text = abs
         .to_str()
         .ok_or_else(|| Failure::usage(format!("the lock's path {shown} is not UTF-8")))?;
