@@ -58,6 +58,8 @@ mod limits;
 pub mod lock;
 #[cfg(feature = "std")]
 pub mod mcp;
+#[cfg(feature = "std")]
+pub mod mem;
 pub mod number;
 #[cfg(feature = "alloc")]
 mod owned;

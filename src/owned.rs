@@ -148,6 +148,8 @@ impl Context {
         let want = input.len() / 8 + 16;
         if self.nodes.capacity() < want {
             self.nodes.reserve(want - self.nodes.len());
+            #[cfg(feature = "std")]
+            crate::mem::advise_huge_pages(&mut self.nodes);
         }
     }
 

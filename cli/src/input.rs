@@ -43,6 +43,7 @@ fn reserve_for(file: &File, cap: u64, buf: &mut Vec<u8>) {
         if meta.is_file() {
             let want = meta.len().saturating_add(1).min(cap);
             buf.reserve_exact(usize::try_from(want).unwrap_or(0));
+            contractpin::mem::advise_huge_pages(buf);
         }
     }
 }
