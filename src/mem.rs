@@ -28,7 +28,7 @@ pub fn advise_huge_pages<T>(buf: &mut Vec<T>) {
     }
 }
 
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", not(miri)))]
 fn advise(addr: usize, len: usize) {
     // SAFETY: `[addr, addr + len)` lies inside the allocation of a live
     // `Vec` that the caller holds mutably, and is page aligned.
@@ -38,7 +38,8 @@ fn advise(addr: usize, len: usize) {
     let _ = unsafe { libc::madvise(addr as *mut libc::c_void, len, libc::MADV_HUGEPAGE) };
 }
 
-#[cfg(not(target_os = "linux"))]
+/// Elsewhere (and under Miri, which has no `madvise`): no advice.
+#[cfg(not(all(target_os = "linux", not(miri))))]
 fn advise(_: usize, _: usize) {}
 
 #[cfg(test)]
@@ -61,7 +62,7 @@ mod tests {
     }
 
     /// Minor page faults of this thread so far (other test threads fault too).
-    #[cfg(target_os = "linux")]
+    #[cfg(all(target_os = "linux", not(miri)))]
     fn minor_faults() -> i64 {
         // SAFETY: `getrusage` writes one `rusage` into the zeroed value we own.
         unsafe {
@@ -71,7 +72,7 @@ mod tests {
         }
     }
 
-    #[cfg(target_os = "linux")]
+    #[cfg(all(target_os = "linux", not(miri)))]
     #[test]
     fn an_advised_buffer_faults_far_less_than_once_per_4k_page() {
         let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
