@@ -96,7 +96,9 @@ pub(crate) fn check(input: &[u8], result: Value<'_>, pinned: Option<Digest>) -> 
         return Some(finding(v, false, None));
     };
     let cut = Some(member_range(input, result, index));
-    let text = (value.tag() == Tag::String).then(|| decode(value)).flatten();
+    let text = (value.tag() == Tag::String)
+        .then(|| decode(value))
+        .flatten();
     let Some(text) = text else {
         let status = match pinned {
             Some(_) => InstructionsStatus::Drifted,
@@ -160,7 +162,11 @@ pub(crate) fn event_json(f: &Finding, server: &str, reason: &str) -> Vec<u8> {
             first = false;
         }
     }
-    out.write(if first { b"\"reason\":" } else { b",\"reason\":" });
+    out.write(if first {
+        b"\"reason\":"
+    } else {
+        b",\"reason\":"
+    });
     write_str(&mut out, reason);
     out.write(b",\"server\":");
     write_str(&mut out, server);
@@ -325,7 +331,11 @@ mod tests {
         assert_eq!(d.verdict.unwrap().status, InstructionsStatus::Unchanged);
         assert!(!d.is_event() && d.to_json("s").is_none());
         assert_eq!(d.result, doc.as_bytes());
-        let r = decide(Some("Be nice."), r#"{"instructions":null}"#, GuardMode::Enforce);
+        let r = decide(
+            Some("Be nice."),
+            r#"{"instructions":null}"#,
+            GuardMode::Enforce,
+        );
         assert_eq!(r.verdict.unwrap().status, InstructionsStatus::Removed);
         assert!(!r.removed && r.is_event());
         let line = String::from_utf8(r.to_json("s").unwrap()).unwrap();
@@ -338,14 +348,24 @@ mod tests {
     fn a_non_string_is_drift_and_bad_results_are_errors() {
         let d = decide(Some("x"), r#"{"instructions":["x"]}"#, GuardMode::Enforce);
         let v = d.verdict.unwrap();
-        assert_eq!((v.status, v.live, d.not_a_string), (InstructionsStatus::Drifted, None, true));
+        assert_eq!(
+            (v.status, v.live, d.not_a_string),
+            (InstructionsStatus::Drifted, None, true)
+        );
         assert_eq!(d.result, b"{}");
         let line = String::from_utf8(d.to_json("s").unwrap()).unwrap();
-        assert!(line.contains("instructions are not a string; removed from"), "{line}");
+        assert!(
+            line.contains("instructions are not a string; removed from"),
+            "{line}"
+        );
         for (bad, kind, at) in [
             (&br#"["x"]"#[..], ErrorKind::UnexpectedByte, 0),
             (br#" {"error":{}}"#, ErrorKind::JsonRpcError, 10),
-            (br#"{"jsonrpc":"2.0","result":{}}"#, ErrorKind::UnexpectedByte, 17),
+            (
+                br#"{"jsonrpc":"2.0","result":{}}"#,
+                ErrorKind::UnexpectedByte,
+                17,
+            ),
             (br#"{"a":1,"a":2}"#, ErrorKind::DuplicateKey, 7),
             (b"{", ErrorKind::UnexpectedEnd, 1),
         ] {
