@@ -2,7 +2,7 @@
 //! the handshake result (`initialize`, or `server/discover` of 2026-07-28)
 //! that reaches the model like a tool description, compared with the lock's
 //! `instructions_digest` (spec section 13). The `contractpin proxy`
-//! ([`check`], on the message it already parsed), the C ABI
+//! (`check`, on the message it already parsed), the C ABI
 //! (`contractpin_guard_instructions`) and the bindings
 //! ([`guard_instructions`], on the result object's bytes) decide alike.
 //!
@@ -16,7 +16,7 @@
 //! added ones are cut out of the result in [`GuardMode::Enforce`] (the
 //! member with one separating comma, every other byte kept), kept in
 //! [`GuardMode::Observe`]; removed ones (pinned, none live) are only
-//! reported. Each finding is one JSON event line ([`event_json`]), the
+//! reported. Each finding is one JSON event line (`event_json`), the
 //! format of the proxy's `--log`.
 
 use alloc::string::String;
