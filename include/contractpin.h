@@ -264,6 +264,45 @@ typedef uint32_t contractpin_guard_status;
 #endif // __cplusplus
 
 /**
+ * How the server's `instructions` compare with the lock's
+ * `instructions_digest` (the verdict of `contractpin_guard_instructions`).
+ * Stable numbers; 0 to 3 are those of `contractpin_tool_status`.
+ */
+enum contractpin_instructions_status
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Pinned and live with the same instructions digest.
+     */
+    CONTRACTPIN_INSTRUCTIONS_STATUS_UNCHANGED = 0,
+    /**
+     * Pinned, and the live instructions differ (or are not a string).
+     */
+    CONTRACTPIN_INSTRUCTIONS_STATUS_DRIFTED = 1,
+    /**
+     * Live instructions (or a non-string member), none pinned.
+     */
+    CONTRACTPIN_INSTRUCTIONS_STATUS_ADDED = 2,
+    /**
+     * Pinned, none live (absent or `null`).
+     */
+    CONTRACTPIN_INSTRUCTIONS_STATUS_REMOVED = 3,
+    /**
+     * Neither the lock nor the result has instructions.
+     */
+    CONTRACTPIN_INSTRUCTIONS_STATUS_NONE = 4,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum contractpin_instructions_status contractpin_instructions_status;
+#else
+typedef uint32_t contractpin_instructions_status;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A contract member, as used by the field-digest accessors and the
  * changed-fields bit masks (bit `1 << field`). The numbers are stable.
  */
@@ -333,6 +372,17 @@ typedef enum contractpin_tool_status contractpin_tool_status;
 typedef uint32_t contractpin_tool_status;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
+
+/**
+ * The decision of `contractpin_guard_instructions` on one handshake result
+ * (an opaque, library-allocated object): the verdict, the live digest, the
+ * result bytes to hand on and the event line.
+ *
+ * Released by `contractpin_guard_instructions_result_free`. Immutable after
+ * creation: the accessors may be called from several threads at once.
+ * Independent of the lock it was made from.
+ */
+typedef struct contractpin_guard_instructions_result contractpin_guard_instructions_result;
 
 /**
  * The decision of `contractpin_guard_page` for one page (an opaque,
@@ -743,6 +793,131 @@ contractpin_status contractpin_guard_result_event_json(const struct contractpin_
 int32_t contractpin_guard_result_callable(const struct contractpin_guard_result *res,
                                           const uint8_t *name,
                                           size_t name_len);
+
+/**
+ * Decides the `instructions` of one handshake result against the lock's
+ * `instructions_digest` for server `server_name`: exactly the decision of
+ * `contractpin proxy` (both call the library's `guard_instructions`).
+ *
+ * The classification is `contractpin verify`'s: unchanged, drifted, added
+ * (live, none pinned), removed (pinned, none live; `null` counts as none),
+ * or none on either side; an `instructions` member that is neither a
+ * string nor `null` is drifted (added when none is pinned). In enforce mode
+ * (`flags` 0) drifted and added instructions are cut out of the result
+ * (the member and one separating comma; every other byte is the server's);
+ * in observe mode (`CONTRACTPIN_GUARD_OBSERVE`) they are kept, and still
+ * reported. Removed instructions are only reported.
+ *
+ * - `lock` (required): from `contractpin_lock_parse`.
+ * - `server_name`, `server_name_len`: the server's key in the lock (UTF-8,
+ *   not NUL-terminated; `CONTRACTPIN_STATUS_INVALID_ARGUMENT` if not UTF-8,
+ *   `CONTRACTPIN_STATUS_LOCK_UNKNOWN_SERVER` if absent).
+ * - `result`, `result_len`: the `result` member of the `initialize` (or
+ *   `server/discover`) response as the server sent it, a JSON object (not
+ *   the JSON-RPC response). Fails closed with `error_offset` into these
+ *   bytes: input the strict parser rejects (statuses 1-13), a result that
+ *   is not an object (`CONTRACTPIN_STATUS_UNEXPECTED_BYTE` at its first
+ *   byte), an error response (`CONTRACTPIN_STATUS_JSON_RPC_ERROR`) or a
+ *   whole response (an object with a `result` member:
+ *   `CONTRACTPIN_STATUS_UNEXPECTED_BYTE` at that key); the result must not
+ *   be passed on.
+ * - `flags`: 0 or `CONTRACTPIN_GUARD_OBSERVE`; other bits are
+ *   `CONTRACTPIN_STATUS_INVALID_ARGUMENT`.
+ * - `limits`: NULL for the defaults; `max_input` and `max_depth` apply.
+ * - `out` (required): on success a new
+ *   `contractpin_guard_instructions_result *` owned by the caller, released
+ *   with `contractpin_guard_instructions_result_free`. Not written on
+ *   failure.
+ * - `error_offset` (optional): see above.
+ *
+ * Checked in this order: `out`, `flags`, `lock`, the buffers, the name's
+ * UTF-8, the server, then the result. Thread-safe: the lock is only read.
+ *
+ * # Safety
+ * `lock` NULL or live; each buffer NULL or readable for its length;
+ * `limits` NULL or readable; `out` NULL or writable for a pointer;
+ * `error_offset` NULL or writable for a `size_t`.
+ */
+contractpin_status contractpin_guard_instructions(const struct contractpin_lock *lock,
+                                                  const uint8_t *server_name,
+                                                  size_t server_name_len,
+                                                  const uint8_t *result,
+                                                  size_t result_len,
+                                                  uint32_t flags,
+                                                  const struct contractpin_limits *limits,
+                                                  struct contractpin_guard_instructions_result **out,
+                                                  size_t *error_offset);
+
+/**
+ * Releases a `contractpin_guard_instructions_result`. NULL is a no-op.
+ * Every pointer obtained from its accessors becomes invalid.
+ *
+ * # Safety
+ * `res` NULL or a pointer from `contractpin_guard_instructions`, not yet
+ * freed; not used afterwards.
+ */
+void contractpin_guard_instructions_result_free(struct contractpin_guard_instructions_result *res);
+
+/**
+ * The verdict. Each out-parameter is optional (NULL to skip); all are
+ * written only on success:
+ *
+ * - `*status`: a `CONTRACTPIN_INSTRUCTIONS_STATUS_*`;
+ * - `*has_live`: 1 when there is a live instructions digest (the live
+ *   member is a string), else 0 (removed, none, or a member that is not a
+ *   string);
+ * - `live_digest`: the live instructions digest, 32 raw bytes, written only
+ *   when `*has_live` would be 1;
+ * - `*removed`: 1 when the instructions were cut out of the result bytes
+ *   (drifted or added, in enforce mode), else 0.
+ *
+ * # Safety
+ * `res` NULL or live; `status`, `has_live`, `removed` NULL or writable for
+ * their type; `live_digest` NULL or writable for 32 bytes.
+ */
+contractpin_status contractpin_guard_instructions_result_verdict(const struct contractpin_guard_instructions_result *res,
+                                                                 contractpin_instructions_status *status,
+                                                                 int32_t *has_live,
+                                                                 uint8_t *live_digest,
+                                                                 int32_t *removed);
+
+/**
+ * The result object to hand to the client in place of the server's: in
+ * enforce mode without drifted or added instructions, in observe mode (or
+ * when they match) the input itself. Every other byte is the server's.
+ *
+ * `*bytes` (required) receives a pointer owned by `res` (followed by a NUL
+ * byte that `*bytes_len` does not count), `*bytes_len` (required) its
+ * length. Written only on success.
+ *
+ * # Safety
+ * `res` NULL or live; `bytes`, `bytes_len` NULL or writable.
+ */
+contractpin_status contractpin_guard_instructions_result_bytes(const struct contractpin_guard_instructions_result *res,
+                                                               const uint8_t **bytes,
+                                                               size_t *bytes_len);
+
+/**
+ * The event as one line of JSON, the log format of `contractpin proxy
+ * --log` without its `at` (no newline; keys in canonical order):
+ * `{"live":"sha256:...","pinned":"sha256:...","reason":"...","server":"...","status":"instructions-drifted"}`
+ * with `live` and `pinned` each when there is one, `server` the name given
+ * to `contractpin_guard_instructions`, `status` `"instructions-drifted"`,
+ * `"instructions-added"` or `"instructions-removed"`, and `reason` what was
+ * done (removed from the handshake result, kept in observe mode, or
+ * nothing to hide).
+ *
+ * `*json` (required) receives a pointer owned by `res` (followed by a NUL
+ * byte not counted in `*json_len`), `*json_len` (required) its length.
+ * Written only on success; `CONTRACTPIN_STATUS_NOT_FOUND` when there is no
+ * event (unchanged, or no instructions on either side).
+ *
+ * # Safety
+ * `res` NULL or live; `json`, `json_len` NULL or writable.
+ */
+contractpin_status contractpin_guard_instructions_result_event_json(const struct contractpin_guard_instructions_result *res,
+                                                                    const uint8_t **json,
+                                                                    size_t *json_len);
 
 /**
  * The default limits (depth 256, input 64 MiB, 100000 tools), returned by

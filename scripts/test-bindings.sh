@@ -12,7 +12,7 @@
 #   Python MCP  contractpin.mcp_guard with the MCP Python SDK 1.30.0 and 2.3.0
 #           (.venv-mcp1, .venv-mcp2 from .ci/install-servers.sh) against
 #           server-everything and tests/mcp/fake_server.py over stdio
-#   Miri    tests/ffi_abi.rs, tests/ffi_verify.rs and tests/ffi_guard.rs under `cargo +nightly miri`
+#   Miri    tests/ffi_abi.rs, tests/ffi_verify.rs, tests/ffi_guard.rs and tests/ffi_guard_instructions.rs under `cargo +nightly miri`
 #           (the unsafe code of src/ffi), when the nightly toolchain has Miri;
 #           about 3 minutes cold. CONTRACTPIN_SKIP_MIRI=1 skips it.
 #
@@ -178,7 +178,7 @@ run python-mcp python_mcp_suite
 
 miri_suite() {
   cargo +nightly miri test --no-default-features --features ffi,std \
-    --test ffi_abi --test ffi_verify --test ffi_lock --test ffi_guard 2>&1 | grep -E '^(test result|error|failures)|Undefined Behavior' 
+    --test ffi_abi --test ffi_verify --test ffi_lock --test ffi_guard --test ffi_guard_instructions 2>&1 | grep -E '^(test result|error|failures)|Undefined Behavior' 
   return "${PIPESTATUS[0]}"
 }
 if [ "${CONTRACTPIN_SKIP_MIRI:-0}" = 1 ]; then

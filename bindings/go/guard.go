@@ -261,3 +261,113 @@ func (l *Lock) GuardPageWithLimits(server string, page []byte, observe bool, lim
 	}
 	return out, nil
 }
+
+// InstructionsStatus is how the server's instructions compare with the
+// lock's instructions_digest (contractpin_instructions_status).
+type InstructionsStatus uint32
+
+// The instructions statuses (stable numbers; 0 to 3 as ToolStatus).
+const (
+	// InstructionsUnchanged: pinned and live with the same digest.
+	InstructionsUnchanged InstructionsStatus = C.CONTRACTPIN_INSTRUCTIONS_STATUS_UNCHANGED
+	// InstructionsDrifted: pinned, and the live ones differ (or are not a string).
+	InstructionsDrifted InstructionsStatus = C.CONTRACTPIN_INSTRUCTIONS_STATUS_DRIFTED
+	// InstructionsAdded: live (or not a string), none pinned.
+	InstructionsAdded InstructionsStatus = C.CONTRACTPIN_INSTRUCTIONS_STATUS_ADDED
+	// InstructionsRemoved: pinned, none live (absent or null).
+	InstructionsRemoved InstructionsStatus = C.CONTRACTPIN_INSTRUCTIONS_STATUS_REMOVED
+	// InstructionsNone: neither the lock nor the result has instructions.
+	InstructionsNone InstructionsStatus = C.CONTRACTPIN_INSTRUCTIONS_STATUS_NONE
+)
+
+// String is "unchanged", "drifted", "added", "removed" or "none".
+func (s InstructionsStatus) String() string {
+	switch s {
+	case InstructionsUnchanged:
+		return "unchanged"
+	case InstructionsDrifted:
+		return "drifted"
+	case InstructionsAdded:
+		return "added"
+	case InstructionsRemoved:
+		return "removed"
+	case InstructionsNone:
+		return "none"
+	}
+	return "unknown"
+}
+
+// InstructionsResult is the decision on the instructions of one handshake
+// result: exactly what `contractpin proxy` does with them.
+type InstructionsResult struct {
+	Status InstructionsStatus
+	// LiveDigest is the live instructions digest, "sha256:" + 64 hex
+	// digits; "" when there is none (removed, none, or not a string).
+	LiveDigest string
+	// Removed tells whether the instructions were cut out of Result
+	// (drifted or added, in enforce mode).
+	Removed bool
+	// Result is the result object to hand on: the server's bytes, without
+	// the instructions member when Removed.
+	Result []byte
+	// JSON is the event as one line of JSON (no newline), the format of
+	// `contractpin proxy --log` without "at"; nil when the instructions
+	// match (or neither side has any).
+	JSON []byte
+}
+
+// GuardInstructions decides the instructions of one handshake result
+// against the lock's instructions_digest for server: the decision of
+// `contractpin proxy`. result is the result object of the initialize (or
+// server/discover) response as the server sent it (not the JSON-RPC
+// response). Drifted or added instructions are cut out of Result unless
+// observe keeps them (still reported); removed ones are only reported.
+//
+// A non-nil error means the result must not be used: ErrLockUnknownServer,
+// or the *Error (with Offset) of a result that is not a JSON object.
+func (l *Lock) GuardInstructions(server string, result []byte, observe bool) (*InstructionsResult, error) {
+	return l.GuardInstructionsWithLimits(server, result, observe, nil)
+}
+
+// GuardInstructionsWithLimits is GuardInstructions with limits on the result
+// (nil means the defaults).
+func (l *Lock) GuardInstructionsWithLimits(server string, result []byte, observe bool, limits *Limits) (*InstructionsResult, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.h == nil {
+		return nil, ErrLockClosed
+	}
+	var flags C.uint32_t
+	if observe {
+		flags |= C.CONTRACTPIN_GUARD_OBSERVE
+	}
+	var res *C.contractpin_guard_instructions_result
+	var off C.size_t
+	st := C.contractpin_guard_instructions(l.h,
+		stringPtr(server), C.size_t(len(server)),
+		bytesPtr(result), C.size_t(len(result)),
+		flags, limits.c(), &res, &off)
+	runtime.KeepAlive(server)
+	runtime.KeepAlive(result)
+	if st != C.CONTRACTPIN_STATUS_OK {
+		return nil, newError(st, off, hasOffset(st))
+	}
+	defer C.contractpin_guard_instructions_result_free(res)
+
+	var status C.contractpin_instructions_status
+	var hasLive, removed C.int32_t
+	var raw [32]C.uint8_t
+	C.contractpin_guard_instructions_result_verdict(res, &status, &hasLive, &raw[0], &removed)
+	out := &InstructionsResult{Status: InstructionsStatus(status), Removed: removed == 1}
+	if hasLive == 1 {
+		out.LiveDigest = digestText(&raw)
+	}
+	var p *C.uint8_t
+	var n C.size_t
+	C.contractpin_guard_instructions_result_bytes(res, &p, &n)
+	out.Result = []byte(goString(p, n))
+	if C.contractpin_guard_instructions_result_event_json(res, &p, &n) == C.CONTRACTPIN_STATUS_OK {
+		out.JSON = []byte(goString(p, n))
+	}
+	return out, nil
+}

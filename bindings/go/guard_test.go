@@ -249,3 +249,105 @@ func TestGuardConcurrent(t *testing.T) {
 	l.Close() // waits for the calls in flight; later calls fail
 	wg.Wait()
 }
+
+// instructionsDigest is the digest of the instructions vector called name
+// in vectors/vectors.json (made by vectors/reference.py).
+func instructionsDigest(t *testing.T, name string) string {
+	t.Helper()
+	for _, v := range loadVectors(t) {
+		if v.Mode == "instructions" && v.Name == name {
+			return v.Digest
+		}
+	}
+	t.Fatalf("no instructions vector %q", name)
+	return ""
+}
+
+// testdata/instructions.lock pins the digest of vector instructions-plain
+// for server acme and none for bare; initialize.json carries those
+// instructions, initialize-drifted.json the text of instructions-injection.
+func TestGuardInstructions(t *testing.T) {
+	l := parseLock(t, readTestdata(t, "instructions.lock"))
+	plain := instructionsDigest(t, "instructions-plain")
+	injection := instructionsDigest(t, "instructions-injection")
+	result := readTestdata(t, "initialize.json")
+	drifted := readTestdata(t, "initialize-drifted.json")
+	cut := `{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"acme","version":"1.0.1"}}` + "\n"
+
+	for _, observe := range []bool{false, true} {
+		r, err := l.GuardInstructions("acme", result, observe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != InstructionsUnchanged || r.LiveDigest != plain || r.Removed ||
+			string(r.Result) != string(result) || r.JSON != nil {
+			t.Errorf("observe=%v: unchanged instructions: %+v", observe, r)
+		}
+	}
+
+	r, err := l.GuardInstructions("acme", drifted, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != InstructionsDrifted || r.Status.String() != "drifted" || r.LiveDigest != injection ||
+		!r.Removed || string(r.Result) != cut {
+		t.Errorf("drifted, enforce: %+v", r)
+	}
+	var event map[string]string
+	if err := json.Unmarshal(r.JSON, &event); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"live": injection, "pinned": plain, "server": "acme", "status": "instructions-drifted",
+		"reason": "the server's instructions differ from the pinned ones; removed from the handshake result",
+	}
+	if !reflect.DeepEqual(event, want) {
+		t.Errorf("event %s", r.JSON)
+	}
+
+	o, err := l.GuardInstructions("acme", drifted, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Status != InstructionsDrifted || o.Removed || string(o.Result) != string(drifted) ||
+		!strings.Contains(string(o.JSON), "kept (observe mode)") {
+		t.Errorf("drifted, observe: %+v", o)
+	}
+
+	a, err := l.GuardInstructions("bare", drifted, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Status != InstructionsAdded || a.LiveDigest != injection || !a.Removed || string(a.Result) != cut {
+		t.Errorf("added: %+v", a)
+	}
+	for server, status := range map[string]InstructionsStatus{"acme": InstructionsRemoved, "bare": InstructionsNone} {
+		g, err := l.GuardInstructions(server, []byte(`{"capabilities":{}}`), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Status != status || g.LiveDigest != "" || g.Removed || (g.JSON == nil) != (status == InstructionsNone) {
+			t.Errorf("%s: %+v", server, g)
+		}
+	}
+}
+
+func TestGuardInstructionsFailsClosed(t *testing.T) {
+	l := parseLock(t, readTestdata(t, "instructions.lock"))
+	var e *Error
+	_, err := l.GuardInstructions("acme", []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`), false)
+	if !errors.As(err, &e) || !errors.Is(err, ErrUnexpectedByte) || e.Offset != 24 {
+		t.Errorf("a whole response: %v", err)
+	}
+	_, err = l.GuardInstructions("acme", []byte(`{"instructions":"a","instructions":"b"}`), false)
+	if !errors.As(err, &e) || !errors.Is(err, ErrDuplicateKey) || e.Offset != 20 {
+		t.Errorf("duplicate key: %v", err)
+	}
+	if _, err := l.GuardInstructions("nope", []byte(`{}`), false); !errors.Is(err, ErrLockUnknownServer) {
+		t.Errorf("unknown server: %v", err)
+	}
+	l.Close()
+	if _, err := l.GuardInstructions("acme", []byte(`{}`), false); !errors.Is(err, ErrLockClosed) {
+		t.Errorf("closed: %v", err)
+	}
+}

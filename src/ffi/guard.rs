@@ -6,6 +6,13 @@
 //! tools removed, or kept in observe mode), the passing tools, one event per
 //! tool that did not match (with the proxy's JSON log line), and whether a
 //! given tool may be called.
+//!
+//! `contractpin_guard_instructions` does the same for the server's
+//! `instructions` in the handshake result, by the same
+//! [`crate::guard::guard_instructions`] the proxy calls: the verdict, the
+//! live digest, the result to hand on (drifted or added instructions cut
+//! out in enforce mode) and the proxy's event line, in an opaque
+//! [`contractpin_guard_instructions_result`].
 
 use alloc::boxed::Box;
 use alloc::string::String;
@@ -17,8 +24,11 @@ use super::limits::{contractpin_limits, resolve};
 use super::lock::{borrow_lock, contractpin_lock};
 use super::server::contractpin_field;
 use super::status::contractpin_status;
-use crate::guard::{guard_page, GuardDecision, GuardMode, GuardStatus};
+use crate::guard::{
+    guard_instructions, guard_page, GuardDecision, GuardMode, GuardStatus, InstructionsDecision,
+};
 use crate::lock::cmp_utf16;
+use crate::verify::InstructionsStatus;
 
 /// `flags` bit of `contractpin_guard_page`: observe mode. Tools that do not
 /// match their pins are kept in the result (and still reported as events)
@@ -219,9 +229,7 @@ pub unsafe extern "C" fn contractpin_guard_page(
 ) -> contractpin_status {
     let result = guarded(|| {
         non_null(out)?;
-        if flags & !CONTRACTPIN_GUARD_OBSERVE != 0 {
-            return Err(contractpin_status::InvalidArgument.into());
-        }
+        let mode = mode_of(flags)?;
         // SAFETY: each pointer is NULL or valid by the caller's contract.
         let (l, name, page, limits) = unsafe {
             (
@@ -236,11 +244,6 @@ pub unsafe extern "C" fn contractpin_guard_page(
             .servers
             .get(name)
             .ok_or(contractpin_status::LockUnknownServer)?;
-        let mode = if flags & CONTRACTPIN_GUARD_OBSERVE != 0 {
-            GuardMode::Observe
-        } else {
-            GuardMode::Enforce
-        };
         let decision = guard_page(pinned, page, mode, &limits)?;
         let res = Box::into_raw(Box::new(contractpin_guard_result::new(
             decision, name, mode,
@@ -449,4 +452,273 @@ pub unsafe extern "C" fn contractpin_guard_result_callable(
             .map_err(|_| contractpin_status::NotFound.into())
     });
     i32::from(found.is_ok())
+}
+
+/// How the server's `instructions` compare with the lock's
+/// `instructions_digest` (the verdict of `contractpin_guard_instructions`).
+/// Stable numbers; 0 to 3 are those of `contractpin_tool_status`.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum contractpin_instructions_status {
+    /// Pinned and live with the same instructions digest.
+    Unchanged = 0,
+    /// Pinned, and the live instructions differ (or are not a string).
+    Drifted = 1,
+    /// Live instructions (or a non-string member), none pinned.
+    Added = 2,
+    /// Pinned, none live (absent or `null`).
+    Removed = 3,
+    /// Neither the lock nor the result has instructions.
+    None = 4,
+}
+
+impl From<Option<InstructionsStatus>> for contractpin_instructions_status {
+    fn from(s: Option<InstructionsStatus>) -> contractpin_instructions_status {
+        use contractpin_instructions_status as C;
+        match s {
+            Some(InstructionsStatus::Unchanged) => C::Unchanged,
+            Some(InstructionsStatus::Drifted) => C::Drifted,
+            Some(InstructionsStatus::Added) => C::Added,
+            Some(InstructionsStatus::Removed) => C::Removed,
+            None => C::None,
+        }
+    }
+}
+
+/// The decision of `contractpin_guard_instructions` on one handshake result
+/// (an opaque, library-allocated object): the verdict, the live digest, the
+/// result bytes to hand on and the event line.
+///
+/// Released by `contractpin_guard_instructions_result_free`. Immutable after
+/// creation: the accessors may be called from several threads at once.
+/// Independent of the lock it was made from.
+pub struct contractpin_guard_instructions_result {
+    decision: InstructionsDecision,
+    /// The result bytes followed by a NUL byte.
+    result: Vec<u8>,
+    /// The event line followed by a NUL byte, when there is an event.
+    json: Option<Vec<u8>>,
+}
+
+/// Decides the `instructions` of one handshake result against the lock's
+/// `instructions_digest` for server `server_name`: exactly the decision of
+/// `contractpin proxy` (both call the library's `guard_instructions`).
+///
+/// The classification is `contractpin verify`'s: unchanged, drifted, added
+/// (live, none pinned), removed (pinned, none live; `null` counts as none),
+/// or none on either side; an `instructions` member that is neither a
+/// string nor `null` is drifted (added when none is pinned). In enforce mode
+/// (`flags` 0) drifted and added instructions are cut out of the result
+/// (the member and one separating comma; every other byte is the server's);
+/// in observe mode (`CONTRACTPIN_GUARD_OBSERVE`) they are kept, and still
+/// reported. Removed instructions are only reported.
+///
+/// - `lock` (required): from `contractpin_lock_parse`.
+/// - `server_name`, `server_name_len`: the server's key in the lock (UTF-8,
+///   not NUL-terminated; `CONTRACTPIN_STATUS_INVALID_ARGUMENT` if not UTF-8,
+///   `CONTRACTPIN_STATUS_LOCK_UNKNOWN_SERVER` if absent).
+/// - `result`, `result_len`: the `result` member of the `initialize` (or
+///   `server/discover`) response as the server sent it, a JSON object (not
+///   the JSON-RPC response). Fails closed with `error_offset` into these
+///   bytes: input the strict parser rejects (statuses 1-13), a result that
+///   is not an object (`CONTRACTPIN_STATUS_UNEXPECTED_BYTE` at its first
+///   byte), an error response (`CONTRACTPIN_STATUS_JSON_RPC_ERROR`) or a
+///   whole response (an object with a `result` member:
+///   `CONTRACTPIN_STATUS_UNEXPECTED_BYTE` at that key); the result must not
+///   be passed on.
+/// - `flags`: 0 or `CONTRACTPIN_GUARD_OBSERVE`; other bits are
+///   `CONTRACTPIN_STATUS_INVALID_ARGUMENT`.
+/// - `limits`: NULL for the defaults; `max_input` and `max_depth` apply.
+/// - `out` (required): on success a new
+///   `contractpin_guard_instructions_result *` owned by the caller, released
+///   with `contractpin_guard_instructions_result_free`. Not written on
+///   failure.
+/// - `error_offset` (optional): see above.
+///
+/// Checked in this order: `out`, `flags`, `lock`, the buffers, the name's
+/// UTF-8, the server, then the result. Thread-safe: the lock is only read.
+///
+/// # Safety
+/// `lock` NULL or live; each buffer NULL or readable for its length;
+/// `limits` NULL or readable; `out` NULL or writable for a pointer;
+/// `error_offset` NULL or writable for a `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn contractpin_guard_instructions(
+    lock: *const contractpin_lock,
+    server_name: *const u8,
+    server_name_len: usize,
+    result: *const u8,
+    result_len: usize,
+    flags: u32,
+    limits: *const contractpin_limits,
+    out: *mut *mut contractpin_guard_instructions_result,
+    error_offset: *mut usize,
+) -> contractpin_status {
+    let outcome = guarded(|| {
+        non_null(out)?;
+        let mode = mode_of(flags)?;
+        // SAFETY: each pointer is NULL or valid by the caller's contract.
+        let (l, name, bytes, limits) = unsafe {
+            (
+                borrow_lock(lock)?,
+                input(server_name, server_name_len)?,
+                input(result, result_len)?,
+                resolve(limits),
+            )
+        };
+        let name = core::str::from_utf8(name).map_err(|_| contractpin_status::InvalidArgument)?;
+        let pinned = l
+            .servers
+            .get(name)
+            .ok_or(contractpin_status::LockUnknownServer)?;
+        let decision = guard_instructions(pinned, bytes, mode, &limits)?;
+        let json = decision.to_json(name).map(|mut j| {
+            j.push(0);
+            j
+        });
+        let mut result = Vec::with_capacity(decision.result.len() + 1);
+        result.extend_from_slice(&decision.result);
+        result.push(0);
+        let res = Box::into_raw(Box::new(contractpin_guard_instructions_result {
+            decision,
+            result,
+            json,
+        }));
+        // SAFETY: `out` is non-null and writable by the caller's contract.
+        unsafe { out.write(res) };
+        Ok(())
+    });
+    // SAFETY: `error_offset` is NULL or writable by the caller's contract.
+    unsafe { finish(outcome, error_offset) }
+}
+
+/// The mode of a `flags` argument (unknown bits are an error).
+fn mode_of(flags: u32) -> Result<GuardMode, Failure> {
+    if flags & !CONTRACTPIN_GUARD_OBSERVE != 0 {
+        return Err(contractpin_status::InvalidArgument.into());
+    }
+    Ok(if flags & CONTRACTPIN_GUARD_OBSERVE != 0 {
+        GuardMode::Observe
+    } else {
+        GuardMode::Enforce
+    })
+}
+
+/// Releases a `contractpin_guard_instructions_result`. NULL is a no-op.
+/// Every pointer obtained from its accessors becomes invalid.
+///
+/// # Safety
+/// `res` NULL or a pointer from `contractpin_guard_instructions`, not yet
+/// freed; not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn contractpin_guard_instructions_result_free(
+    res: *mut contractpin_guard_instructions_result,
+) {
+    if res.is_null() {
+        return;
+    }
+    // SAFETY: by the caller's contract `res` came from `Box::into_raw` in
+    // `contractpin_guard_instructions` and is freed only once.
+    super::boundary::catch((), || drop(unsafe { Box::from_raw(res) }));
+}
+
+/// The verdict. Each out-parameter is optional (NULL to skip); all are
+/// written only on success:
+///
+/// - `*status`: a `CONTRACTPIN_INSTRUCTIONS_STATUS_*`;
+/// - `*has_live`: 1 when there is a live instructions digest (the live
+///   member is a string), else 0 (removed, none, or a member that is not a
+///   string);
+/// - `live_digest`: the live instructions digest, 32 raw bytes, written only
+///   when `*has_live` would be 1;
+/// - `*removed`: 1 when the instructions were cut out of the result bytes
+///   (drifted or added, in enforce mode), else 0.
+///
+/// # Safety
+/// `res` NULL or live; `status`, `has_live`, `removed` NULL or writable for
+/// their type; `live_digest` NULL or writable for 32 bytes.
+#[no_mangle]
+pub unsafe extern "C" fn contractpin_guard_instructions_result_verdict(
+    res: *const contractpin_guard_instructions_result,
+    status: *mut contractpin_instructions_status,
+    has_live: *mut i32,
+    live_digest: *mut u8,
+    removed: *mut i32,
+) -> contractpin_status {
+    status_of(|| {
+        // SAFETY: NULL or live by the caller's contract.
+        let r = unsafe { super::boundary::borrow(res)? };
+        let d = &r.decision;
+        let live = d.verdict.and_then(|v| v.live);
+        // SAFETY: each pointer is NULL or writable for its type by the
+        // caller's contract (`live_digest` for 32 bytes).
+        unsafe {
+            write_opt(
+                status,
+                contractpin_instructions_status::from(d.verdict.map(|v| v.status)),
+            );
+            write_opt(has_live, i32::from(live.is_some()));
+            write_opt(removed, i32::from(d.removed));
+            if let (Some(l), false) = (live, live_digest.is_null()) {
+                write_bytes(&l, live_digest);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// The result object to hand to the client in place of the server's: in
+/// enforce mode without drifted or added instructions, in observe mode (or
+/// when they match) the input itself. Every other byte is the server's.
+///
+/// `*bytes` (required) receives a pointer owned by `res` (followed by a NUL
+/// byte that `*bytes_len` does not count), `*bytes_len` (required) its
+/// length. Written only on success.
+///
+/// # Safety
+/// `res` NULL or live; `bytes`, `bytes_len` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn contractpin_guard_instructions_result_bytes(
+    res: *const contractpin_guard_instructions_result,
+    bytes: *mut *const u8,
+    bytes_len: *mut usize,
+) -> contractpin_status {
+    status_of(|| {
+        // SAFETY: NULL or live by the caller's contract.
+        let r = unsafe { super::boundary::borrow(res)? };
+        let span = (r.result.as_ptr(), r.result.len() - 1);
+        // SAFETY: NULL or writable by the caller's contract.
+        unsafe { write_span(span, bytes, bytes_len) }
+    })
+}
+
+/// The event as one line of JSON, the log format of `contractpin proxy
+/// --log` without its `at` (no newline; keys in canonical order):
+/// `{"live":"sha256:...","pinned":"sha256:...","reason":"...","server":"...","status":"instructions-drifted"}`
+/// with `live` and `pinned` each when there is one, `server` the name given
+/// to `contractpin_guard_instructions`, `status` `"instructions-drifted"`,
+/// `"instructions-added"` or `"instructions-removed"`, and `reason` what was
+/// done (removed from the handshake result, kept in observe mode, or
+/// nothing to hide).
+///
+/// `*json` (required) receives a pointer owned by `res` (followed by a NUL
+/// byte not counted in `*json_len`), `*json_len` (required) its length.
+/// Written only on success; `CONTRACTPIN_STATUS_NOT_FOUND` when there is no
+/// event (unchanged, or no instructions on either side).
+///
+/// # Safety
+/// `res` NULL or live; `json`, `json_len` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn contractpin_guard_instructions_result_event_json(
+    res: *const contractpin_guard_instructions_result,
+    json: *mut *const u8,
+    json_len: *mut usize,
+) -> contractpin_status {
+    status_of(|| {
+        // SAFETY: NULL or live by the caller's contract.
+        let r = unsafe { super::boundary::borrow(res)? };
+        let line = r.json.as_ref().ok_or(contractpin_status::NotFound)?;
+        // SAFETY: NULL or writable by the caller's contract.
+        unsafe { write_span((line.as_ptr(), line.len() - 1), json, json_len) }
+    })
 }

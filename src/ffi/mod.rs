@@ -16,7 +16,7 @@
 //!   error";
 //! - library-allocated results ([`contractpin_server`],
 //!   [`contractpin_report`], [`contractpin_lock`], [`contractpin_lock_error`],
-//!   [`contractpin_guard_result`])
+//!   [`contractpin_guard_result`], [`contractpin_guard_instructions_result`])
 //!   are opaque and freed by a matching `*_free`;
 //! - the streaming SHA-256 state [`contractpin_sha256`] is caller-allocated,
 //!   with a fixed size and alignment;
@@ -28,8 +28,9 @@
 //!
 //! The ABI code, including verification ([`contractpin_verify`], built on
 //! the lock reader and the verify classifier) and the run-time guard
-//! ([`contractpin_guard_page`], the decision of `contractpin proxy`, built on
-//! [`crate::guard`]), needs only `alloc`. The
+//! ([`contractpin_guard_page`] and [`contractpin_guard_instructions`], the
+//! decisions of `contractpin proxy`, built on [`crate::guard`]), needs only
+//! `alloc`. The
 //! shipped `cdylib`/`staticlib` (`scripts/build-lib.sh`) are built with the
 //! features `ffi,std`: `std` gives the panic boundary, the panic handler and
 //! the allocator (a `no_std` build must bring its own, and then panics abort
@@ -63,11 +64,15 @@ pub use digest_text::{
     CONTRACTPIN_DIGEST_TEXT_SIZE,
 };
 pub use guard::{
+    contractpin_guard_instructions, contractpin_guard_instructions_result,
+    contractpin_guard_instructions_result_bytes, contractpin_guard_instructions_result_event_json,
+    contractpin_guard_instructions_result_free, contractpin_guard_instructions_result_verdict,
     contractpin_guard_page, contractpin_guard_result, contractpin_guard_result_bytes,
     contractpin_guard_result_callable, contractpin_guard_result_event,
     contractpin_guard_result_event_count, contractpin_guard_result_event_json,
     contractpin_guard_result_free, contractpin_guard_result_passed_count,
-    contractpin_guard_result_passed_name, contractpin_guard_status, CONTRACTPIN_GUARD_OBSERVE,
+    contractpin_guard_result_passed_name, contractpin_guard_status,
+    contractpin_instructions_status, CONTRACTPIN_GUARD_OBSERVE,
 };
 pub use limits::{contractpin_limits, contractpin_limits_default};
 pub use lock::{

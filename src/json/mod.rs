@@ -28,7 +28,7 @@ pub(crate) use parser::parse_into as parser_entry;
 pub use parser::scratch_needed;
 pub(crate) use parser::{SliceStore, Store};
 #[cfg(feature = "alloc")]
-pub(crate) use span::value_end;
+pub(crate) use span::{decode, splice, value_end, value_span};
 pub(crate) use tape::next_index;
 pub use tape::{Elements, Members, Node, SortedMembers, Tag, Tape, Value, NO_PARENT};
 

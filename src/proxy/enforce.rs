@@ -459,7 +459,8 @@ impl Enforcer {
         result: Value<'_>,
         page: Option<Page>,
     ) -> Elem {
-        let finding = instructions::check(input, result, self.policy.pinned.instructions_digest);
+        let finding = instructions::check(input, result, self.policy.pinned.instructions_digest)
+            .filter(|f| f.status != crate::verify::InstructionsStatus::Unchanged);
         let cut = match finding {
             None => None,
             Some(f) => match self.on_instructions(&input[span(input, id)], &f) {
@@ -496,26 +497,11 @@ impl Enforcer {
         id_raw: &[u8],
         f: &Finding,
     ) -> Result<Option<core::ops::Range<usize>>, Elem> {
-        let what = match (f.status, f.not_a_string) {
-            (_, true) => "are not a string",
-            (crate::verify::InstructionsStatus::Added, _) => "are not pinned",
-            (crate::verify::InstructionsStatus::Removed, _) => "were removed",
-            _ => "differ from the pinned ones",
-        };
-        let Some(cut) = f.cut.clone() else {
-            self.log.instructions(
-                f,
-                &std::format!("the server's instructions {what}; nothing to hide"),
-            );
-            return Ok(None);
-        };
-        if !self.enforcing() {
-            self.log.instructions(
-                f,
-                &std::format!("the server's instructions {what}; kept (observe mode)"),
-            );
+        if f.cut.is_none() || !self.enforcing() {
+            self.log.instructions(f, &f.reason(false));
             return Ok(None);
         }
+        let what = f.what();
         if self.policy.on_drift == OnDrift::Block {
             self.log.instructions(
                 f,
@@ -536,11 +522,8 @@ impl Enforcer {
                 None,
             )));
         }
-        self.log.instructions(
-            f,
-            &std::format!("the server's instructions {what}; removed from the handshake result"),
-        );
-        Ok(Some(cut))
+        self.log.instructions(f, &f.reason(true));
+        Ok(f.cut.clone())
     }
 
     /// Message `bytes` (a handshake result the proxy changed) checked as a

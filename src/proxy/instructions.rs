@@ -10,10 +10,10 @@
 //! handshake result the SDK clients accept declares `capabilities`; a hostile
 //! server can make the TypeScript SDK take an id such as `"0x0"` for `0`).
 //!
-//! The classification is verify's ([`InstructionsVerdict::of`]), with one
-//! difference: an `instructions` member that is neither a string nor `null`
-//! is drift here (verify ignores it as no text; the proxy does not let it
-//! reach a client that might show it). A `null` one is no instructions.
+//! The comparison itself is the guard's ([`crate::guard::instructions`]),
+//! shared with the C ABI and the bindings: verify's classification, an
+//! `instructions` member that is neither a string nor `null` being drift,
+//! and the cut that removes the member with every other byte kept.
 //!
 //! What happens (in [`Enforcer`](super::enforce::Enforcer)): unchanged
 //! passes byte-identical; drifted or added instructions are removed from
@@ -23,14 +23,12 @@
 //! of it.
 
 use std::collections::VecDeque;
-use std::ops::Range;
-use std::vec::Vec;
 
-use crate::digest::Digest;
 use crate::json::{Tag, Value};
-use crate::verify::{InstructionsStatus, InstructionsVerdict};
 
-use super::message::{self, span, IdKey};
+pub(crate) use crate::guard::instructions::{check, Finding};
+
+use super::message::IdKey;
 
 /// Outstanding handshake requests remembered at most (a client sends one).
 pub(crate) const MAX_PENDING: usize = 16;
@@ -69,112 +67,9 @@ pub(crate) fn looks_like_handshake(result: Value<'_>) -> bool {
         && result.get("capabilities").is_some()
 }
 
-/// The instructions of a handshake result that do not match their pin.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Finding {
-    /// Drifted, added or removed (never unchanged).
-    pub status: InstructionsStatus,
-    /// The pinned digest.
-    pub pinned: Option<Digest>,
-    /// The live digest (`None`: removed, or not a string).
-    pub live: Option<Digest>,
-    /// The live member is not a string.
-    pub not_a_string: bool,
-    /// The byte range of the whole `instructions` member in the input,
-    /// with one separating comma, to cut it out (`None` when removed).
-    pub cut: Option<Range<usize>>,
-}
-
-/// Compares the `instructions` of handshake result `result` (a value of
-/// `input`) with `pinned`; `None` when they match (or neither has any).
-pub(crate) fn check(input: &[u8], result: Value<'_>, pinned: Option<Digest>) -> Option<Finding> {
-    let member = result
-        .members()
-        .enumerate()
-        .find(|(_, (k, v))| k.str_eq("instructions") && !v.is_null());
-    let Some((index, (_, value))) = member else {
-        let v = InstructionsVerdict::of(pinned, None)?;
-        return Some(finding(v.status, pinned, None, false, None));
-    };
-    let cut = Some(member_range(input, result, index));
-    let text = (value.tag() == Tag::String)
-        .then(|| message::decode(value))
-        .flatten();
-    let Some(text) = text else {
-        let status = match pinned {
-            Some(_) => InstructionsStatus::Drifted,
-            None => InstructionsStatus::Added,
-        };
-        return Some(finding(status, pinned, None, true, cut));
-    };
-    let v = InstructionsVerdict::of(pinned, Some(&text))?;
-    match v.status {
-        InstructionsStatus::Unchanged => None,
-        s => Some(finding(s, pinned, v.live, false, cut)),
-    }
-}
-
-fn finding(
-    status: InstructionsStatus,
-    pinned: Option<Digest>,
-    live: Option<Digest>,
-    not_a_string: bool,
-    cut: Option<Range<usize>>,
-) -> Finding {
-    Finding {
-        status,
-        pinned,
-        live,
-        not_a_string,
-        cut,
-    }
-}
-
-/// The bytes to cut to remove member `index` of object `obj`: from its key
-/// to the next member's key (`{"i":1, "b":2}` → `{"b":2}`), or, for the last
-/// member, from the end of the previous value (`{"a":1,"i":2}` → `{"a":1}`),
-/// or the member alone when it is the only one (`{ "i":1 }` → `{  }`).
-/// Every other byte is kept.
-pub(crate) fn member_range(input: &[u8], obj: Value<'_>, index: usize) -> Range<usize> {
-    let members: Vec<(Value<'_>, Value<'_>)> = obj.members().collect();
-    let (key, value) = members[index];
-    let start = key.offset();
-    if let Some((next, _)) = members.get(index + 1) {
-        return start..next.offset();
-    }
-    match index.checked_sub(1).map(|i| members[i].1) {
-        Some(prev) => span(input, prev).end..span(input, value).end,
-        None => start..span(input, value).end,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proxy::message::Scratch;
-    use std::string::String;
-
-    fn cut(doc: &str, key: &str) -> String {
-        Scratch::default().with(doc.as_bytes(), |t| {
-            let root = t.unwrap().root();
-            let i = root.members().position(|(k, _)| k.str_eq(key)).unwrap();
-            let r = member_range(doc.as_bytes(), root, i);
-            String::from_utf8(message::splice(doc.as_bytes(), r, b"")).unwrap()
-        })
-    }
-
-    #[test]
-    fn a_member_is_cut_with_one_comma() {
-        assert_eq!(cut(r#"{"i":"x", "b":2}"#, "i"), r#"{"b":2}"#);
-        assert_eq!(cut(r#"{"a":1,"i":"x","b":2}"#, "i"), r#"{"a":1,"b":2}"#);
-        assert_eq!(
-            cut(r#"{"a":[1,"}"] , "i" : {"x":"\""} }"#, "i"),
-            r#"{"a":[1,"}"] }"#
-        );
-        assert_eq!(cut(r#"{ "i":1 }"#, "i"), r#"{  }"#);
-        assert_eq!(cut(r#"{"\u0069":true,"c":{}}"#, "i"), r#"{"c":{}}"#);
-        assert_eq!(cut(r#"{"c":{},"i":-1.5e3}"#, "i"), r#"{"c":{}}"#);
-    }
 
     #[test]
     fn handshake_ids_are_bounded_and_answered_once() {

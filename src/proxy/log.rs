@@ -18,7 +18,9 @@
 //!   the `instructions` of a handshake result do not match the lock's
 //!   `instructions_digest` (`src/proxy/instructions.rs`), with `live` and
 //!   `pinned` (digests, each when there is one) and `reason` saying what the
-//!   proxy did (removed them, blocked the answer, or kept them);
+//!   proxy did (removed them, blocked the answer, or kept them): exactly
+//!   the guard's event line (`guard::instructions::event_json`, what the C
+//!   ABI reports to an embedding client) plus `at`;
 //! - `skipped`: a line from the server that is not a JSON-RPC message,
 //!   never forwarded; `reason` and the first 80 characters, escaped.
 //!
@@ -33,6 +35,7 @@ use std::sync::Mutex;
 use std::vec::Vec;
 
 use super::instructions::Finding;
+use crate::guard::instructions::event_json;
 use crate::guard::GuardEvent;
 use crate::jcs;
 use crate::mcp::error::redact;
@@ -58,14 +61,7 @@ impl EventLog {
 
     /// A guard event.
     pub fn guard(&self, e: &GuardEvent) {
-        let json = e.to_json(&self.server);
-        // `{"changed":...` becomes `{"at":"...","changed":...`: "at" sorts first.
-        let mut line = Vec::with_capacity(json.len() + 40);
-        line.extend_from_slice(b"{\"at\":");
-        jcs::write_str(&mut line, &now());
-        line.push(b',');
-        line.extend_from_slice(&json[1..]);
-        self.write(line);
+        self.write(with_at(&e.to_json(&self.server)));
     }
 
     /// Any other event (`tool` and `reason` when they apply).
@@ -89,26 +85,10 @@ impl EventLog {
         self.write(line);
     }
 
-    /// Instructions that do not match their pin, and what was done (`reason`).
+    /// Instructions that do not match their pin, and what was done
+    /// (`reason`): exactly the guard's [`event_json`] plus `at`.
     pub fn instructions(&self, f: &Finding, reason: &str) {
-        let mut line = Vec::with_capacity(256);
-        line.extend_from_slice(b"{\"at\":");
-        jcs::write_str(&mut line, &now());
-        for (key, digest) in [("live", f.live), ("pinned", f.pinned)] {
-            if let Some(d) = digest {
-                line.extend_from_slice(std::format!(",\"{key}\":\"").as_bytes());
-                line.extend_from_slice(&d.to_hex_prefixed());
-                line.push(b'"');
-            }
-        }
-        line.extend_from_slice(b",\"reason\":");
-        jcs::write_str(&mut line, reason);
-        line.extend_from_slice(b",\"server\":");
-        jcs::write_str(&mut line, &self.server);
-        line.extend_from_slice(b",\"status\":");
-        jcs::write_str(&mut line, &std::format!("instructions-{}", f.status.name()));
-        line.push(b'}');
-        self.write(line);
+        self.write(with_at(&event_json(f, &self.server, reason)));
     }
 
     /// Masks the secrets in a text meant for the user (stderr messages).
@@ -131,6 +111,16 @@ impl EventLog {
             }
         }
     }
+}
+
+/// `{"changed":...` becomes `{"at":"...","changed":...`: `at` sorts first.
+fn with_at(json: &[u8]) -> Vec<u8> {
+    let mut line = Vec::with_capacity(json.len() + 40);
+    line.extend_from_slice(b"{\"at\":");
+    jcs::write_str(&mut line, &now());
+    line.push(b',');
+    line.extend_from_slice(&json[1..]);
+    line
 }
 
 /// The current UTC time, `YYYY-MM-DDTHH:MM:SS.mmmZ`.

@@ -4,7 +4,6 @@
 //! from the peer), classified, and cut into byte spans so that everything
 //! the proxy forwards is the peer's own bytes except the part it replaces.
 
-use std::ops::Range;
 use std::string::String;
 use std::vec::Vec;
 
@@ -128,36 +127,12 @@ pub(crate) fn id_key(v: Value<'_>) -> Option<IdKey> {
 }
 
 /// Decodes a string value (escapes resolved).
-pub(crate) fn decode(v: Value<'_>) -> Option<String> {
-    if let Some(s) = v.as_plain_str() {
-        return Some(String::from(s));
-    }
-    let raw = v.raw_str()?;
-    let mut buf = std::vec![0u8; raw.len()];
-    v.decode_str(&mut buf).map(String::from)
-}
-
+pub(crate) use crate::json::decode;
 /// The byte range of value `v` in `input` (a document the parser accepted).
-pub(crate) fn span(input: &[u8], v: Value<'_>) -> Range<usize> {
-    let start = v.offset();
-    let end = match v.tag() {
-        Tag::String => start + v.raw_str().map_or(0, <[u8]>::len) + 2,
-        Tag::Number => start + v.raw_number().map_or(0, <[u8]>::len),
-        Tag::Null | Tag::True => start + 4,
-        Tag::False => start + 5,
-        Tag::Array | Tag::Object => crate::json::value_end(input, start),
-    };
-    start..end.min(input.len())
-}
+pub(crate) use crate::json::value_span as span;
 
 /// `input` with `range` replaced by `with`.
-pub(crate) fn splice(input: &[u8], range: Range<usize>, with: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(input.len() - range.len() + with.len() + 1);
-    out.extend_from_slice(&input[..range.start]);
-    out.extend_from_slice(with);
-    out.extend_from_slice(&input[range.end..]);
-    out
-}
+pub(crate) use crate::json::splice;
 
 /// A JSON array of the given elements (a rebuilt batch).
 pub(crate) fn array_of(parts: &[Vec<u8>]) -> Vec<u8> {

@@ -24,8 +24,8 @@ async def main(lock_path: str, server: str, command: list, calls: list, observe:
     lock = contractpin.Lock.from_path(lock_path)  # parse once; LockError if it cannot be used
     params = StdioServerParameters(command=command[0], args=command[1:])
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
         guarded = GuardedSession(session, lock, server, observe=observe)
+        await guarded.initialize()  # drifted or unpinned instructions removed, and logged
         listing = await guarded.list_tools()  # drifted and unpinned tools removed, and logged
         for tool in listing.tools:
             print("tool", tool.name)

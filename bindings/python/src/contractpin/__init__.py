@@ -37,6 +37,7 @@ from .errors import *  # noqa: F401,F403  (every per-kind exception class)
 __all__ = [
     "GuardEvent",
     "GuardResult",
+    "InstructionsResult",
     "Limits",
     "Lock",
     "Report",
@@ -65,6 +66,8 @@ _ALLOW_NEW = 1
 _OBSERVE = 1
 _TOOL_STATUS = ("unchanged", "drifted", "added", "removed")
 _GUARD_STATUS = {1: "drifted", 2: "unpinned"}
+_INSTRUCTIONS_STATUS = ("unchanged", "drifted", "added", "removed", "none")
+_NOT_FOUND = 105
 
 
 def version() -> str:
@@ -437,6 +440,66 @@ def _take_guard_result(res: "ctypes.c_void_p", observe: bool) -> GuardResult:
         _lib_.contractpin_guard_result_free(res)
 
 
+@dataclass(frozen=True)
+class InstructionsResult:
+    """The decision of :meth:`Lock.guard_instructions` on the ``instructions``
+    of one handshake result: exactly what ``contractpin proxy`` would do."""
+
+    #: ``"unchanged"``, ``"drifted"``, ``"added"`` (none pinned),
+    #: ``"removed"`` (pinned, none live) or ``"none"`` (neither side has any).
+    #: A live member that is not a string is drifted (added when none is
+    #: pinned).
+    status: str
+    #: The live instructions digest, ``"sha256:"`` + 64 hex digits; ``None``
+    #: when there is none (removed, none, or not a string).
+    live_digest: Optional[str]
+    #: Whether the instructions were cut out of :attr:`result` (drifted or
+    #: added, in enforce mode).
+    removed: bool
+    #: The result object to hand on: the server's bytes, without the
+    #: ``instructions`` member when :attr:`removed`.
+    result: bytes
+    #: The event as one JSON line (no newline), the format of ``contractpin
+    #: proxy --log`` without ``at``; ``None`` when the instructions match (or
+    #: neither side has any).
+    json: Optional[bytes]
+
+    def to_dict(self) -> Dict[str, Any]:
+        """:attr:`result`, parsed."""
+        doc: Dict[str, Any] = json.loads(self.result)
+        return doc
+
+
+def _take_instructions_result(res: "ctypes.c_void_p") -> InstructionsResult:
+    """Reads a contractpin_guard_instructions_result, and frees it."""
+    try:
+        st = ctypes.c_uint32(0)
+        has_live = ctypes.c_int32(0)
+        removed = ctypes.c_int32(0)
+        raw = (ctypes.c_uint8 * 32)()
+        status = _lib_.contractpin_guard_instructions_result_verdict(
+            res, ctypes.byref(st), ctypes.byref(has_live), raw, ctypes.byref(removed)
+        )
+        if status != _OK:
+            raise _error(status, 0)
+        result = _span(lambda p, n: _lib_.contractpin_guard_instructions_result_bytes(res, p, n))
+        line: Optional[bytes] = None
+        try:
+            line = _span(lambda p, n: _lib_.contractpin_guard_instructions_result_event_json(res, p, n))
+        except ContractpinError as e:
+            if e.code != _NOT_FOUND:
+                raise
+        return InstructionsResult(
+            status=_INSTRUCTIONS_STATUS[st.value],
+            live_digest=_digest_text(raw) if has_live.value == 1 else None,
+            removed=removed.value == 1,
+            result=result,
+            json=line,
+        )
+    finally:
+        _lib_.contractpin_guard_instructions_result_free(res)
+
+
 class Lock:
     """A ``contractpin.lock`` parsed and validated once, to verify or guard
     any number of tools/list documents against it at run time.
@@ -580,3 +643,40 @@ class Lock:
             )
         _check(status, offset)
         return _take_guard_result(res, observe)
+
+    def guard_instructions(
+        self,
+        server: str,
+        result: Union[bytes, bytearray, memoryview, Mapping[str, Any]],
+        observe: bool = False,
+        *,
+        limits: Optional[Limits] = None,
+    ) -> InstructionsResult:
+        """Decides the ``instructions`` of one handshake result against the
+        lock's ``instructions_digest`` for ``server``: the decision of
+        ``contractpin proxy``.
+
+        ``result`` is the ``result`` object of the ``initialize`` (or
+        ``server/discover``) response, as bytes (kept byte for byte but for
+        a cut member) or as a dict (written as JSON first). Drifted or added
+        instructions are cut out of :attr:`InstructionsResult.result` unless
+        ``observe`` keeps them (still reported); removed ones are only
+        reported.
+
+        Fails closed: raises :class:`LockUnknownServerError` when the lock has
+        no such server, and :class:`JSONError` / :class:`LimitError` /
+        :class:`JsonRpcErrorError` (with ``.offset``) when the result is
+        rejected (invalid JSON, not a JSON object, a whole JSON-RPC response:
+        :class:`UnexpectedByteError`); then nothing of it may be used.
+        """
+        data = _page_bytes(result)
+        name = server.encode("utf-8")
+        res = ctypes.c_void_p()
+        offset = ctypes.c_size_t(0)
+        with self._borrow() as handle:
+            status = _lib_.contractpin_guard_instructions(
+                handle, name, len(name), data, len(data), _OBSERVE if observe else 0,
+                _limits(limits), ctypes.byref(res), ctypes.byref(offset),
+            )
+        _check(status, offset)
+        return _take_instructions_result(res)

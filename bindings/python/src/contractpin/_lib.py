@@ -178,3 +178,15 @@ _proto(
 )
 _proto("contractpin_guard_result_event_json", _status, _vp, ctypes.c_size_t, ctypes.POINTER(_u8p), _sizep)
 _proto("contractpin_guard_result_callable", ctypes.c_int32, _vp, _bytes, ctypes.c_size_t)
+_proto(
+    "contractpin_guard_instructions",
+    _status, _vp, _bytes, ctypes.c_size_t, _bytes, ctypes.c_size_t, ctypes.c_uint32, _limitsp, _vpp, _sizep,
+)
+_proto("contractpin_guard_instructions_result_free", None, _vp)
+_proto(
+    "contractpin_guard_instructions_result_verdict",
+    _status, _vp, ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(ctypes.c_int32), _u8p,
+    ctypes.POINTER(ctypes.c_int32),
+)
+_proto("contractpin_guard_instructions_result_bytes", _status, _vp, ctypes.POINTER(_u8p), _sizep)
+_proto("contractpin_guard_instructions_result_event_json", _status, _vp, ctypes.POINTER(_u8p), _sizep)

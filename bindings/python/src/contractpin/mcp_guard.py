@@ -9,8 +9,8 @@ dependency on it. ::
 
     lock = contractpin.Lock.from_path("contractpin.lock")
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
         guarded = GuardedSession(session, lock, "everything")
+        init = await guarded.initialize()  # drifted or unpinned instructions removed
         tools = (await guarded.list_tools()).tools  # drifted and unpinned tools removed
         await guarded.call_tool("echo", {"message": "hi"})  # ToolRefusedError if not passed
 
@@ -24,6 +24,16 @@ one) and call pinned tools drifted. One difference with the proxy remains,
 in the SDK: it parses the JSON-RPC message before this module sees it, so a
 response with a duplicate key is read as the SDK reads it (the proxy
 rejects it).
+
+The handshake is guarded the same way: :meth:`GuardedSession.initialize`
+(or :func:`guarded_initialize`) runs the SDK's own ``initialize()`` (and, in
+mcp 2.x, ``discover()``) with the result object taken as the server sent it,
+decided by :meth:`contractpin.Lock.guard_instructions` (the server's
+``instructions`` against the lock's ``instructions_digest``), and only then
+validated into the SDK's ``InitializeResult`` (``DiscoverResult``), which
+the SDK adopts: drifted or unpinned instructions never reach the session.
+A session that was already initialised cannot be guarded after the fact
+(``RuntimeError``).
 """
 
 import importlib
@@ -31,13 +41,14 @@ import json
 import logging
 from typing import Any, Callable, Dict, Optional, Tuple
 
-from . import GuardEvent, GuardResult, Lock
+from . import GuardEvent, GuardResult, InstructionsResult, Lock
 
-__all__ = ["GuardedSession", "ToolRefusedError", "guarded_list_tools"]
+__all__ = ["GuardedSession", "ToolRefusedError", "guarded_initialize", "guarded_list_tools"]
 
 logger = logging.getLogger("contractpin")
 
 EventHandler = Callable[[GuardEvent], None]
+InstructionsHandler = Callable[[InstructionsResult], None]
 
 
 class ToolRefusedError(PermissionError):
@@ -61,6 +72,11 @@ class ToolRefusedError(PermissionError):
 
 def _log_event(event: GuardEvent) -> None:
     logger.warning("%s", event.json.decode("utf-8"))
+
+
+def _log_instructions(decision: InstructionsResult) -> None:
+    if decision.json is not None:
+        logger.warning("%s", decision.json.decode("utf-8"))
 
 
 _raw_type: Any = None
@@ -145,9 +161,88 @@ async def guarded_list_tools(
     return result
 
 
+async def _guarded_handshake(
+    session: Any,
+    lock: Lock,
+    server: str,
+    observe: bool,
+    on_instructions: Optional[InstructionsHandler],
+    run: Callable[[], Any],
+) -> Tuple[Any, InstructionsResult]:
+    """Runs the SDK's handshake ``run()`` with its result guarded on the way
+    in: ``send_request`` for ``InitializeResult`` and ``send_discover`` (mcp
+    2.x) are shadowed on the session for the duration."""
+    types = importlib.import_module("mcp.types")
+    decisions = []
+
+    def guard(raw: Dict[str, Any]) -> Dict[str, Any]:
+        decision = lock.guard_instructions(server, raw, observe=observe)
+        decisions.append(decision)
+        if decision.json is not None:
+            (on_instructions or _log_instructions)(decision)
+        doc: Dict[str, Any] = json.loads(decision.result)
+        return doc
+
+    send_request = session.send_request
+    send_discover = getattr(session, "send_discover", None)
+
+    async def guarded_request(request: Any, result_type: Any, *args: Any, **kwargs: Any) -> Any:
+        if result_type is not types.InitializeResult:
+            return await send_request(request, result_type, *args, **kwargs)
+        raw = await send_request(request, _raw_result_type(), *args, **kwargs)
+        return types.InitializeResult.model_validate(guard(raw.root))
+
+    async def guarded_discover(*args: Any, **kwargs: Any) -> Any:
+        assert send_discover is not None
+        return guard(await send_discover(*args, **kwargs))
+
+    session.send_request = guarded_request
+    if send_discover is not None:
+        session.send_discover = guarded_discover
+    try:
+        result = await run()
+    finally:
+        del session.send_request
+        if send_discover is not None:
+            del session.send_discover
+    if not decisions:
+        raise RuntimeError(
+            "contractpin: the session was initialised before it was guarded; its instructions "
+            "were not checked (call guarded_initialize() instead of session.initialize())"
+        )
+    return result, decisions[-1]
+
+
+async def guarded_initialize(
+    session: Any,
+    lock: Lock,
+    server: str,
+    *,
+    observe: bool = False,
+    on_instructions: Optional[InstructionsHandler] = None,
+) -> Any:
+    """``session.initialize()`` with the server's ``instructions`` decided
+    against the lock's ``instructions_digest`` for ``server``: returns (and
+    the SDK adopts) the ``InitializeResult`` without drifted or unpinned
+    instructions (with them when ``observe``).
+
+    Instructions that do not match (drifted, added, removed) are passed to
+    ``on_instructions`` as the :class:`contractpin.InstructionsResult`
+    (default: a warning on the ``contractpin`` logger with the proxy's JSON
+    log line). Raises what :meth:`contractpin.Lock.guard_instructions` raises
+    for a result it rejects, the SDK's errors for a failed handshake, and
+    ``RuntimeError`` for a session initialised already.
+    """
+    result, _ = await _guarded_handshake(
+        session, lock, server, observe, on_instructions, session.initialize
+    )
+    return result
+
+
 class GuardedSession:
-    """Wraps an initialised ``mcp.ClientSession`` (1.x or 2.x):
-    :meth:`list_tools` removes the tools that do not match their pins, and
+    """Wraps an ``mcp.ClientSession`` (1.x or 2.x): :meth:`initialize`
+    removes instructions that do not match their pin from the handshake
+    result, :meth:`list_tools` removes the tools that do not match their pins, and
     :meth:`call_tool` refuses every tool that did not pass on the current
     listing (:class:`ToolRefusedError`, nothing sent). Every other attribute
     is the session's.
@@ -178,6 +273,29 @@ class GuardedSession:
         self._events: Dict[str, GuardEvent] = {}
         #: The decision for the last page listed.
         self.last_decision: Optional[GuardResult] = None
+        #: The decision on the handshake's instructions (after
+        #: :meth:`initialize` or :meth:`discover`).
+        self.instructions_decision: Optional[InstructionsResult] = None
+
+    async def initialize(self, *, on_instructions: Optional[InstructionsHandler] = None) -> Any:
+        """The session's ``initialize()``, its instructions guarded (see
+        :func:`guarded_initialize`); the decision is kept in
+        :attr:`instructions_decision`. ``on_instructions`` defaults to a
+        warning on the ``contractpin`` logger."""
+        result, decision = await _guarded_handshake(
+            self.session, self.lock, self.server, self.observe, on_instructions, self.session.initialize
+        )
+        self.instructions_decision = decision
+        return result
+
+    async def discover(self, *, on_instructions: Optional[InstructionsHandler] = None) -> Any:
+        """mcp 2.x: the session's ``discover()`` (``server/discover``), its
+        instructions guarded as :meth:`initialize` guards them."""
+        result, decision = await _guarded_handshake(
+            self.session, self.lock, self.server, self.observe, on_instructions, self.session.discover
+        )
+        self.instructions_decision = decision
+        return result
 
     async def list_tools(self, cursor: Optional[str] = None, *, params: Any = None) -> Any:
         """One page of tools/list (``cursor`` or ``params`` as in the SDK),

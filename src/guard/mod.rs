@@ -9,6 +9,12 @@
 //! result, in [`GuardMode::Observe`] it is kept. Every other byte of the
 //! page is kept as the server sent it: the kept tool objects, `nextCursor`,
 //! `_meta` and any other member are copied through unchanged.
+//!
+//! The server's `instructions` (the handshake result's text) are decided in
+//! [`instructions`] ([`guard_instructions`]), by the same rules for the
+//! proxy and an embedding client.
+
+pub mod instructions;
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -21,6 +27,8 @@ use crate::limits::Limits;
 use crate::lock::LockServer;
 use crate::owned::Context;
 use crate::ListOptions;
+
+pub use instructions::{guard_instructions, InstructionsDecision};
 
 /// What happens to a tool that does not match its pin.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
