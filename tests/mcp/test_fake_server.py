@@ -78,7 +78,8 @@ class Stdio:
         self.q: queue.Queue = queue.Queue()
         self.err = bytearray()
         threading.Thread(target=self._out, daemon=True).start()
-        threading.Thread(target=self._err, daemon=True).start()
+        self.err_reader = threading.Thread(target=self._err, daemon=True)
+        self.err_reader.start()
 
     def _out(self):
         for line in self.p.stdout:
@@ -88,6 +89,12 @@ class Stdio:
     def _err(self):
         for chunk in iter(lambda: self.p.stderr.read1(65536), b""):
             self.err += chunk
+
+    def stderr_after_exit(self, timeout=5.0):
+        """All of stderr, once the exited process's stderr has been read to its end
+        (the reader thread may still be draining it when wait() returns)."""
+        self.err_reader.join(timeout)
+        return bytes(self.err)
 
     def send(self, msg):
         self.p.stdin.write((json.dumps(msg) if not isinstance(msg, bytes) else msg.decode()).encode() + b"\n")
@@ -349,7 +356,7 @@ def test_exits_after_initialize():
     assert r["result"]["protocolVersion"] == "2025-11-25"
     assert s.line(timeout=5) is None  # EOF
     assert s.p.wait(5) == 3
-    assert b"exiting with status 3" in bytes(s.err)
+    assert b"exiting with status 3" in s.stderr_after_exit()
 
 
 def test_ignores_sigterm_only_sigkill_stops_it(tmp_path):
