@@ -1,5 +1,6 @@
 //! The panic boundary and the pointer checks shared by every export.
 
+use alloc::boxed::Box;
 use core::ptr;
 
 use super::status::contractpin_status;
@@ -55,6 +56,22 @@ pub(crate) fn catch<T>(on_panic: T, f: impl FnOnce() -> T) -> T {
         let _ = on_panic;
         f()
     }
+}
+
+/// Frees an object the ABI handed out with `Box::into_raw`: NULL is a
+/// no-op, and a panic in its destructor is caught rather than unwound into
+/// C. Every `contractpin_*_free` function is this.
+///
+/// # Safety
+/// `ptr` NULL, or a pointer from `Box::into_raw` of a `Box<T>` that is not
+/// yet freed and is not used afterwards.
+pub(crate) unsafe fn free_boxed<T>(ptr: *mut T) {
+    if ptr.is_null() {
+        return;
+    }
+    // SAFETY: by this function's contract `ptr` came from `Box::into_raw`
+    // and is freed only once.
+    catch((), || drop(unsafe { Box::from_raw(ptr) }));
 }
 
 /// Runs `f` behind the panic boundary.

@@ -264,12 +264,9 @@ pub unsafe extern "C" fn contractpin_guard_page(
 /// used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn contractpin_guard_result_free(res: *mut contractpin_guard_result) {
-    if res.is_null() {
-        return;
-    }
-    // SAFETY: by the caller's contract `res` came from `Box::into_raw` in
-    // `contractpin_guard_page` and is freed only once.
-    super::boundary::catch((), || drop(unsafe { Box::from_raw(res) }));
+    // SAFETY: by the caller's contract `res` is NULL or came from this
+    // library and is freed only once.
+    unsafe { super::boundary::free_boxed(res) }
 }
 
 /// The result object to hand to the client in place of the page: in
@@ -614,12 +611,9 @@ fn mode_of(flags: u32) -> Result<GuardMode, Failure> {
 pub unsafe extern "C" fn contractpin_guard_instructions_result_free(
     res: *mut contractpin_guard_instructions_result,
 ) {
-    if res.is_null() {
-        return;
-    }
-    // SAFETY: by the caller's contract `res` came from `Box::into_raw` in
-    // `contractpin_guard_instructions` and is freed only once.
-    super::boundary::catch((), || drop(unsafe { Box::from_raw(res) }));
+    // SAFETY: by the caller's contract `res` is NULL or came from this
+    // library and is freed only once.
+    unsafe { super::boundary::free_boxed(res) }
 }
 
 /// The verdict. Each out-parameter is optional (NULL to skip); all are

@@ -112,10 +112,9 @@ pub unsafe extern "C" fn contractpin_lock_parse(
 /// `lock` NULL or a pointer from `contractpin_lock_parse`, not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn contractpin_lock_free(lock: *mut contractpin_lock) {
-    if !lock.is_null() {
-        // SAFETY: it came from `Box::into_raw` and is freed once.
-        drop(unsafe { Box::from_raw(lock) });
-    }
+    // SAFETY: by the caller's contract `lock` is NULL or came from this
+    // library and is freed only once.
+    unsafe { super::boundary::free_boxed(lock) }
 }
 
 /// The number of servers in the lock (0 for NULL).
@@ -291,8 +290,7 @@ pub unsafe extern "C" fn contractpin_lock_error_detail(
 /// `error` NULL or a pointer from `contractpin_lock_parse`, not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn contractpin_lock_error_free(error: *mut contractpin_lock_error) {
-    if !error.is_null() {
-        // SAFETY: it came from `Box::into_raw` and is freed once.
-        drop(unsafe { Box::from_raw(error) });
-    }
+    // SAFETY: by the caller's contract `error` is NULL or came from this
+    // library and is freed only once.
+    unsafe { super::boundary::free_boxed(error) }
 }

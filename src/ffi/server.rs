@@ -225,13 +225,9 @@ pub unsafe extern "C" fn contractpin_digest_tools_list_with_limits(
 /// that has not been freed yet; it must not be used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn contractpin_server_free(server: *mut contractpin_server) {
-    if server.is_null() {
-        return;
-    }
-    // SAFETY: by the caller's contract `server` came from `Box::into_raw` in
-    // `contractpin_digest_tools_list_with_limits` and is freed only once.
-    // A panic in a destructor is caught rather than unwound into C.
-    super::boundary::catch((), || drop(unsafe { Box::from_raw(server) }));
+    // SAFETY: by the caller's contract `server` is NULL or came from this
+    // library and is freed only once.
+    unsafe { super::boundary::free_boxed(server) }
 }
 
 /// The server digest (spec section 4.3) as 32 raw bytes.

@@ -302,12 +302,9 @@ pub(super) unsafe fn verify_parsed(
 /// been freed yet; it must not be used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn contractpin_report_free(report: *mut contractpin_report) {
-    if report.is_null() {
-        return;
-    }
-    // SAFETY: by the caller's contract `report` came from `Box::into_raw` in
-    // `contractpin_verify_with_limits` and is freed only once.
-    super::boundary::catch((), || drop(unsafe { Box::from_raw(report) }));
+    // SAFETY: by the caller's contract `report` is NULL or came from this
+    // library and is freed only once.
+    unsafe { super::boundary::free_boxed(report) }
 }
 
 /// The exit-code equivalent of spec section 6 for this server: `0` when
