@@ -18,6 +18,10 @@ use std::ptr;
 
 use contractpin::ffi::*;
 
+#[path = "support/ffi_lock.rs"]
+mod ffi_lock;
+use ffi_lock::Lock;
+
 const LOCK: &[u8] = include_bytes!("../examples/contractpin.lock");
 const PAGE: &[u8] = include_bytes!("../examples/tools-list.json");
 const DRIFTED: &[u8] = include_bytes!("../examples/drifted-tools-list.json");
@@ -71,33 +75,6 @@ fn element<'a>(page: &'a str, name: &str) -> &'a str {
         .unwrap()
         + "\n    }".len();
     &rest[..end]
-}
-
-struct Lock(*mut contractpin_lock);
-
-impl Lock {
-    fn parse(bytes: &[u8]) -> Lock {
-        let mut lock = ptr::null_mut();
-        // SAFETY: valid buffers and out-parameters.
-        let st = unsafe {
-            contractpin_lock_parse(
-                bytes.as_ptr(),
-                bytes.len(),
-                &mut lock,
-                ptr::null_mut(),
-                ptr::null_mut(),
-            )
-        };
-        assert_eq!(st, contractpin_status::Ok);
-        Lock(lock)
-    }
-}
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        // SAFETY: from contractpin_lock_parse, freed once.
-        unsafe { contractpin_lock_free(self.0) };
-    }
 }
 
 /// Owns a `contractpin_guard_result`.

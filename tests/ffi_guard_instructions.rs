@@ -17,6 +17,10 @@ use std::ptr;
 
 use contractpin::ffi::*;
 
+#[path = "support/ffi_lock.rs"]
+mod ffi_lock;
+use ffi_lock::Lock;
+
 const LOCK: &[u8] = include_bytes!("../bindings/c/testdata/instructions.lock");
 /// `acme`'s handshake result, its instructions those of vector
 /// `instructions-plain` with the `U` escaped as `\u0055`.
@@ -34,37 +38,6 @@ const INJECTION: &str = "sha256:2e2881ac507a24c7f7134b5599f4ab8c7999a94a369c0b4a
 fn text(d: &[u8; 32]) -> String {
     let hex: String = d.iter().map(|b| format!("{b:02x}")).collect();
     format!("sha256:{hex}")
-}
-
-struct Lock(*mut contractpin_lock);
-
-// SAFETY: a parsed lock is immutable and may be read from several threads
-// at once (docs/C_ABI.md); the tests free it only after the threads end.
-unsafe impl Sync for Lock {}
-
-impl Lock {
-    fn parse(bytes: &[u8]) -> Lock {
-        let mut lock = ptr::null_mut();
-        // SAFETY: valid buffers and out-parameters.
-        let st = unsafe {
-            contractpin_lock_parse(
-                bytes.as_ptr(),
-                bytes.len(),
-                &mut lock,
-                ptr::null_mut(),
-                ptr::null_mut(),
-            )
-        };
-        assert_eq!(st, contractpin_status::Ok);
-        Lock(lock)
-    }
-}
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        // SAFETY: from contractpin_lock_parse, freed once.
-        unsafe { contractpin_lock_free(self.0) };
-    }
 }
 
 /// Owns a `contractpin_guard_instructions_result`.
