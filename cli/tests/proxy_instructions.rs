@@ -6,7 +6,7 @@
 //! answer without them (enforce), unchanged (observe), or an error
 //! (`--on-drift block`); pinned instructions pass byte for byte. Then the
 //! same through the SDK clients (the instructions they report) and over
-//! Streamable HTTP.
+//! Streamable HTTP and legacy HTTP+SSE.
 
 #[path = "../../tests/support/tools.rs"]
 mod tools;
@@ -252,13 +252,26 @@ fn sdk_clients_get_no_drifted_instructions_python_2() {
 /// The cloak over Streamable HTTP: the proxy's HTTP upstream, one rule.
 #[test]
 fn cloaked_instructions_over_streamable_http() {
+    cloaked_over("http", "/mcp");
+}
+
+/// The same over legacy HTTP+SSE (the `endpoint` event, answers on the
+/// stream): the proxy's other HTTP upstream.
+#[test]
+fn cloaked_instructions_over_legacy_sse() {
+    cloaked_over("sse", "/sse");
+}
+
+/// The fake server cloaking its instructions on `transport` (`http` or
+/// `sse`), pinned and proxied at `path`.
+fn cloaked_over(transport: &str, path: &str) {
     if !python_ok() {
         return;
     }
-    let dir = Dir::new("instr-http");
+    let dir = Dir::new(&format!("instr-{transport}"));
     let port_file = dir.path("port");
     let mut server = std::process::Command::new(python())
-        .args([&fake(), "--transport", "http", "--port", "0"])
+        .args([&fake(), "--transport", transport, "--port", "0"])
         .args(["--port-file", &port_file, "--scenario", "ok"])
         .args(["--instructions", CLEAN, "--cloaked-instructions", POISON])
         .stdout(std::process::Stdio::null())
@@ -279,7 +292,7 @@ fn cloaked_instructions_over_streamable_http() {
         );
         std::thread::sleep(Duration::from_millis(20));
     };
-    let url = format!("http://127.0.0.1:{port}/mcp");
+    let url = format!("http://127.0.0.1:{port}{path}");
     let lock = dir.lock();
     let init = cp(
         &["init", "--lock", &lock, "--name", "fake", "--http", &url],
