@@ -510,12 +510,7 @@ fn verify_drifted_text_names_the_changed_fields() {
         return;
     }
     let (dir, lock) = pinned();
-    set_string(
-        &lock,
-        "example",
-        "path",
-        &beside_name(&lock, "examples/drifted-tools-list.json"),
-    );
+    serve_file(&lock, "example", "examples/drifted-tools-list.json");
     let o = cp(&["verify", "--lock", &s(&lock)]).run();
     o.code(1);
     let out = o.out();
@@ -567,12 +562,7 @@ fn verify_json_report() {
         return;
     }
     let (dir, lock) = pinned();
-    set_string(
-        &lock,
-        "example",
-        "path",
-        &beside_name(&lock, "examples/drifted-tools-list.json"),
-    );
+    serve_file(&lock, "example", "examples/drifted-tools-list.json");
     let o = cp(&["verify", "--lock", &s(&lock), "--format", "json"]).run();
     o.code(1);
     let (pinned_d, pinned_tools) = reference(&[&s(&example())]);
@@ -727,12 +717,7 @@ fn verify_server_selection() {
     ])
     .run()
     .code(0);
-    set_string(
-        &lock,
-        "bad",
-        "path",
-        &beside_name(&lock, "examples/drifted-tools-list.json"),
-    );
+    serve_file(&lock, "bad", "examples/drifted-tools-list.json");
     let o = cp(&["verify", "--lock", &s(&lock)]).run();
     o.code(1);
     assert!(

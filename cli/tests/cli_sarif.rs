@@ -52,12 +52,7 @@ fn validate(dir: &TempDir, sarif: &str) {
 fn drifted_lock(dir: &TempDir) -> PathBuf {
     let lock = dir.path("contractpin.lock");
     std::fs::copy(root().join("examples/contractpin.lock"), &lock).unwrap();
-    set_string(
-        &lock,
-        "example",
-        "path",
-        &beside_name(&lock, "examples/drifted-tools-list.json"),
-    );
+    serve_file(&lock, "example", "examples/drifted-tools-list.json");
     lock
 }
 

@@ -441,6 +441,12 @@ pub fn beside(lock: &Path, rel: &str) -> String {
     s(&copy)
 }
 
+/// Makes the file server `server` of `lock` serve the repository file `rel`
+/// (copied beside the lock): how a test makes a pinned server drift.
+pub fn serve_file(lock: &Path, server: &str, rel: &str) {
+    set_string(lock, server, "path", &beside_name(lock, rel));
+}
+
 /// As [`beside`], returning the name the lock stores (relative to it).
 pub fn beside_name(lock: &Path, rel: &str) -> String {
     beside(lock, rel);
