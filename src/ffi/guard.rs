@@ -21,7 +21,7 @@ use alloc::vec::Vec;
 use super::boundary::{finish, guarded, input, non_null, status_of, write_opt, Failure};
 use super::digest_text::write_bytes;
 use super::limits::{contractpin_limits, resolve};
-use super::lock::{borrow_lock, contractpin_lock};
+use super::lock::{borrow_lock, contractpin_lock, pinned_server};
 use super::server::contractpin_field;
 use super::status::contractpin_status;
 use crate::guard::{
@@ -109,9 +109,7 @@ pub struct contractpin_guard_result {
 
 impl contractpin_guard_result {
     fn new(decision: GuardDecision, server: &str, mode: GuardMode) -> contractpin_guard_result {
-        let mut result = Vec::with_capacity(decision.result.len() + 1);
-        result.extend_from_slice(&decision.result);
-        result.push(0);
+        let result = nul_terminated(&decision.result);
         let passed = Strings::new(decision.passed.iter().map(|s| s.as_bytes()));
         let tools = Strings::new(decision.events.iter().map(|e| e.tool.as_bytes()));
         let lines: Vec<Vec<u8>> = decision.events.iter().map(|e| e.to_json(server)).collect();
@@ -239,11 +237,7 @@ pub unsafe extern "C" fn contractpin_guard_page(
                 resolve(limits),
             )
         };
-        let name = core::str::from_utf8(name).map_err(|_| contractpin_status::InvalidArgument)?;
-        let pinned = l
-            .servers
-            .get(name)
-            .ok_or(contractpin_status::LockUnknownServer)?;
+        let (name, pinned) = pinned_server(l, name)?;
         let decision = guard_page(pinned, page, mode, &limits)?;
         let res = Box::into_raw(Box::new(contractpin_guard_result::new(
             decision, name, mode,
@@ -563,19 +557,10 @@ pub unsafe extern "C" fn contractpin_guard_instructions(
                 resolve(limits),
             )
         };
-        let name = core::str::from_utf8(name).map_err(|_| contractpin_status::InvalidArgument)?;
-        let pinned = l
-            .servers
-            .get(name)
-            .ok_or(contractpin_status::LockUnknownServer)?;
+        let (name, pinned) = pinned_server(l, name)?;
         let decision = guard_instructions(pinned, bytes, mode, &limits)?;
-        let json = decision.to_json(name).map(|mut j| {
-            j.push(0);
-            j
-        });
-        let mut result = Vec::with_capacity(decision.result.len() + 1);
-        result.extend_from_slice(&decision.result);
-        result.push(0);
+        let json = decision.to_json(name).map(|j| nul_terminated(&j));
+        let result = nul_terminated(&decision.result);
         let res = Box::into_raw(Box::new(contractpin_guard_instructions_result {
             decision,
             result,
@@ -587,6 +572,15 @@ pub unsafe extern "C" fn contractpin_guard_instructions(
     });
     // SAFETY: `error_offset` is NULL or writable by the caller's contract.
     unsafe { finish(outcome, error_offset) }
+}
+
+/// A copy of `bytes` followed by a NUL byte (not counted in the lengths the
+/// accessors give), so that the pointers handed out are also C strings.
+fn nul_terminated(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() + 1);
+    out.extend_from_slice(bytes);
+    out.push(0);
+    out
 }
 
 /// The mode of a `flags` argument (unknown bits are an error).

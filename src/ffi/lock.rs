@@ -13,7 +13,7 @@ use super::boundary::{borrow, finish, guarded, input, non_null, status_of, write
 use super::limits::{contractpin_limits, resolve};
 use super::status::contractpin_status;
 use super::verify::{lock_failure, verify_parsed};
-use crate::lock::{cmp_utf16, Lock, LockError};
+use crate::lock::{cmp_utf16, Lock, LockError, LockServer};
 
 /// A parsed, validated lock. Immutable: safe to share between threads.
 pub struct contractpin_lock {
@@ -50,6 +50,22 @@ impl contractpin_lock_error {
 pub(super) unsafe fn borrow_lock<'a>(lock: *const contractpin_lock) -> Result<&'a Lock, Failure> {
     // SAFETY: NULL or live by the caller's contract.
     Ok(&unsafe { borrow(lock)? }.lock)
+}
+
+/// The server named `name` (UTF-8 bytes from the caller) in `lock`, with the
+/// name as text: `INVALID_ARGUMENT` for a name that is not UTF-8,
+/// `LOCK_UNKNOWN_SERVER` for one the lock does not pin. Shared by the
+/// guard and verify functions that take a server name.
+pub(super) fn pinned_server<'l, 'n>(
+    lock: &'l Lock,
+    name: &'n [u8],
+) -> Result<(&'n str, &'l LockServer), Failure> {
+    let name = core::str::from_utf8(name).map_err(|_| contractpin_status::InvalidArgument)?;
+    let pinned = lock
+        .servers
+        .get(name)
+        .ok_or(contractpin_status::LockUnknownServer)?;
+    Ok((name, pinned))
 }
 
 /// Parses and validates the bytes of a `contractpin.lock`.

@@ -274,11 +274,7 @@ pub(super) unsafe fn verify_parsed(
 ) -> Result<(), Failure> {
     non_null(out)?;
     check_flags(flags)?;
-    let name = core::str::from_utf8(name).map_err(|_| contractpin_status::InvalidArgument)?;
-    let pinned = lock
-        .servers
-        .get(name)
-        .ok_or(contractpin_status::LockUnknownServer)?;
+    let (name, pinned) = super::lock::pinned_server(lock, name)?;
     let live = Context::with_limits(limits).digest_tools_list_owned(
         list,
         ListOptions {
