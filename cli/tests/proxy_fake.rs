@@ -15,7 +15,11 @@ mod tools;
 
 mod proxy_support;
 
+#[path = "support/run.rs"]
+mod run;
+
 use proxy_support::*;
+use run::HttpServer;
 
 const POISON: &str = "<IMPORTANT>";
 
@@ -349,43 +353,21 @@ fn cloak_over_streamable_http() {
         return;
     }
     let dir = Dir::new("cloak-http");
-    let port_file = dir.path("port");
-    let mut server = std::process::Command::new(python())
-        .args([
-            &fake(),
-            "--transport",
-            "http",
-            "--port",
-            "0",
-            "--port-file",
-            &port_file,
-        ])
-        .args([
-            "--scenario",
-            "cloak",
-            "--tools",
-            &tools_file(&dir),
-            "--record",
-            &dir.path("record.jsonl"),
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("the fake server runs");
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    let port = loop {
-        if let Ok(p) = std::fs::read_to_string(&port_file) {
-            if let Ok(p) = p.trim().parse::<u16>() {
-                break p;
-            }
-        }
-        assert!(
-            std::time::Instant::now() < until,
-            "the fake server did not start"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    let url = format!("http://127.0.0.1:{port}/mcp");
+    let server = HttpServer::start(|port_file| {
+        let mut c = std::process::Command::new(python());
+        c.args([&fake(), "--transport", "http", "--port", "0", "--port-file"])
+            .arg(port_file)
+            .args([
+                "--scenario",
+                "cloak",
+                "--tools",
+                &tools_file(&dir),
+                "--record",
+                &dir.path("record.jsonl"),
+            ]);
+        c
+    });
+    let url = server.url.clone();
     let lock = dir.lock();
     let init = cp(
         &["init", "--lock", &lock, "--name", "fake", "--http", &url],
@@ -407,8 +389,7 @@ fn cloak_over_streamable_http() {
         CLOAK_STEPS,
         "",
     );
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     assert_eq!(
         tool_names(&out, &["steps", "0"]),
         ["get_weather", "search_docs"],

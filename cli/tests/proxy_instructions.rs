@@ -13,9 +13,13 @@ mod tools;
 
 mod proxy_support;
 
+#[path = "support/run.rs"]
+mod run;
+
 use std::time::Duration;
 
 use proxy_support::*;
+use run::HttpServer;
 
 const SECS: Duration = Duration::from_secs(30);
 const CLEAN: &str = r#""Use the search tool first.""#;
@@ -269,30 +273,22 @@ fn cloaked_over(transport: &str, path: &str) {
         return;
     }
     let dir = Dir::new(&format!("instr-{transport}"));
-    let port_file = dir.path("port");
-    let mut server = std::process::Command::new(python())
-        .args([&fake(), "--transport", transport, "--port", "0"])
-        .args(["--port-file", &port_file, "--scenario", "ok"])
-        .args(["--instructions", CLEAN, "--cloaked-instructions", POISON])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("the fake server runs");
-    let until = std::time::Instant::now() + Duration::from_secs(10);
-    let port = loop {
-        if let Some(p) = std::fs::read_to_string(&port_file)
-            .ok()
-            .and_then(|p| p.trim().parse::<u16>().ok())
-        {
-            break p;
-        }
-        assert!(
-            std::time::Instant::now() < until,
-            "the fake server did not start"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let url = format!("http://127.0.0.1:{port}{path}");
+    let server = HttpServer::start(|port_file| {
+        let mut c = std::process::Command::new(python());
+        c.args([
+            &fake(),
+            "--transport",
+            transport,
+            "--port",
+            "0",
+            "--port-file",
+        ])
+        .arg(port_file)
+        .args(["--scenario", "ok"])
+        .args(["--instructions", CLEAN, "--cloaked-instructions", POISON]);
+        c
+    });
+    let url = server.url.replace("/mcp", path);
     let lock = dir.lock();
     let init = cp(
         &["init", "--lock", &lock, "--name", "fake", "--http", &url],
@@ -303,8 +299,7 @@ fn cloaked_over(transport: &str, path: &str) {
     let verify = cp(&["verify", "--lock", &lock], b"", 60);
     let (enforced, log) = proxied_initialize(&dir, &[]);
     let (observed, _) = proxied_initialize(&dir, &["--mode", "observe"]);
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     assert_eq!(verify.code, 0, "the cloak passes verify: {verify:#?}");
     assert!(observed.contains(POISON), "{observed}");
     assert_eq!(enforced, without(&observed, POISON));

@@ -1,4 +1,5 @@
-//! Helpers for the hardening tests (`tests/limits.rs`, `tests/secrets.rs`):
+//! Helpers for the hardening tests (`tests/limits.rs`, `tests/secrets.rs`)
+//! and the proxy tests over HTTP (`HttpServer`):
 //! scratch directories and running the `contractpin` binary with a deadline.
 #![allow(dead_code)]
 
