@@ -207,10 +207,7 @@ func (l *Lock) GuardPageWithLimits(server string, page []byte, observe bool, lim
 	if l.h == nil {
 		return nil, ErrLockClosed
 	}
-	var flags C.uint32_t
-	if observe {
-		flags |= C.CONTRACTPIN_GUARD_OBSERVE
-	}
+	flags := guardFlags(observe)
 	var res *C.contractpin_guard_result
 	var off C.size_t
 	st := C.contractpin_guard_page(l.h,
@@ -337,10 +334,7 @@ func (l *Lock) GuardInstructionsWithLimits(server string, result []byte, observe
 	if l.h == nil {
 		return nil, ErrLockClosed
 	}
-	var flags C.uint32_t
-	if observe {
-		flags |= C.CONTRACTPIN_GUARD_OBSERVE
-	}
+	flags := guardFlags(observe)
 	var res *C.contractpin_guard_instructions_result
 	var off C.size_t
 	st := C.contractpin_guard_instructions(l.h,
@@ -370,4 +364,12 @@ func (l *Lock) GuardInstructionsWithLimits(server string, result []byte, observe
 		out.JSON = []byte(goString(p, n))
 	}
 	return out, nil
+}
+
+// guardFlags is the flags argument of the guard functions.
+func guardFlags(observe bool) C.uint32_t {
+	if observe {
+		return C.CONTRACTPIN_GUARD_OBSERVE
+	}
+	return 0
 }

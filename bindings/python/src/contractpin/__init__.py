@@ -632,16 +632,7 @@ class Lock:
         :class:`LimitError` (with ``.offset``) when the page is rejected;
         then nothing of the page may be used.
         """
-        data = _page_bytes(page)
-        name = server.encode("utf-8")
-        res = ctypes.c_void_p()
-        offset = ctypes.c_size_t(0)
-        with self._borrow() as handle:
-            status = _lib_.contractpin_guard_page(
-                handle, name, len(name), data, len(data), _OBSERVE if observe else 0,
-                _limits(limits), ctypes.byref(res), ctypes.byref(offset),
-            )
-        _check(status, offset)
+        res = self._guard(_lib_.contractpin_guard_page, server, page, observe, limits)
         return _take_guard_result(res, observe)
 
     def guard_instructions(
@@ -669,14 +660,28 @@ class Lock:
         rejected (invalid JSON, not a JSON object, a whole JSON-RPC response:
         :class:`UnexpectedByteError`); then nothing of it may be used.
         """
-        data = _page_bytes(result)
+        res = self._guard(_lib_.contractpin_guard_instructions, server, result, observe, limits)
+        return _take_instructions_result(res)
+
+    def _guard(
+        self,
+        function: Callable[..., int],
+        server: str,
+        value: Union[bytes, bytearray, memoryview, Mapping[str, Any]],
+        observe: bool,
+        limits: Optional[Limits],
+    ) -> ctypes.c_void_p:
+        """Calls a guard function of the C ABI (``contractpin_guard_page`` or
+        ``contractpin_guard_instructions``: the same arguments) and returns its
+        result handle, raising on failure."""
+        data = _page_bytes(value)
         name = server.encode("utf-8")
         res = ctypes.c_void_p()
         offset = ctypes.c_size_t(0)
         with self._borrow() as handle:
-            status = _lib_.contractpin_guard_instructions(
+            status = function(
                 handle, name, len(name), data, len(data), _OBSERVE if observe else 0,
                 _limits(limits), ctypes.byref(res), ctypes.byref(offset),
             )
         _check(status, offset)
-        return _take_instructions_result(res)
+        return res
