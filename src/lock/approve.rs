@@ -58,7 +58,7 @@ impl LockServer {
                     tool.contract = contracts.and_then(|c| c.get(name).cloned());
                     if let Some(old) = self.tools.get(name) {
                         // What a newer contractpin wrote stays (see `unknown`).
-                        tool.unknown = old.unknown.clone();
+                        tool.keep_unknown_from(old);
                     }
                     self.tools.insert(name.clone(), tool);
                     done.push(Approval::Pinned(name.clone()));

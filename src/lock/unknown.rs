@@ -16,7 +16,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::cmp::Ordering;
 
-use super::model::{Lock, LockServer};
+use super::model::{Lock, LockServer, LockTool};
 use super::path::child;
 use super::pretty::Pretty;
 use super::LockError;
@@ -131,9 +131,17 @@ impl LockServer {
         merge(&mut self.unknown, &old.unknown);
         for (name, tool) in &mut self.tools {
             if let Some(before) = old.tools.get(name) {
-                merge(&mut tool.unknown, &before.unknown);
+                tool.keep_unknown_from(before);
             }
         }
+    }
+}
+
+impl LockTool {
+    /// Carries the unknown keys of `old`, the pin this one replaces, over to
+    /// this one (keys this pin already has stay as they are).
+    pub fn keep_unknown_from(&mut self, old: &LockTool) {
+        merge(&mut self.unknown, &old.unknown);
     }
 }
 
