@@ -118,21 +118,15 @@ s["digest"] = reference.digest(server)
 d["generated_at"] = at
 sys.stdout.write(json.dumps(d, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
 "#;
-    let out = Command::new("python3")
-        .args(["-c", script])
-        .arg(root().join("vectors"))
-        .arg(&old_path)
-        .arg(srv)
-        .arg(&tools_path)
-        .arg(at)
-        .output()
-        .expect("python3");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8")
+    python_stdout(&[
+        "-c",
+        script,
+        &s(&root().join("vectors")),
+        &s(&old_path),
+        srv,
+        &s(&tools_path),
+        at,
+    ])
 }
 
 /// The digest the reference gives one tool object.
@@ -206,12 +200,7 @@ s["tools"]["alpha"]["output_digest"] = 100
 s["tools"]["beta"]["x-note"] = None
 open(p, "w", encoding="utf-8").write(json.dumps(d, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
 "#;
-    let ok = Command::new("python3")
-        .args(["-c", script])
-        .arg(lock)
-        .status()
-        .expect("python3");
-    assert!(ok.success());
+    python_stdout(&["-c", script, &s(lock)]);
 }
 
 #[test]

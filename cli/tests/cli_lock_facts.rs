@@ -60,20 +60,8 @@ fn py_lock(lock: &Path, code: &str) {
 fn ref_instructions_digest(text: &str) -> String {
     let dir = TempDir::new("instr");
     let f = dir.write("text", text);
-    let out = std::process::Command::new("python3")
-        .args([
-            "-c",
-            &format!("import sys\n{}\nt=open(sys.argv[1],encoding='utf-8',newline='').read()\nprint(r.digest(r.es_string(t).encode('utf-8')))", reference_prelude()),
-        ])
-        .arg(&f)
-        .output()
-        .expect("python3");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
+    let script = format!("import sys\n{}\nt=open(sys.argv[1],encoding='utf-8',newline='').read()\nprint(r.digest(r.es_string(t).encode('utf-8')))", reference_prelude());
+    python_stdout(&["-c", &script, &s(&f)]).trim().to_string()
 }
 
 fn python() -> bool {

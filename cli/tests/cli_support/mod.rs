@@ -234,19 +234,28 @@ pub fn fake_cmd(scenario: &str, extra: &[&str]) -> Vec<String> {
     v
 }
 
-/// Runs the independent Python reference (`reference_digest.py ARGS...`).
-pub fn reference_raw(args: &[&str]) -> String {
+/// Runs `python3 ARGS...` and returns its standard output; the test fails,
+/// showing Python's stderr, unless it exits 0.
+#[track_caller]
+pub fn python_stdout<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> String {
     let out = Command::new("python3")
-        .arg(root().join("cli/tests/cli_support/reference_digest.py"))
         .args(args)
         .output()
-        .expect("run reference_digest.py");
+        .expect("python3");
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).expect("utf8")
+}
+
+/// Runs the independent Python reference (`reference_digest.py ARGS...`).
+pub fn reference_raw(args: &[&str]) -> String {
+    let script = s(&root().join("cli/tests/cli_support/reference_digest.py"));
+    let mut all = vec![script.as_str()];
+    all.extend_from_slice(args);
+    python_stdout(&all)
 }
 
 /// The independent Python reference for a file or a fake-server scenario
