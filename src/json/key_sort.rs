@@ -322,6 +322,18 @@ mod tests {
     use crate::json::Tag;
     use std::vec::Vec;
 
+    /// The list from `head`, as positions of the test strings (node 1 is
+    /// string 0).
+    fn order(nodes: &[Node], head: u32) -> Vec<usize> {
+        let mut got = Vec::new();
+        let mut p = head;
+        while p != END {
+            got.push(p as usize - 1);
+            p = nodes[p as usize].link;
+        }
+        got
+    }
+
     #[test]
     fn sorting_matches_a_stable_utf16_sort() {
         let pool = [
@@ -361,12 +373,7 @@ mod tests {
                 node.link = (i + 1) as u32;
             }
             let (head, maybe_equal) = sort_list(&input, &mut nodes, 1);
-            let mut got = Vec::new();
-            let mut p = head;
-            while p != END {
-                got.push(p as usize - 1);
-                p = nodes[p as usize].link;
-            }
+            let got = order(&nodes, head);
             let mut want: Vec<usize> = (0..len).collect();
             want.sort_by(|&a, &b| picked[a].encode_utf16().cmp(picked[b].encode_utf16()));
             assert_eq!(got, want, "round {round}");
@@ -431,12 +438,7 @@ mod tests {
                 node.link = (i + 1) as u32;
             }
             let (head, maybe_equal) = sort_list(&input, &mut nodes, 1);
-            let mut got = Vec::new();
-            let mut p = head;
-            while p != END {
-                got.push(p as usize - 1);
-                p = nodes[p as usize].link;
-            }
+            let got = order(&nodes, head);
             let mut want: Vec<usize> = (0..len).collect();
             want.sort_by_key(|&a| units(picked[a]));
             assert_eq!(got, want, "round {round}");
