@@ -27,6 +27,7 @@ use contractpin::mcp::{
 
 use crate::args::FetchLimitArgs;
 use crate::fail::Failure;
+use crate::limits;
 use crate::output;
 
 /// Servers fetched at once when `--jobs` is not given (fewer when there
@@ -84,40 +85,24 @@ pub struct FetchOptions {
     pub grace: Option<Duration>,
 }
 
-fn seconds(flag: &str, v: Option<f64>) -> Result<Option<Duration>, Failure> {
-    match v {
-        None => Ok(None),
-        Some(s) if s.is_finite() && s > 0.0 => Duration::try_from_secs_f64(s)
-            .map(Some)
-            .map_err(|_| Failure::usage(format!("{flag} {s} is out of range"))),
-        Some(s) => Err(Failure::usage(format!(
-            "{flag} must be a positive number of seconds (got {s})"
-        ))),
-    }
-}
-
 impl FetchOptions {
     /// Validates the limit flags.
     pub fn from_args(a: &FetchLimitArgs) -> Result<FetchOptions, Failure> {
-        for (flag, v) in [
+        limits::at_least_one(&[
             ("--max-pages", a.max_pages),
             ("--max-line-bytes", a.max_line_bytes),
             ("--max-response-bytes", a.max_response_bytes),
             ("--max-tools", a.max_tools),
             ("--jobs", a.jobs),
-        ] {
-            if v == Some(0) {
-                return Err(Failure::usage(format!("{flag} must be at least 1")));
-            }
-        }
+        ])?;
         if let Some(ms) = a.grace_ms.filter(|&ms| ms > MAX_GRACE_MS) {
             return Err(Failure::usage(format!(
                 "--grace-ms {ms} is too long (at most {MAX_GRACE_MS})"
             )));
         }
         Ok(FetchOptions {
-            timeout: seconds("--timeout", a.timeout)?,
-            total_timeout: seconds("--total-timeout", a.total_timeout)?,
+            timeout: limits::seconds("--timeout", a.timeout)?,
+            total_timeout: limits::seconds("--total-timeout", a.total_timeout)?,
             max_pages: a.max_pages,
             max_line_bytes: a.max_line_bytes,
             max_response_bytes: a.max_response_bytes,

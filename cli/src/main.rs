@@ -12,6 +12,7 @@ mod config_import;
 mod fail;
 mod fetch;
 mod input;
+mod limits;
 mod output;
 mod sarif;
 mod source;

@@ -864,6 +864,40 @@ fn limit_flags_reject_nonsense_with_exit_2() {
     }
 }
 
+#[test]
+fn proxy_limit_flags_are_checked_like_inits() {
+    // The same rules (cli/src/limits.rs), checked before the lock is read:
+    // the lock here does not exist, and the message names the flag.
+    for (flags, message) in [
+        (&["--max-tools", "0"][..], "--max-tools must be at least 1"),
+        (
+            &["--max-line-bytes", "0"],
+            "--max-line-bytes must be at least 1",
+        ),
+        (
+            &["--timeout", "0"],
+            "--timeout must be a positive number of seconds",
+        ),
+        (
+            &["--timeout", "inf"],
+            "--timeout must be a positive number of seconds",
+        ),
+        (&["--timeout", "1e300"], "--timeout 1e300 is out of range"),
+    ] {
+        let mut args = vec![
+            "proxy",
+            "--lock",
+            "/nonexistent/contractpin.lock",
+            "--name",
+            "x",
+        ];
+        args.extend_from_slice(flags);
+        let run = cli(&args, QUICK);
+        assert_eq!(run.code, 2, "{flags:?}: {run:#?}");
+        assert!(run.stderr.contains(message), "{flags:?}: {}", run.stderr);
+    }
+}
+
 // ------------------------------------------------------------------ documented defaults
 
 #[test]
@@ -894,7 +928,18 @@ fn help_states_the_library_defaults() {
             );
         }
     }
-    for (cmd, flags) in [("canon", &fetch[..2]), ("digest", &fetch[..3])] {
+    let proxy = [
+        fetch[0].clone(),
+        fetch[1].clone(),
+        fetch[2].clone(),
+        fetch[4].clone(),
+        fetch[6].clone(),
+    ];
+    for (cmd, flags) in [
+        ("canon", &fetch[..2]),
+        ("digest", &fetch[..3]),
+        ("proxy", &proxy[..]),
+    ] {
         let help = cli(&[cmd, "--help"], QUICK).stdout;
         for (flag, default) in flags {
             assert!(

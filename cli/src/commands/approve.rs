@@ -31,7 +31,7 @@ use crate::output::{self, printable, safe_lines, write_stdout};
 
 /// Runs `approve`.
 pub fn run(args: &ApproveArgs) -> CliResult {
-    let limits = super::init::doc_limits(&args.limits);
+    let limits = args.limits.limits();
     let opts = FetchOptions::from_args(&args.limits)?;
     if args.interactive && !std::io::stdin().is_terminal() {
         return Err(Failure::usage(

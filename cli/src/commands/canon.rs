@@ -9,7 +9,7 @@ use crate::output::write_stdout;
 
 /// Runs `canon`.
 pub fn run(args: &CanonArgs) -> CliResult {
-    let limits = super::digest::doc_limits(&args.limits, None);
+    let limits = args.limits.limits(None);
     let input = read_document(args.file.as_deref(), limits.max_input)?;
     let mut context = Context::with_limits(limits);
     let canonical = context

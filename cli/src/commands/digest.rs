@@ -1,27 +1,12 @@
 //! `contractpin digest [FILE|-] [--json]`: server and tool digests of a tools/list.
 
 use contractpin::lock::{LockServer, Source};
-use contractpin::{Context, Limits, ListOptions, ServerDigest, MAX_INPUT};
+use contractpin::{Context, Limits, ListOptions, ServerDigest};
 
-use crate::args::{DigestArgs, DocLimitArgs};
+use crate::args::DigestArgs;
 use crate::fail::{CliResult, Failure, EXIT_OK};
 use crate::input::read_document;
 use crate::output::{printable, write_stdout};
-
-/// Document limits from the flags, defaults elsewhere.
-pub fn doc_limits(args: &DocLimitArgs, max_tools: Option<usize>) -> Limits {
-    let mut limits = Limits::DEFAULT;
-    if let Some(n) = args.max_input_bytes {
-        limits.max_input = n.min(MAX_INPUT);
-    }
-    if let Some(n) = args.max_depth {
-        limits.max_depth = n;
-    }
-    if let Some(n) = max_tools {
-        limits.max_tools = n;
-    }
-    limits
-}
 
 /// Server, tool and field digests of a tools/list under `limits`.
 pub fn digest_list(input: &[u8], limits: Limits) -> Result<ServerDigest, contractpin::Error> {
@@ -46,7 +31,7 @@ fn digest_with(
 
 /// Runs `digest`.
 pub fn run(args: &DigestArgs) -> CliResult {
-    let limits = doc_limits(&args.limits, args.max_tools);
+    let limits = args.limits.limits(args.max_tools);
     let input = read_document(args.file.as_deref(), limits.max_input)?;
     let server =
         digest_with(&input, limits, args.json).map_err(|e| Failure::usage(e.to_string()))?;

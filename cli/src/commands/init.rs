@@ -11,32 +11,17 @@ use contractpin::fs::ReadFileError;
 use contractpin::lock::{self, HeaderValue, Lock, LockServer, Source, UpdateError};
 use contractpin::{Limits, ServerDigest};
 
-use crate::args::{FetchLimitArgs, InitArgs};
+use crate::args::InitArgs;
 use crate::config_import;
 use crate::fail::{CliResult, Failure, EXIT_OK};
 use crate::fetch::{self, FetchOptions};
 use crate::output::{self, write_stdout};
 use crate::source::{parse_env, parse_header, with_headers};
 
-/// Document limits from the fetch flags.
-pub fn doc_limits(a: &FetchLimitArgs) -> Limits {
-    let mut l = Limits::DEFAULT;
-    if let Some(n) = a.max_input_bytes {
-        l.max_input = n.min(contractpin::MAX_INPUT);
-    }
-    if let Some(n) = a.max_depth {
-        l.max_depth = n;
-    }
-    if let Some(n) = a.max_tools {
-        l.max_tools = n;
-    }
-    l
-}
-
 /// Runs `init`.
 pub fn run(args: &InitArgs) -> CliResult {
     let targets = targets(args)?;
-    let limits = doc_limits(&args.limits);
+    let limits = args.limits.limits();
     let mut opts = FetchOptions::from_args(&args.limits)?;
     let caps = fetch::client_capabilities(args.client_capabilities.as_deref())?.unwrap_or_default();
     if !caps.is_empty() && args.file.is_some() {

@@ -11,11 +11,11 @@ use contractpin::guard::GuardMode;
 use contractpin::lock::{self, LockServer};
 use contractpin::mcp::ServerSpec;
 use contractpin::proxy::{self as cp_proxy, OnDrift, ProxyOptions};
-use contractpin::Limits;
 
 use crate::args::{ModeArg, OnDriftArg, ProxyArgs};
 use crate::fail::{CliResult, Failure};
 use crate::input::io_reason;
+use crate::limits;
 use crate::output;
 use crate::source::{parse_header, with_headers};
 
@@ -63,46 +63,21 @@ fn options(args: &ProxyArgs) -> Result<ProxyOptions, Failure> {
         (Some(OnDriftArg::Block), _) => OnDrift::Block,
         _ => OnDrift::Hide,
     };
-    o.limits = limits(args);
-    if args.max_line_bytes == Some(0) || args.max_tools == Some(0) {
-        return Err(Failure::usage(
-            "--max-line-bytes and --max-tools must be at least 1",
-        ));
-    }
+    o.limits = args.limits();
+    limits::at_least_one(&[
+        ("--max-line-bytes", args.max_line_bytes),
+        ("--max-tools", args.max_tools),
+    ])?;
     if let Some(n) = args.max_line_bytes {
         o.client.max_line_bytes = n;
     }
-    if let Some(s) = args.timeout {
-        o.client.request_timeout = seconds(s)?;
+    if let Some(d) = limits::seconds("--timeout", args.timeout)? {
+        o.client.request_timeout = d;
     }
     o.client.inherit_env = args.inherit_env;
     o.ignore_instructions = args.ignore_instructions;
     o.client.shutdown_grace = GRACE;
     Ok(o)
-}
-
-fn limits(args: &ProxyArgs) -> Limits {
-    let mut l = Limits::DEFAULT;
-    if let Some(n) = args.max_input_bytes {
-        l.max_input = n.min(contractpin::MAX_INPUT);
-    }
-    if let Some(n) = args.max_depth {
-        l.max_depth = n;
-    }
-    if let Some(n) = args.max_tools {
-        l.max_tools = n;
-    }
-    l
-}
-
-fn seconds(s: f64) -> Result<Duration, Failure> {
-    if !(s.is_finite() && s > 0.0) {
-        return Err(Failure::usage(format!(
-            "--timeout must be a positive number of seconds (got {s})"
-        )));
-    }
-    Duration::try_from_secs_f64(s)
-        .map_err(|_| Failure::usage(format!("--timeout {s} is out of range")))
 }
 
 /// The lock entry and the spec to start it with (exit 2 when the lock is

@@ -34,7 +34,7 @@ enum Plan {
 
 /// Runs `verify`.
 pub fn run(args: &VerifyArgs) -> CliResult {
-    let limits = super::init::doc_limits(&args.limits);
+    let limits = args.limits.limits();
     let opts = FetchOptions::from_args(&args.limits)?;
     let lock_path = &args.lock;
     let (bytes, lock) = read_lock(lock_path)?;
