@@ -70,6 +70,11 @@ pub mod sha256;
 #[cfg(feature = "alloc")]
 pub mod verify;
 
+/// The unit tests' seeded generator; its one home is `tests/support/rng.rs`.
+#[cfg(test)]
+#[path = "../tests/support/rng.rs"]
+mod test_rng;
+
 pub use contract::instructions::instructions_digest;
 pub use contract::tools_list::{ListOptions, ListSummary, ToolReport};
 pub use contract::{Field, FieldDigests, JsonStr};

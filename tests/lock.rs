@@ -7,6 +7,8 @@
 //! file), never by the code under test.
 #![cfg(all(feature = "std", unix))]
 
+#[path = "support/rng.rs"]
+mod rng;
 #[path = "support/tools.rs"]
 mod tools;
 
@@ -23,6 +25,7 @@ use contractpin::lock::{
     LockErrorKind, LockServer, LockTool, Source, Transport, UpdateError,
 };
 use contractpin::{digest_tools_list, Digest, ErrorKind};
+use rng::Rng;
 
 // ---------------------------------------------------------------- fixtures
 
@@ -1395,17 +1398,6 @@ fn lock_pair() -> (Vec<u8>, Vec<u8>) {
         ),
     );
     (small, big.to_pretty())
-}
-
-/// Seeded xorshift; the seed is printed so a failure can be replayed.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
 }
 
 /// Starts a child in `role` and waits until it has prepared its data and

@@ -16,20 +16,11 @@
 //! ignored test runs many more (`cargo test --release --test number_props --
 //! --ignored`).
 
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
+
 use contractpin::number::{format_f64, shortest_digits, MAX_LEN};
-
-/// SplitMix64: a small, well-mixed, seeded generator.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
 
 /// The shortest digits and decimal exponent of `|v|` from std: `(digits, x)`
 /// with `|v| = 0.digits * 10^x` read as `d.igits * 10^(x - 1)`.
@@ -129,7 +120,7 @@ fn check(v: f64) -> bool {
 }
 
 fn random_bits(count: u64, seed: u64) {
-    let mut rng = SplitMix64(seed);
+    let mut rng = Rng(seed);
     for _ in 0..count {
         check(f64::from_bits(rng.next()));
     }
@@ -141,7 +132,7 @@ fn random_bits(count: u64, seed: u64) {
 /// a shorter candidate exists, these are ties. Returns how many ties `{:e}`
 /// rounded the other way (each one checked).
 fn random_ties(count: u64, seed: u64) -> u64 {
-    let mut rng = SplitMix64(seed);
+    let mut rng = Rng(seed);
     let mut ties = 0;
     for _ in 0..count {
         let c = (rng.next() >> 11) | (1 << 52) | 1;
@@ -154,7 +145,7 @@ fn random_ties(count: u64, seed: u64) -> u64 {
 /// Short decimals `m * 10^e` with 1 to 17 random digits, parsed by std: these
 /// often have a shorter form than the scaled significand.
 fn random_short_decimals(count: u64, seed: u64) {
-    let mut rng = SplitMix64(seed);
+    let mut rng = Rng(seed);
     for _ in 0..count {
         let r = rng.next();
         let digits = 1 + (r % 17) as u32;

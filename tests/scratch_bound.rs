@@ -2,22 +2,12 @@
 //! parsing into exactly that much caller scratch gives the same verdict and
 //! the same canonical bytes as the growable (alloc) path.
 
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
+
 use contractpin::json::{self, Node};
 use contractpin::{canonicalize, canonicalize_into, ErrorKind, Limits};
-
-/// A small deterministic generator (xorshift64*), so failures reproduce.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 const PIECES: &[&[u8]] = &[
     b"{",

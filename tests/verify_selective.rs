@@ -6,6 +6,10 @@
 //! changed tools. Also checks which tools carry field digests.
 #![cfg(feature = "alloc")]
 
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
+
 use contractpin::lock::{LockServer, Source};
 use contractpin::verify::{live_digest_against, report_json, verify_server};
 use contractpin::{digest_tools_list, Limits, ServerDigest};
@@ -61,19 +65,6 @@ fn same_report_as_the_full_digest_on_the_verify_scenario() {
     assert_eq!(n, 5);
     // Against itself: nothing drifted, no field digest computed.
     assert_eq!(check(&pinned, PINNED_TOOLS), 0);
-}
-
-/// A seeded SplitMix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
 }
 
 /// One tool object; `desc` and `schema` pick its description and input schema.

@@ -212,22 +212,23 @@ const PROP_NAMES: &[&str] = &[
 
 const FORMATS: &[&str] = &["uri", "date-time", "email", "uuid", "hostname", "ipv4"];
 
-/// The generator: SplitMix64 plus the document vocabulary.
+#[path = "../../tests/support/rng.rs"]
+mod rng;
+
+/// The generator: SplitMix64 (`tests/support/rng.rs`) plus the document vocabulary.
 struct Gen {
-    state: u64,
+    rng: rng::Rng,
 }
 
 impl Gen {
     fn new(seed: u64) -> Gen {
-        Gen { state: seed }
+        Gen {
+            rng: rng::Rng(seed),
+        }
     }
 
     fn next(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.rng.next()
     }
 
     fn below(&mut self, n: usize) -> usize {

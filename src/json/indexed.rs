@@ -249,19 +249,7 @@ mod tests {
         }
     }
 
-    struct Rng(u64);
-
-    impl Rng {
-        fn below(&mut self, n: usize) -> usize {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 % n as u64) as usize
-        }
-        fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-            &items[self.below(items.len())]
-        }
-    }
+    use crate::test_rng::Rng;
 
     const WS: &[&str] = &["", "", "", " ", "\n", "\t", "\r\n  ", "    "];
     const TEXT: &[&str] = &[

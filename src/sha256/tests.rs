@@ -436,28 +436,17 @@ fn debug_shows_backend_and_length() {
     assert!(s.contains("Portable") && s.contains("len: 4"), "{s}");
 }
 
-/// A seeded SplitMix64, for the random multi-buffer tests.
-struct Rng(u64);
+use crate::test_rng::Rng;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A length below `max`, mostly short (as a canonical writer emits), sometimes long.
-    fn len(&mut self, max: usize) -> usize {
-        let r = self.next();
-        let cap = match r % 8 {
-            0..=4 => 17,
-            5 | 6 => 130,
-            _ => max,
-        };
-        ((r >> 8) as usize) % cap.min(max)
-    }
+/// A length below `max`, mostly short (as a canonical writer emits), sometimes long.
+fn short_len(rng: &mut Rng, max: usize) -> usize {
+    let r = rng.next();
+    let cap = match r % 8 {
+        0..=4 => 17,
+        5 | 6 => 130,
+        _ => max,
+    };
+    ((r >> 8) as usize) % cap.min(max)
 }
 
 /// A chaining value that is not the IV, from `data`.
@@ -566,7 +555,10 @@ fn random_pair_run(backend: Backend, seed: u64, steps: usize) -> usize {
     ];
     let mut compared = 0;
     for step in 0..steps {
-        let (la, lb) = (rng.len(data.len()), rng.len(data.len()));
+        let (la, lb) = (
+            short_len(&mut rng, data.len()),
+            short_len(&mut rng, data.len()),
+        );
         let (oa, ob) = (
             rng.next() as usize % (data.len() - la + 1),
             rng.next() as usize % (data.len() - lb + 1),

@@ -36,32 +36,11 @@ use crate::reference_jcs as reference;
 
 // ------------------------------------------------------------------ helpers
 
-/// A tiny deterministic PRNG (SplitMix64) for seeded generators.
-#[derive(Clone, Debug)]
-pub struct Rng(pub u64);
-
-impl Rng {
-    /// Next 64 random bits.
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (n > 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    /// True with probability 1/n.
-    pub fn one_in(&mut self, n: usize) -> bool {
-        self.below(n) == 0
-    }
-    /// One element of a non-empty slice.
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
+/// The seeded generator (SplitMix64), from its one home next to this file.
+#[path = "rng.rs"]
+mod rng;
+#[allow(unused_imports)] // for gen.rs; not every includer uses it
+pub use rng::Rng;
 
 /// Reads fuzz bytes as a stream of small decisions (zeros when exhausted).
 pub struct Bytes<'a> {
