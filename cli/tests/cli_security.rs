@@ -14,6 +14,9 @@
 
 mod cli_support;
 use cli_support::*;
+#[path = "support/run.rs"]
+mod run;
+use run::HttpServer;
 
 use std::time::{Duration, Instant};
 
@@ -338,27 +341,15 @@ fn a_basic_auth_echo_is_redacted_as_base64() {
         return;
     }
     let dir = TempDir::new("basic");
-    let port_file = dir.path("port");
-    let mut child = std::process::Command::new("python3")
-        .args(["-c", ECHO_AUTH_SERVER])
-        .arg(&port_file)
-        .spawn()
-        .expect("python3 is required by this suite");
-    let t0 = Instant::now();
-    let port = loop {
-        if let Ok(p) = std::fs::read_to_string(&port_file) {
-            if let Ok(p) = p.trim().parse::<u16>() {
-                break p;
-            }
-        }
-        assert!(
-            t0.elapsed() < Duration::from_secs(10),
-            "echo server did not start"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let server = HttpServer::start(|port_file| {
+        let mut c = std::process::Command::new("python3");
+        c.args(["-c", ECHO_AUTH_SERVER]).arg(port_file);
+        c
+    });
     let password = "pw-basic-3e4f5a6b7c";
-    let url = format!("http://alice:{password}@127.0.0.1:{port}/mcp");
+    let url = server
+        .url
+        .replacen("http://", &format!("http://alice:{password}@"), 1);
     let o = cp(&[
         "init",
         "--lock",
@@ -369,8 +360,7 @@ fn a_basic_auth_echo_is_redacted_as_base64() {
         &url,
     ])
     .run();
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(server);
     o.code(1);
     let all = format!("{}\n{}", o.out(), o.err());
     assert!(all.contains("401"), "{all}");
