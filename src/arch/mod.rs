@@ -84,6 +84,17 @@ pub(crate) fn find(input: &[u8], pos: usize, class: Class) -> usize {
         .map_or(input.len(), |i| pos + i)
 }
 
+/// Index of the first byte at or after `pos` that is not an ASCII digit,
+/// or `input.len()`: the digit runs of number tokens, eight bytes at a time
+/// (SWAR on every target: runs are short, so wider registers do not pay).
+#[inline(always)]
+pub(crate) fn digits_end(input: &[u8], pos: usize) -> usize {
+    if pos >= input.len() {
+        return pos;
+    }
+    swar::digits_end(input, pos)
+}
+
 /// One 64-byte block, one bit per byte (bit `i` is byte `i`) in each mask.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Masks {
@@ -282,6 +293,49 @@ mod tests {
                 #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
                 assert_eq!(finish(&input, sse2::skip(&input, pos, class), class), want);
             }
+        }
+    }
+
+    #[test]
+    fn digits_end_agrees_with_the_naive_loop() {
+        // Every byte value at every position of a digit run, then random mixes.
+        let naive_end = |input: &[u8], pos: usize| {
+            (pos..input.len())
+                .find(|&i| !input[i].is_ascii_digit())
+                .unwrap_or(input.len().max(pos))
+        };
+        for b in 0..=255u8 {
+            for at in 0..20 {
+                let mut input = [b'7'; 20];
+                input[at] = b;
+                for pos in [0, 1, at, 19, 20, 25] {
+                    assert_eq!(
+                        digits_end(&input, pos),
+                        naive_end(&input, pos),
+                        "{b} {at} {pos}"
+                    );
+                }
+            }
+        }
+        let mut next = xorshift(0x0123_4567_89ab_cdef);
+        let pieces = b"0123456789/:.eE-+ \x00\xff\x30\x39";
+        for _ in 0..20_000 {
+            let len = (next() % 40) as usize;
+            let input: std::vec::Vec<u8> = (0..len)
+                .map(|_| {
+                    if next() % 6 == 0 {
+                        pieces[(next() % pieces.len() as u64) as usize]
+                    } else {
+                        b'0' + (next() % 10) as u8
+                    }
+                })
+                .collect();
+            let pos = (next() as usize) % (len + 2);
+            assert_eq!(
+                digits_end(&input, pos),
+                naive_end(&input, pos),
+                "{input:?} {pos}"
+            );
         }
     }
 

@@ -22,7 +22,13 @@ pub(crate) fn write_number<S: Sink>(
         return Ok(());
     }
     let invalid = Error::new(ErrorKind::InvalidNumber, offset);
-    let text = core::str::from_utf8(token).map_err(|_| invalid)?;
+    if !token.is_ascii() {
+        return Err(invalid);
+    }
+    // SAFETY: every byte is ASCII (checked just above), and ASCII is UTF-8.
+    // (`from_utf8` cost 1.2-1.6% of the pipeline on M; `is_ascii` is a few
+    // word compares.)
+    let text = unsafe { core::str::from_utf8_unchecked(token) };
     let value: f64 = text.parse().map_err(|_| invalid)?;
     let mut buf = [0u8; MAX_LEN];
     let n = format_f64(value, &mut buf).ok_or(Error::new(ErrorKind::NumberOutOfRange, offset))?;

@@ -56,11 +56,7 @@ pub(crate) fn scan_number(input: &[u8], start: usize) -> Result<ScannedNumber, E
     let int_start = i;
     match at(i) {
         b'0' => i += 1,
-        b'1'..=b'9' => {
-            while at(i).is_ascii_digit() {
-                i += 1;
-            }
-        }
+        b'1'..=b'9' => i = crate::arch::digits_end(input, i + 1),
         _ => return Err(invalid),
     }
     let int_digits = i - int_start;
@@ -70,9 +66,7 @@ pub(crate) fn scan_number(input: &[u8], start: usize) -> Result<ScannedNumber, E
         fraction = true;
         i += 1;
         let f = i;
-        while at(i).is_ascii_digit() {
-            i += 1;
-        }
+        i = crate::arch::digits_end(input, i);
         if i == f {
             return Err(invalid);
         }
