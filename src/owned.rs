@@ -3,6 +3,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::contract::tool::{project, write_contract};
 use crate::contract::tools_list::{ListOptions, ToolReport};
 use crate::contract::FieldDigests;
 use crate::digest::Digest;
@@ -58,19 +59,32 @@ pub fn tool_contract(tool_json: &[u8]) -> Result<Vec<u8>, Error> {
 /// a lock's snapshot records and what a drift report compares.
 pub fn tool_contracts(input: &[u8], limits: &Limits) -> Result<Vec<(String, Vec<u8>)>, Error> {
     let mut ctx = Context::with_limits(*limits);
-    let mut spans = Vec::new();
+    let mut tools = Vec::new();
     ctx.digest_tools_list(input, ListOptions::default(), |t| {
-        spans.push((t.name.to_owned_string(), t.offset));
+        tools.push((t.name.to_owned_string(), t.offset));
     })?;
-    spans
+    // One parse: the list's tape is still in `ctx.nodes` (the digest only
+    // relinked the name nodes, which the writer does not follow), so each
+    // contract is written from it.
+    let nodes = &ctx.nodes[..];
+    tools
         .into_iter()
         .map(|(name, offset)| {
-            let end = crate::json::value_end(input, offset);
+            let tool = tool_at(nodes, offset);
+            let projection = project(input, nodes, tool)?;
             let mut out = Vec::new();
-            contract_to(&input[offset..end], &mut ctx.nodes, &ctx.limits, &mut out)?;
+            write_contract(&mut out, input, nodes, &projection)?;
             Ok((name, out))
         })
         .collect()
+}
+
+/// The tape index of the tool object whose `{` is at `offset`: the tape is
+/// in document order, so node starts strictly increase along it.
+fn tool_at(nodes: &[Node], offset: usize) -> usize {
+    let i = nodes.partition_point(|n| n.start() < offset);
+    debug_assert!(nodes[i].start() == offset && nodes[i].tag() == crate::json::Tag::Object);
+    i
 }
 
 /// Server digest, tool digests and field digests of a tools/list in any accepted shape.
