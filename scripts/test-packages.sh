@@ -361,9 +361,15 @@ manylinux_suite() {
 import sys
 import zipfile
 
+
+
+def files(z):
+    """The file names (auditwheel adds directory entries)."""
+    return sorted(n for n in z.namelist() if not n.endswith("/"))
+
+
 built, repaired = zipfile.ZipFile(sys.argv[1]), zipfile.ZipFile(sys.argv[2])
 plat = sys.argv[3]
-files = lambda z: sorted(n for n in z.namelist() if not n.endswith("/"))  # noqa: E731 (auditwheel adds directory entries)
 names = files(built)
 # Nothing vendored (no contractpin.libs/, no second .so), no file dropped.
 assert files(repaired) == names, (names, files(repaired))
