@@ -10,11 +10,11 @@
 //! field, against two `Sha256` fed the same pieces (`tee`, what the pipeline did before).
 //!
 //! `pipeline-ascii`: the digest pipeline (`pipeline`: tool + field + server digests;
-//! `verify`: tool + server digests) on the ASCII-plain list of `common/ascii.rs`, whose
+//! `verify`: tool + server digests) on the ASCII-plain list (payload A of `common/payloads.rs`), whose
 //! long unescaped descriptions reach the hashers as whole blocks.
 
-#[path = "common/ascii.rs"]
-mod ascii;
+#[path = "common/payloads.rs"]
+mod payloads;
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -94,7 +94,7 @@ fn benches(c: &mut Criterion) {
     }
     group.finish();
 
-    let input = ascii::ascii_tools_list();
+    let input = payloads::ascii_tools_list();
     let mut ctx = Context::new();
     let mut group = c.benchmark_group("pipeline-ascii");
     group.throughput(Throughput::Bytes(input.len() as u64));

@@ -1,6 +1,6 @@
 //! A/B timing of the digest pipeline for noisy, shared machines: for each
 //! payload (M, M-numbers from `benches/common/payloads.rs`, and the
-//! ASCII-plain list of `benches/common/ascii.rs`) and each mode (`pipeline`:
+//! ASCII-plain list A) and each mode (`pipeline`:
 //! tool, field and server digests; `verify`: tool and server digests), it
 //! times N calls with a reused `Context` and prints the fastest and the
 //! median call. Uses only the public API, so the same file builds against an
@@ -11,8 +11,6 @@
 //! `... -- N count PAYLOAD MODE` runs one case N times and prints nothing
 //! (for `valgrind --tool=callgrind`).
 
-#[path = "../benches/common/ascii.rs"]
-mod ascii;
 #[path = "../benches/common/payloads.rs"]
 mod payloads;
 
@@ -33,12 +31,11 @@ fn run(ctx: &mut Context, input: &[u8], field_digests: bool) {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(200);
-    let mut all: Vec<(String, Vec<u8>)> = payloads::standard()
+    let all: Vec<(String, Vec<u8>)> = payloads::standard()
         .into_iter()
-        .filter(|p| p.name == "M" || p.name == "M-numbers")
+        .filter(|p| ["M", "M-numbers", "A"].contains(&p.name.as_str()))
         .map(|p| (p.name, p.bytes))
         .collect();
-    all.push(("ascii".to_string(), ascii::ascii_tools_list()));
     let mut ctx = Context::new();
     if args.get(2).map(String::as_str) == Some("count") {
         let input = &all.iter().find(|p| p.0 == args[3]).expect("payload").1;

@@ -267,7 +267,7 @@ fn profile(args: &[String]) {
     let p = payloads::standard()
         .into_iter()
         .find(|p| p.name == name)
-        .expect("payload name: S, M, L, M-pretty or M-numbers");
+        .expect("payload name: S, M, L, M-pretty, M-numbers or A");
     let mut ctx = Context::new();
     let mut nodes = vec![Node::EMPTY; json::scratch_needed(&p.bytes)];
     let start = std::time::Instant::now();

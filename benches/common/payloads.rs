@@ -9,6 +9,8 @@
 //! digest differs is wrong, not merely stricter.
 //!
 //! Sizes: S = 1 tool, M = 250 tools (about 1 MB), L = 1000 tools (about 4 MB).
+//! Beside them, A ([`ascii_tools_list`]): what typical MCP servers send, 250
+//! tools of plain ASCII words with keys in a stable order (about 0.6 MB).
 #![allow(dead_code)]
 
 /// The seed every benchmark uses.
@@ -79,7 +81,7 @@ pub fn tools_list(tools: usize, style: Style, seed: u64) -> Vec<u8> {
     out
 }
 
-/// The standard set: S, M, L (compact), M pretty, M number-heavy.
+/// The standard set: S, M, L (compact), M pretty, M number-heavy, and A.
 pub fn standard() -> Vec<Payload> {
     let mk = |name: &str, tools: usize, style: Style| Payload {
         name: name.into(),
@@ -92,7 +94,58 @@ pub fn standard() -> Vec<Payload> {
         mk("L", L_TOOLS, Style::Compact),
         mk("M-pretty", M_TOOLS, Style::Pretty),
         mk("M-numbers", M_TOOLS, Style::NumberHeavy),
+        Payload {
+            name: "A".into(),
+            tools: M_TOOLS,
+            bytes: ascii_tools_list(),
+        },
     ]
+}
+
+/// The ASCII-plain `tools/list` (payload A): 250 tools with long
+/// descriptions of plain words, no escapes, no non-ASCII text, members in
+/// the same order in every tool, so the canonical writer emits each
+/// description as one slice. About 0.6 MB.
+pub fn ascii_tools_list() -> Vec<u8> {
+    const WORDS: [&str; 14] = [
+        "search",
+        "the",
+        "index",
+        "for",
+        "documents",
+        "matching",
+        "a",
+        "query",
+        "and",
+        "return",
+        "ranked",
+        "results",
+        "with",
+        "snippets",
+    ];
+    let mut rng = rng::Rng(SEED);
+    let mut text = |n: usize| -> String {
+        let mut s = String::new();
+        while s.len() < n {
+            let word: &&str = rng.pick(&WORDS);
+            s.push_str(word);
+            s.push(' ');
+        }
+        s
+    };
+    let tools: Vec<String> = (0..M_TOOLS)
+        .map(|i| {
+            let (d, p1, p2) = (text(1500), text(300), text(200));
+            format!(
+                r#"{{"name":"tool_{i}","description":"{d}","inputSchema":{{"type":"object","properties":{{"query":{{"type":"string","description":"{p1}"}},"limit":{{"type":"integer","description":"{p2}"}}}},"required":["query"]}},"annotations":{{"readOnlyHint":true}}}}"#
+            )
+        })
+        .collect();
+    format!(
+        r#"{{"jsonrpc":"2.0","id":1,"result":{{"tools":[{}]}}}}"#,
+        tools.join(",")
+    )
+    .into_bytes()
 }
 
 /// A document tree whose strings and numbers hold raw JSON text.
