@@ -3,7 +3,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::contract::tool::{project, write_contract};
+use crate::contract::tool::{project, write_contract, NoPairing, PairScratch};
 use crate::contract::tools_list::{ListOptions, ToolReport};
 use crate::contract::FieldDigests;
 use crate::digest::Digest;
@@ -99,18 +99,20 @@ pub fn digest_tools_list(input: &[u8]) -> Result<ServerDigest, Error> {
         ListOptions {
             field_digests: true,
         },
+        &mut NoPairing,
     )
 }
 
 /// Digests a tools/list into `store`, collecting an owned [`ServerDigest`].
-fn owned_list_in<S: Store>(
+fn owned_list_in<S: Store, P: PairScratch>(
     input: &[u8],
     store: &mut S,
     limits: &Limits,
     options: ListOptions,
+    pair: &mut P,
 ) -> Result<ServerDigest, Error> {
     let mut tools = Vec::new();
-    let summary = digest_list_in(input, store, limits, options, |t| {
+    let summary = digest_list_in(input, store, limits, options, pair, |t| {
         tools.push(ToolDigest {
             name: t.name.to_owned_string(),
             digest: t.digest,
@@ -130,6 +132,9 @@ fn owned_list_in<S: Store>(
 pub struct Context {
     nodes: Vec<Node>,
     out: Vec<u8>,
+    /// The verify path's two contract buffers (`contract::tool::PairScratch`),
+    /// each as long as the longest contract seen.
+    pair: [crate::jcs::GrowBuf; 2],
     limits: Limits,
 }
 
@@ -197,7 +202,14 @@ impl Context {
         on_tool: F,
     ) -> Result<(Digest, usize), Error> {
         self.reserve_nodes(input);
-        let summary = digest_list_in(input, &mut self.nodes, &self.limits, options, on_tool)?;
+        let summary = digest_list_in(
+            input,
+            &mut self.nodes,
+            &self.limits,
+            options,
+            &mut self.pair,
+            on_tool,
+        )?;
         Ok((summary.digest, summary.tool_count))
     }
 
@@ -208,6 +220,12 @@ impl Context {
         options: ListOptions,
     ) -> Result<ServerDigest, Error> {
         self.reserve_nodes(input);
-        owned_list_in(input, &mut self.nodes, &self.limits, options)
+        owned_list_in(
+            input,
+            &mut self.nodes,
+            &self.limits,
+            options,
+            &mut self.pair,
+        )
     }
 }

@@ -1,6 +1,6 @@
 //! The allocation-free entry points: every buffer comes from the caller.
 
-use crate::contract::tool::{digest_tool, project};
+use crate::contract::tool::{digest_tool, project, NoPairing, PairScratch};
 use crate::contract::tools_list::{digest_parsed_list, ListOptions, ListSummary, ToolReport};
 use crate::contract::FieldDigests;
 use crate::digest::Digest;
@@ -101,21 +101,29 @@ pub fn digest_tools_list_with<F: FnMut(&ToolReport<'_>)>(
         buf: scratch,
         len: 0,
     };
-    digest_list_in(input, &mut store, limits, options, on_tool)
+    digest_list_in(input, &mut store, limits, options, &mut NoPairing, on_tool)
 }
 
 /// [`digest_tools_list_with`] over any node store.
-pub(crate) fn digest_list_in<S: Store, F: FnMut(&ToolReport<'_>)>(
+pub(crate) fn digest_list_in<S: Store, P: PairScratch, F: FnMut(&ToolReport<'_>)>(
     input: &[u8],
     store: &mut S,
     limits: &Limits,
     options: ListOptions,
+    pair: &mut P,
     on_tool: F,
 ) -> Result<ListSummary, Error> {
     crate::json::parser_entry(input, store, limits)?;
     let mut server = Sha256::new();
-    let tool_count =
-        digest_parsed_list(input, store.nodes(), limits, options, &mut server, on_tool)?;
+    let tool_count = digest_parsed_list(
+        input,
+        store.nodes(),
+        limits,
+        options,
+        &mut server,
+        pair,
+        on_tool,
+    )?;
     Ok(ListSummary {
         digest: Digest(server.finalize()),
         tool_count,

@@ -7,7 +7,9 @@
 mod tools;
 use std::process::Command;
 
-use contractpin::{canonicalize, digest_tools_list, tool_contract, tool_digest, Digest};
+use contractpin::{
+    canonicalize, digest_tools_list, tool_contract, tool_digest, Digest, ListOptions,
+};
 
 fn unhex(s: &str) -> Vec<u8> {
     if s == "-" {
@@ -191,9 +193,26 @@ fn committed_vectors_match_the_generator() {
     );
 }
 
+/// The vector's tool names and tool digests, in canonical name order (the
+/// `extra` column: `hexname=digest,field=digest...;...`).
+fn vector_tools(v: &Vector) -> Vec<(String, String)> {
+    if v.extra == "-" {
+        return Vec::new();
+    }
+    v.extra
+        .split(';')
+        .map(|t| {
+            let (hexname, rest) = t.split_once('=').expect("name=digest");
+            let digest = rest.split(',').next().expect("digest");
+            let name = String::from_utf8(unhex(hexname)).expect("utf-8 name");
+            (name, digest.to_string())
+        })
+        .collect()
+}
+
 /// `tool_contracts` yields, for every accepted tools-list vector, each tool
 /// in canonical name order with a contract whose hash is the generator's
-/// tool digest (the `extra` column: `hexname=digest,field=digest...;...`).
+/// tool digest.
 #[test]
 fn tool_contracts_hash_to_the_vector_tool_digests() {
     let mut checked = 0;
@@ -204,23 +223,47 @@ fn tool_contracts_hash_to_the_vector_tool_digests() {
             continue;
         }
         let contracts = contracts.unwrap_or_else(|e| panic!("{}: {e}", v.name));
-        let want: Vec<(String, String)> = if v.extra == "-" {
-            Vec::new()
-        } else {
-            v.extra
-                .split(';')
-                .map(|t| {
-                    let (hexname, rest) = t.split_once('=').expect("name=digest");
-                    let digest = rest.split(',').next().expect("digest");
-                    let name = String::from_utf8(unhex(hexname)).expect("utf-8 name");
-                    (name, digest.to_string())
-                })
-                .collect()
-        };
         let got: Vec<(String, String)> =
             contracts.iter().map(|(n, c)| (n.clone(), sha(c))).collect();
-        assert_eq!(got, want, "{}", v.name);
+        assert_eq!(got, vector_tools(v), "{}", v.name);
         checked += 1;
     }
     assert!(checked >= 10, "only {checked} tools-list vectors checked");
+}
+
+/// The verify path (tool digests only, which a reused `Context` hashes two
+/// tools at a time) gives every tools-list vector's tool and server digests,
+/// or its rejection kind; the one-tool-at-a-time caller-scratch API agrees.
+#[test]
+fn the_verify_path_gives_the_vector_digests() {
+    let mut ctx = contractpin::Context::new();
+    let mut paired = 0;
+    for v in vectors().iter().filter(|v| v.mode == "tools-list") {
+        let mut tools = Vec::new();
+        let got = ctx.digest_tools_list(&v.input, ListOptions::default(), |t| {
+            tools.push((t.name.to_owned_string(), t.digest.to_string()));
+        });
+        let mut scratch =
+            vec![contractpin::json::Node::EMPTY; contractpin::json::scratch_needed(&v.input)];
+        let alone = contractpin::digest_tools_list_with(
+            &v.input,
+            &mut scratch,
+            &Default::default(),
+            ListOptions::default(),
+            |_| {},
+        );
+        if let Some(kind) = v.expected.strip_prefix('!') {
+            let e = got.expect_err(&v.name);
+            assert_eq!(e.kind().name(), kind, "{}", v.name);
+            assert_eq!(alone.expect_err(&v.name), e, "{}", v.name);
+            continue;
+        }
+        let (digest, count) = got.unwrap_or_else(|e| panic!("{}: {e}", v.name));
+        assert_eq!(digest.to_string(), v.digest, "{}", v.name);
+        assert_eq!(alone.unwrap().digest, digest, "{}", v.name);
+        assert_eq!(tools, vector_tools(v), "{}", v.name);
+        assert_eq!(count, tools.len());
+        paired += usize::from(count >= 2);
+    }
+    assert!(paired >= 5, "only {paired} vectors with two or more tools");
 }

@@ -224,3 +224,72 @@ pub(crate) fn digest_tool(
     let digest = Digest(out.values.inner.0.finalize_reset_a());
     Ok((digest, fields))
 }
+
+/// Scratch for hashing two tools' contracts as the two streams of one
+/// [`Sha256Pair`] (the verify path: tool digests only). Pairing changes no
+/// digest, only how many blocks share a compression call: on this machine
+/// `compress2` runs two streams in about the time of one (docs/PERFORMANCE.md).
+pub(crate) trait PairScratch {
+    /// Whether [`PairScratch::digest2`] can pair at all (`false`: caller
+    /// scratch, one tool at a time).
+    fn pairs(&self) -> bool;
+
+    /// The tool digests of `a` and `b`, or `None` when either contract
+    /// cannot be written: the caller then digests them one at a time, which
+    /// reports the same error at the same point as without pairing.
+    fn digest2(
+        &mut self,
+        input: &[u8],
+        nodes: &[Node],
+        a: &Projection,
+        b: &Projection,
+    ) -> Option<(Digest, Digest)>;
+}
+
+/// No scratch: every tool is hashed alone.
+pub(crate) struct NoPairing;
+
+impl PairScratch for NoPairing {
+    fn pairs(&self) -> bool {
+        false
+    }
+    fn digest2(
+        &mut self,
+        _: &[u8],
+        _: &[Node],
+        _: &Projection,
+        _: &Projection,
+    ) -> Option<(Digest, Digest)> {
+        None
+    }
+}
+
+/// Two growable buffers (a [`Context`](crate::Context)'s): each contract is
+/// written out whole, then both are hashed side by side, whole blocks
+/// straight from the buffers. The copy replaces the one into `Sha256`'s block
+/// buffer that a one-stream write makes.
+#[cfg(feature = "alloc")]
+impl PairScratch for [crate::jcs::GrowBuf; 2] {
+    fn pairs(&self) -> bool {
+        true
+    }
+    fn digest2(
+        &mut self,
+        input: &[u8],
+        nodes: &[Node],
+        a: &Projection,
+        b: &Projection,
+    ) -> Option<(Digest, Digest)> {
+        let [buf_a, buf_b] = self;
+        for (buf, projection) in [(&mut *buf_a, a), (&mut *buf_b, b)] {
+            buf.clear();
+            write_contract(buf, input, nodes, projection).ok()?;
+        }
+        let mut pair = Sha256Pair::new();
+        pair.update2(buf_a.bytes(), buf_b.bytes());
+        Some((
+            Digest(pair.finalize_reset_a()),
+            Digest(pair.finalize_reset_b()),
+        ))
+    }
+}

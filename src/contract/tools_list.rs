@@ -11,7 +11,7 @@
 //!   is then a result object or a JSON-RPC response.
 
 use super::server::ServerObject;
-use super::tool::{digest_tool, project};
+use super::tool::{digest_tool, project, PairScratch, Projection};
 use super::{FieldDigests, JsonStr};
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind};
@@ -162,12 +162,15 @@ fn collect_tools(input: &[u8], nodes: &mut [Node], limits: &Limits) -> Result<(u
 /// Digests every tool of a parsed tools/list. The canonical server object
 /// `{name: tool_digest, ...}` is written to `server`; `on_tool` sees each
 /// tool in canonical name order. Rewrites the `link` fields of name nodes.
-pub(crate) fn digest_parsed_list<S: Sink, F: FnMut(&ToolReport<'_>)>(
+/// Without field digests, tools are hashed two at a time when `pair` can
+/// ([`PairScratch`]); the digests, the order and any error are the same.
+pub(crate) fn digest_parsed_list<S: Sink, P: PairScratch, F: FnMut(&ToolReport<'_>)>(
     input: &[u8],
     nodes: &mut [Node],
     limits: &Limits,
     options: ListOptions,
     server: &mut S,
+    pair: &mut P,
     mut on_tool: F,
 ) -> Result<usize, Error> {
     let (head, count) = collect_tools(input, nodes, limits)?;
@@ -180,25 +183,57 @@ pub(crate) fn digest_parsed_list<S: Sink, F: FnMut(&ToolReport<'_>)>(
     }
     let nodes: &[Node] = nodes;
     let mut object = ServerObject::begin(server);
+    let mut emit =
+        |server: &mut S, n: &Node, digest: Digest, fields: FieldDigests, offset: usize| {
+            let raw = &input[n.start()..n.start() + n.value()];
+            object.entry(server, raw, n.flag(), &digest);
+            on_tool(&ToolReport {
+                name: JsonStr {
+                    raw,
+                    escaped: n.flag(),
+                },
+                digest,
+                fields,
+                offset,
+            });
+        };
     let mut name = head;
     while name != END {
         let n = &nodes[name as usize];
-        let tool = n.parent as usize;
-        let projection = project(input, nodes, tool)?;
+        let projection = project(input, nodes, n.parent as usize)?;
+        if let Some((m, second, (da, db))) =
+            paired(input, nodes, options, pair, &projection, n.link)
+        {
+            emit(server, n, da, FieldDigests::default(), projection.offset);
+            emit(server, m, db, FieldDigests::default(), second.offset);
+            name = m.link;
+            continue;
+        }
         let (digest, fields) = digest_tool(input, nodes, &projection, options.field_digests)?;
-        let raw = &input[n.start()..n.start() + n.value()];
-        object.entry(server, raw, n.flag(), &digest);
-        on_tool(&ToolReport {
-            name: JsonStr {
-                raw,
-                escaped: n.flag(),
-            },
-            digest,
-            fields,
-            offset: projection.offset,
-        });
+        emit(server, n, digest, fields, projection.offset);
         name = n.link;
     }
     object.end(server);
     Ok(count)
+}
+
+/// The tool after `first` (its name node is `next`), its projection and
+/// both tool digests, when the two can be hashed as a pair; `None` sends the
+/// caller down the one-tool path (field digests wanted, no pair scratch, no
+/// next tool, or an error that path will report).
+fn paired<'n, P: PairScratch>(
+    input: &[u8],
+    nodes: &'n [Node],
+    options: ListOptions,
+    pair: &mut P,
+    first: &Projection,
+    next: u32,
+) -> Option<(&'n Node, Projection, (Digest, Digest))> {
+    if options.field_digests || !pair.pairs() || next == END {
+        return None;
+    }
+    let m = &nodes[next as usize];
+    let second = project(input, nodes, m.parent as usize).ok()?;
+    let digests = pair.digest2(input, nodes, first, &second)?;
+    Some((m, second, digests))
 }

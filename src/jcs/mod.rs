@@ -18,6 +18,8 @@ mod writer;
 
 pub use key_order::cmp_utf16;
 pub(crate) use key_order::{cmp_utf8_as_utf16, utf16_rank};
+#[cfg(feature = "alloc")]
+pub(crate) use sink::GrowBuf;
 pub(crate) use sink::Staged;
 pub use sink::{CountSink, Sink, SliceSink, Tee};
 pub use string::{write_str, write_string};

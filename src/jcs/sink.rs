@@ -141,6 +141,50 @@ impl Sink for alloc::vec::Vec<u8> {
     }
 }
 
+/// A growable buffer for the canonical writer's many short pieces: a write
+/// is a bounds check and a couple of word moves ([`copy_short`]) into room
+/// kept (zeroed) past the end, where `Vec::extend_from_slice` makes a
+/// `memcpy` call per piece. It only grows, so a reused one stops allocating.
+#[cfg(feature = "alloc")]
+#[derive(Debug, Default)]
+pub(crate) struct GrowBuf {
+    buf: alloc::vec::Vec<u8>,
+    len: usize,
+}
+
+#[cfg(feature = "alloc")]
+impl GrowBuf {
+    /// Forgets the bytes written (the room stays).
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// The bytes written since the last [`GrowBuf::clear`].
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
+    /// Makes room for `end` bytes: at least double, at least 4 KiB.
+    #[cold]
+    fn grow(&mut self, end: usize) {
+        let room = end.max(2 * self.buf.len()).max(4096);
+        self.buf.resize(room, 0);
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl Sink for GrowBuf {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let end = self.len + bytes.len();
+        if end > self.buf.len() {
+            self.grow(end);
+        }
+        copy_short(&mut self.buf[self.len..end], bytes);
+        self.len = end;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
