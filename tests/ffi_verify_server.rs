@@ -207,6 +207,11 @@ impl Report {
     }
 }
 
+/// What `out` holds before a call, to see that a failure leaves it alone.
+fn sentinel() -> *mut contractpin_report {
+    ptr::NonNull::dangling().as_ptr()
+}
+
 /// A failure: status, error offset and input (`usize::MAX` / `None` when
 /// not written).
 type Refused = (contractpin_status, usize, Option<u32>);
@@ -220,7 +225,7 @@ fn outcome(
     if st == contractpin_status::Ok {
         return Ok(Report(out));
     }
-    assert_eq!(out as usize, 0x5a5a, "out written on failure");
+    assert_eq!(out, sentinel(), "out written on failure");
     Err((st, offset, (input != u32::MAX).then_some(input)))
 }
 
@@ -233,7 +238,7 @@ fn verify_bytes(
     flags: u32,
     limits: Option<&contractpin_limits>,
 ) -> Result<Report, Refused> {
-    let mut out = 0x5a5a as *mut contractpin_report;
+    let mut out = sentinel();
     let (mut offset, mut input) = (usize::MAX, u32::MAX);
     // SAFETY: valid buffers and out-parameters; `contractpin_input` is a
     // `uint32_t` in C, and every value the library writes is a variant.
@@ -265,7 +270,7 @@ fn verify_lock(
     tools: &[u8],
     flags: u32,
 ) -> Result<Report, Refused> {
-    let mut out = 0x5a5a as *mut contractpin_report;
+    let mut out = sentinel();
     let (mut offset, mut input) = (usize::MAX, u32::MAX);
     // SAFETY: as in `verify_bytes`, with a live lock handle.
     let st = unsafe {
