@@ -308,13 +308,19 @@ fn check_case(r: &Report, c: &Case) {
     assert_eq!(r.version_changed(), c.version_changed, "{name}");
 }
 
+/// Under Miri (slow) the lock bytes are parsed for the first case only:
+/// both calls share everything past the boundary.
+const BYTES_CASES: usize = if cfg!(miri) { 1 } else { CASES.len() };
+
 #[test]
 fn both_calls_write_the_clis_report_and_verdict() {
     let lock = Lock::parse(LOCK);
-    for c in &CASES {
+    for (i, c) in CASES.iter().enumerate() {
         let s = c.server.as_bytes();
-        check_case(&verify_bytes(LOCK, s, c.init, c.tools, c.flags, None).unwrap(), c);
         check_case(&verify_lock(&lock, s, c.init, c.tools, c.flags).unwrap(), c);
+        if i < BYTES_CASES {
+            check_case(&verify_bytes(LOCK, s, c.init, c.tools, c.flags, None).unwrap(), c);
+        }
     }
 }
 
@@ -395,12 +401,14 @@ fn a_bad_handshake_fails_closed_with_its_offset() {
         (br#"{"a":1,"a":2}"#, S::DuplicateKey, 7),
         (b"{\"instructions\":\"x\"} x", S::TrailingData, 21),
     ];
-    for (init, status, at) in bad {
+    for (i, (init, status, at)) in bad.into_iter().enumerate() {
         let want = Err((status, at, Some(INIT_INPUT)));
         let got = verify_lock(&lock, b"acme", init, TOOLS, 0).map(|_| ());
         assert_eq!(got, want, "{:?}", String::from_utf8_lossy(init));
-        let got = verify_bytes(LOCK, b"acme", init, TOOLS, 0, None).map(|_| ());
-        assert_eq!(got, want, "{:?}", String::from_utf8_lossy(init));
+        if i < BYTES_CASES {
+            let got = verify_bytes(LOCK, b"acme", init, TOOLS, 0, None).map(|_| ());
+            assert_eq!(got, want, "{:?}", String::from_utf8_lossy(init));
+        }
     }
     let small = contractpin_limits {
         max_input: 8,
