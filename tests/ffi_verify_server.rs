@@ -319,7 +319,10 @@ fn both_calls_write_the_clis_report_and_verdict() {
         let s = c.server.as_bytes();
         check_case(&verify_lock(&lock, s, c.init, c.tools, c.flags).unwrap(), c);
         if i < BYTES_CASES {
-            check_case(&verify_bytes(LOCK, s, c.init, c.tools, c.flags, None).unwrap(), c);
+            check_case(
+                &verify_bytes(LOCK, s, c.init, c.tools, c.flags, None).unwrap(),
+                c,
+            );
         }
     }
 }
@@ -350,7 +353,10 @@ fn reports_of_the_tools_only_calls_check_no_facts() {
         let r = Report(out);
         assert_eq!(r.exit_code(), 0);
         assert_eq!(r.instructions(), I::NotChecked);
-        assert_eq!(r.digest(contractpin_report_instructions_pinned_digest), None);
+        assert_eq!(
+            r.digest(contractpin_report_instructions_pinned_digest),
+            None
+        );
         assert_eq!(r.digest(contractpin_report_instructions_live_digest), None);
         assert_eq!(r.version_changed(), -1);
         let json = String::from_utf8(r.json()).unwrap();
@@ -441,9 +447,17 @@ fn argument_errors_write_no_offset_and_no_input() {
     let got = verify_lock(&lock, b"acme", INIT, TOOLS, 4).map(|_| ());
     assert_eq!(got, no_offset(S::InvalidArgument), "unknown flag");
     let got = verify_bytes(LOCK, b"acme", b"{", b"[", 8, None).map(|_| ());
-    assert_eq!(got, no_offset(S::InvalidArgument), "flags before the inputs");
+    assert_eq!(
+        got,
+        no_offset(S::InvalidArgument),
+        "flags before the inputs"
+    );
     let got = verify_lock(&lock, b"nope", b"{", b"[", 0).map(|_| ());
-    assert_eq!(got, no_offset(S::LockUnknownServer), "server before the handshake");
+    assert_eq!(
+        got,
+        no_offset(S::LockUnknownServer),
+        "server before the handshake"
+    );
     let got = verify_bytes(LOCK, b"\xff", INIT, TOOLS, 0, None).map(|_| ());
     assert_eq!(got, no_offset(S::InvalidArgument), "name not UTF-8");
     let got = verify_bytes(b"{}", b"acme", INIT, TOOLS, 0, None).map(|_| ());
