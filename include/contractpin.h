@@ -63,6 +63,16 @@
 #define CONTRACTPIN_VERIFY_ALLOW_NEW 1
 
 /**
+ * `flags` bit of the `*_verify_server` calls: do not compare the server's
+ * instructions with the lock's `instructions_digest` (the CLI's
+ * `--ignore-instructions`); the report's instructions are then
+ * `CONTRACTPIN_INSTRUCTIONS_STATUS_NOT_CHECKED` and its JSON
+ * `"instructions": null`. Accepted, and without effect, by the calls that
+ * take no handshake (they never compare instructions).
+ */
+#define CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS 2
+
+/**
  * The result of a `contractpin_*` call. The numbers are stable and are never
  * reused for a different meaning:
  *
@@ -265,8 +275,9 @@ typedef uint32_t contractpin_guard_status;
 
 /**
  * How the server's `instructions` compare with the lock's
- * `instructions_digest` (the verdict of `contractpin_guard_instructions`).
- * Stable numbers; 0 to 3 are those of `contractpin_tool_status`.
+ * `instructions_digest` (the verdict of `contractpin_guard_instructions`
+ * and of `contractpin_report_instructions`). Stable numbers; 0 to 3 are
+ * those of `contractpin_tool_status`.
  */
 enum contractpin_instructions_status
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -293,12 +304,49 @@ enum contractpin_instructions_status
      * Neither the lock nor the result has instructions.
      */
     CONTRACTPIN_INSTRUCTIONS_STATUS_NONE = 4,
+    /**
+     * Not compared: a `contractpin_report` of `contractpin_verify`,
+     * `contractpin_verify_with_limits` or `contractpin_lock_verify` (no
+     * handshake given), or of a `*_verify_server` call with
+     * `CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS`. The guard never gives it.
+     */
+    CONTRACTPIN_INSTRUCTIONS_STATUS_NOT_CHECKED = 5,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
 typedef enum contractpin_instructions_status contractpin_instructions_status;
 #else
 typedef uint32_t contractpin_instructions_status;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Which input of a `*_verify_server` call an error offset is into (written
+ * to `*error_input` together with `*error_offset`). Stable numbers.
+ */
+enum contractpin_input
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * The lock bytes (`CONTRACTPIN_STATUS_LOCK_SYNTAX`).
+     */
+    CONTRACTPIN_INPUT_LOCK = 0,
+    /**
+     * The live tools/list.
+     */
+    CONTRACTPIN_INPUT_TOOLS_LIST = 1,
+    /**
+     * The `initialize` result.
+     */
+    CONTRACTPIN_INPUT_INITIALIZE_RESULT = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum contractpin_input contractpin_input;
+#else
+typedef uint32_t contractpin_input;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -1363,8 +1411,9 @@ contractpin_status contractpin_verify_with_limits(const uint8_t *lock,
  * from its accessors (tool names) becomes invalid.
  *
  * # Safety
- * `report` must be NULL or a pointer from `contractpin_verify*` that has not
- * been freed yet; it must not be used afterwards.
+ * `report` must be NULL or a pointer from `contractpin_verify*`,
+ * `contractpin_lock_verify*` or `contractpin_verify_server_with_limits`
+ * that has not been freed yet; it must not be used afterwards.
  */
 void contractpin_report_free(struct contractpin_report *report);
 
@@ -1372,8 +1421,9 @@ void contractpin_report_free(struct contractpin_report *report);
  * The exit-code equivalent of spec section 6 for this server: `0` when
  * every tool is unchanged (added tools too, with
  * `CONTRACTPIN_VERIFY_ALLOW_NEW`), `1` when any tool drifted, was removed,
- * or was added without that flag. Returns `2` ("could not run") for a
- * NULL `report`.
+ * or was added without that flag, and (a report of a `*_verify_server`
+ * call) when the instructions drifted, were removed, or were added
+ * without that flag. Returns `2` ("could not run") for a NULL `report`.
  *
  * # Safety
  * `report` must be NULL or a live `contractpin_report`.
@@ -1517,6 +1567,154 @@ contractpin_status contractpin_report_json(const struct contractpin_report *repo
                                            uint8_t *out,
                                            size_t out_cap,
                                            size_t *out_len);
+
+/**
+ * `contractpin verify --format json` of one server in one call: compares
+ * the live tools/list and the handshake of a server with its entry in a
+ * lock file, and returns the report the CLI would write for it.
+ *
+ * The verdict (`contractpin_report_exit_code`) is the CLI's: 1 when a tool
+ * drifted, was removed or was added (without
+ * `CONTRACTPIN_VERIFY_ALLOW_NEW`), or when the instructions drifted, were
+ * removed, or were added (live, none pinned) without
+ * `CONTRACTPIN_VERIFY_ALLOW_NEW`. `contractpin_report_json` is the CLI's
+ * document byte for byte, with `instructions`, `server_info` and
+ * `protocol_version` filled in. `serverInfo` and the protocol version are
+ * informational: they never fail a server.
+ *
+ * - `lock`, `lock_len`, `server_name`, `server_name_len`, `tools_list`,
+ *   `tools_list_len`, `limits`, `out`: as for
+ *   `contractpin_verify_with_limits` (`limits` applies to both inputs).
+ * - `initialize_result`, `initialize_result_len`: the `result` member of
+ *   the server's `initialize` (or `server/discover`) response as the server
+ *   sent it, a JSON object: the input `contractpin_guard_instructions`
+ *   takes, read by the same parser. Fails closed with `*error_offset` into
+ *   these bytes and `*error_input` `CONTRACTPIN_INPUT_INITIALIZE_RESULT`:
+ *   input the strict parser rejects or over `limits` (statuses 1-13), a
+ *   result that is not an object (`CONTRACTPIN_STATUS_UNEXPECTED_BYTE` at
+ *   its first byte), an error response (`CONTRACTPIN_STATUS_JSON_RPC_ERROR`
+ *   at its `error`) or a whole JSON-RPC response (an object with a
+ *   `result` member: `CONTRACTPIN_STATUS_UNEXPECTED_BYTE` at that key).
+ *   Read as the CLI reads a handshake: `serverInfo` (or `_meta`
+ *   `io.modelcontextprotocol/serverInfo`) with a string `name` and
+ *   `version`, the `protocolVersion` string (a `server/discover` result has
+ *   none: `protocol_version.live` is then null), and `instructions` when a
+ *   string (any other value counts as none, as in the CLI; the guard,
+ *   which hands the result on, treats it as drift instead).
+ * - `flags`: any of `CONTRACTPIN_VERIFY_ALLOW_NEW` and
+ *   `CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS` (the CLI's `--allow-new` and
+ *   `--ignore-instructions`); other bits are
+ *   `CONTRACTPIN_STATUS_INVALID_ARGUMENT`.
+ * - `error_offset` (optional): the byte offset of an input error.
+ * - `error_input` (optional): written whenever `*error_offset` is: which
+ *   input the offset is into (`CONTRACTPIN_INPUT_LOCK`,
+ *   `CONTRACTPIN_INPUT_TOOLS_LIST` or `CONTRACTPIN_INPUT_INITIALIZE_RESULT`).
+ *
+ * Checked in this order: `out` and the buffers, `flags`, the name's UTF-8,
+ * the lock, the server, the `initialize` result, then the tools/list. Success means a
+ * verdict was reached, not that the server matches. Thread-safe: no shared
+ * state.
+ *
+ * # Safety
+ * Each buffer pointer must be NULL or valid for reading its length in
+ * bytes; `limits` NULL or valid for reading; `out` NULL or valid for writing
+ * a pointer; `error_offset` NULL or valid for writing a `size_t`;
+ * `error_input` NULL or valid for writing a `contractpin_input`.
+ */
+contractpin_status contractpin_verify_server_with_limits(const uint8_t *lock,
+                                                         size_t lock_len,
+                                                         const uint8_t *server_name,
+                                                         size_t server_name_len,
+                                                         const uint8_t *initialize_result,
+                                                         size_t initialize_result_len,
+                                                         const uint8_t *tools_list,
+                                                         size_t tools_list_len,
+                                                         uint32_t flags,
+                                                         const struct contractpin_limits *limits,
+                                                         struct contractpin_report **out,
+                                                         size_t *error_offset,
+                                                         contractpin_input *error_input);
+
+/**
+ * `contractpin_verify_server_with_limits` against a parsed lock. Arguments,
+ * statuses, `out`, `error_offset` and `error_input` as there (no lock
+ * statuses but `CONTRACTPIN_STATUS_LOCK_UNKNOWN_SERVER`: the lock is
+ * already valid). Checked in this order: `out`, the handles and buffers,
+ * `flags`, the name's UTF-8, the server, the `initialize` result, then the
+ * tools/list. Thread-safe: the lock is only read.
+ *
+ * # Safety
+ * `lock` NULL or live; buffers NULL or readable for their lengths;
+ * `limits` NULL or readable; `out`, `error_offset`, `error_input` NULL or
+ * writable.
+ */
+contractpin_status contractpin_lock_verify_server(const struct contractpin_lock *lock,
+                                                  const uint8_t *server_name,
+                                                  size_t server_name_len,
+                                                  const uint8_t *initialize_result,
+                                                  size_t initialize_result_len,
+                                                  const uint8_t *tools_list,
+                                                  size_t tools_list_len,
+                                                  uint32_t flags,
+                                                  const struct contractpin_limits *limits,
+                                                  struct contractpin_report **out,
+                                                  size_t *error_offset,
+                                                  contractpin_input *error_input);
+
+/**
+ * The instructions verdict of the report: `*status` (required, written
+ * only on success) receives a `CONTRACTPIN_INSTRUCTIONS_STATUS_*`:
+ * unchanged, drifted, added, removed, `NONE` (neither the lock nor the
+ * handshake has instructions) or `NOT_CHECKED` (a report of a call that
+ * takes no handshake, or made with
+ * `CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS`). Drifted and removed fail the
+ * server, added fails it without `CONTRACTPIN_VERIFY_ALLOW_NEW`.
+ *
+ * # Safety
+ * `report` NULL or a live `contractpin_report`; `status` NULL or writable.
+ */
+contractpin_status contractpin_report_instructions(const struct contractpin_report *report,
+                                                   contractpin_instructions_status *status);
+
+/**
+ * The pinned instructions digest of the verdict (the lock's
+ * `instructions_digest`, 32 raw bytes, `out` required, written only on
+ * success); `CONTRACTPIN_STATUS_NOT_FOUND` when the lock pins none, and
+ * when the instructions were not compared.
+ *
+ * # Safety
+ * `report` NULL or a live `contractpin_report`; `out` NULL or writable for
+ * 32 bytes.
+ */
+contractpin_status contractpin_report_instructions_pinned_digest(const struct contractpin_report *report,
+                                                                 uint8_t *out);
+
+/**
+ * The live instructions digest of the verdict (of the handshake's
+ * `instructions` string, 32 raw bytes, `out` required, written only on
+ * success); `CONTRACTPIN_STATUS_NOT_FOUND` when the handshake has none, and
+ * when the instructions were not compared.
+ *
+ * # Safety
+ * `report` NULL or a live `contractpin_report`; `out` NULL or writable for
+ * 32 bytes.
+ */
+contractpin_status contractpin_report_instructions_live_digest(const struct contractpin_report *report,
+                                                               uint8_t *out);
+
+/**
+ * Whether `serverInfo.version` differs between the lock entry and the
+ * handshake (the report's `server_info.version_changed`): `*changed`
+ * (required, written only on success) is 1 when it moved, 0 when not.
+ * `CONTRACTPIN_STATUS_NOT_FOUND` ("unknown", nothing written) when either
+ * side has no `serverInfo`, which includes every report of a call that
+ * takes no handshake. Informational: it never fails a server.
+ *
+ * # Safety
+ * `report` NULL or a live `contractpin_report`; `changed` NULL or writable.
+ */
+contractpin_status contractpin_report_version_changed(const struct contractpin_report *report,
+                                                      int32_t *changed);
 
 /**
  * The library version as a static NUL-terminated string, such as `"0.1.0"`

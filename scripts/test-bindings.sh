@@ -9,10 +9,14 @@
 #           bundled (CONTRACTPIN_PREBUILT_LIB), then pytest (every vector, README
 #           example, where the library is loaded from), mypy --strict, plus a
 #           Python 3.9 smoke test when python3.9 is installed
+#   CLI reports  bindings/c/testdata/verify-server/report-*.json (what the suites
+#           compare contractpin_lock_verify_server's report with) are still what
+#           `contractpin verify --format json` writes: gen.sh --check
 #   Python MCP  contractpin.mcp_guard with the MCP Python SDK 1.30.0 and 2.3.0
 #           (.venv-mcp1, .venv-mcp2 from .ci/install-servers.sh) against
 #           server-everything and tests/mcp/fake_server.py over stdio
-#   Miri    tests/ffi_abi.rs, tests/ffi_verify.rs, tests/ffi_guard.rs and tests/ffi_guard_instructions.rs under `cargo +nightly miri`
+#   Miri    tests/ffi_abi.rs, tests/ffi_verify.rs, tests/ffi_guard.rs, tests/ffi_guard_instructions.rs
+#           and tests/ffi_verify_server.rs under `cargo +nightly miri`
 #           (the unsafe code of src/ffi), when the nightly toolchain has Miri;
 #           about 3 minutes cold. CONTRACTPIN_SKIP_MIRI=1 skips it.
 #
@@ -176,9 +180,18 @@ python_mcp_suite() {
 }
 run python-mcp python_mcp_suite
 
+# The reference reports of the one-call verify (contractpin_lock_verify_server)
+# are still what `contractpin verify --format json` writes for that server.
+cli_reports() {
+  cargo build -q -p contractpin-cli || return 1
+  sh bindings/c/testdata/verify-server/gen.sh --check "${CARGO_TARGET_DIR:-$root/target}/debug/contractpin"
+}
+run cli-reports cli_reports
+
 miri_suite() {
   cargo +nightly miri test --no-default-features --features ffi,std \
-    --test ffi_abi --test ffi_verify --test ffi_lock --test ffi_guard --test ffi_guard_instructions 2>&1 | grep -E '^(test result|error|failures)|Undefined Behavior' 
+    --test ffi_abi --test ffi_verify --test ffi_lock --test ffi_guard --test ffi_guard_instructions \
+    --test ffi_verify_server 2>&1 | grep -E '^(test result|error|failures)|Undefined Behavior' 
   return "${PIPESTATUS[0]}"
 }
 if [ "${CONTRACTPIN_SKIP_MIRI:-0}" = 1 ]; then

@@ -135,6 +135,15 @@ fn check_source() -> String {
     ));
     check("CONTRACTPIN_DIGEST_TEXT_SIZE == 72 && CONTRACTPIN_DIGEST_TEXT_LEN == 71".into());
     check("CONTRACTPIN_FIELD_OUTPUT_SCHEMA == 4 && CONTRACTPIN_TOOL_STATUS_REMOVED == 3".into());
+    check(format!(
+        "CONTRACTPIN_INSTRUCTIONS_STATUS_NOT_CHECKED == {} && CONTRACTPIN_INPUT_INITIALIZE_RESULT == {}",
+        contractpin::ffi::contractpin_instructions_status::NotChecked as u32,
+        contractpin::ffi::contractpin_input::InitializeResult as u32
+    ));
+    check(format!(
+        "CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS == {}",
+        contractpin::ffi::CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS
+    ));
     src.push_str("int main(void) { return contractpin_version() == 0; }\n");
     src
 }

@@ -125,8 +125,9 @@ fn parse_once_verify_many() {
         verify(&lock, "example", b"{", 0),
         Err(contractpin_status::UnexpectedEnd)
     );
+    // Bit 2 is CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS (accepted); 4 is unknown.
     assert_eq!(
-        verify(&lock, "example", &pinned, 2),
+        verify(&lock, "example", &pinned, 4),
         Err(contractpin_status::InvalidArgument)
     );
 }

@@ -568,10 +568,13 @@ fn verify_errors() {
         verify(&lock, "other", &live, 0).err().unwrap().0,
         contractpin_status::LockUnknownServer
     );
+    // Bit 2 is CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS (accepted, no effect
+    // here); 4 is unknown.
     assert_eq!(
-        verify(&lock, "acme", &live, 2).err().unwrap().0,
+        verify(&lock, "acme", &live, 4).err().unwrap().0,
         contractpin_status::InvalidArgument
     );
+    assert!(verify(&lock, "acme", &live, CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS).is_ok());
     assert_eq!(
         verify(b"{\"contractpin\":", "acme", &live, 0).err(),
         Some((contractpin_status::LockSyntax, 15))

@@ -129,6 +129,31 @@ func (l *Lock) Verify(server string, toolsList []byte, opts VerifyOptions) (*Rep
 	return takeReport(rep), nil
 }
 
+// VerifyServer is the package-level VerifyServer against this lock, without
+// parsing it again (contractpin_lock_verify_server).
+func (l *Lock) VerifyServer(server string, initializeResult, toolsList []byte, opts VerifyOptions) (*Report, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.h == nil {
+		return nil, ErrLockClosed
+	}
+	var rep *C.contractpin_report
+	var off C.size_t
+	var in C.contractpin_input
+	st := C.contractpin_lock_verify_server(l.h,
+		stringPtr(server), C.size_t(len(server)),
+		bytesPtr(initializeResult), C.size_t(len(initializeResult)),
+		bytesPtr(toolsList), C.size_t(len(toolsList)),
+		verifyFlags(opts), opts.Limits.c(), &rep, &off, &in)
+	runtime.KeepAlive(server)
+	runtime.KeepAlive(initializeResult)
+	runtime.KeepAlive(toolsList)
+	if st != C.CONTRACTPIN_STATUS_OK {
+		return nil, inputError(st, off, in)
+	}
+	return takeReport(rep), nil
+}
+
 // GuardStatus is why a tool of a page did not pass (contractpin_guard_status).
 type GuardStatus uint32
 
@@ -275,9 +300,13 @@ const (
 	InstructionsRemoved InstructionsStatus = C.CONTRACTPIN_INSTRUCTIONS_STATUS_REMOVED
 	// InstructionsNone: neither the lock nor the result has instructions.
 	InstructionsNone InstructionsStatus = C.CONTRACTPIN_INSTRUCTIONS_STATUS_NONE
+	// InstructionsNotChecked: not compared (a Report of Verify, or of
+	// VerifyServer with IgnoreInstructions). The guard never gives it.
+	InstructionsNotChecked InstructionsStatus = C.CONTRACTPIN_INSTRUCTIONS_STATUS_NOT_CHECKED
 )
 
-// String is "unchanged", "drifted", "added", "removed" or "none".
+// String is "unchanged", "drifted", "added", "removed", "none" or
+// "not-checked".
 func (s InstructionsStatus) String() string {
 	switch s {
 	case InstructionsUnchanged:
@@ -290,6 +319,8 @@ func (s InstructionsStatus) String() string {
 		return "removed"
 	case InstructionsNone:
 		return "none"
+	case InstructionsNotChecked:
+		return "not-checked"
 	}
 	return "unknown"
 }

@@ -117,11 +117,19 @@ type Error struct {
 	// Offset is the byte offset in the input of an input error (statuses
 	// 1-13 and 32-37 in the document, 64 in the lock), or -1.
 	Offset int
+	// Input names the input Offset is into, for the calls that take
+	// several documents (VerifyServer): "lock", "tools/list" or
+	// "initialize result"; "" otherwise.
+	Input string
 }
 
 func (e *Error) Error() string {
 	if e.Offset >= 0 {
-		return fmt.Sprintf("contractpin: %s at byte %d: %s", e.Kind.Name(), e.Offset, e.Kind.Message())
+		in := ""
+		if e.Input != "" {
+			in = " of the " + e.Input
+		}
+		return fmt.Sprintf("contractpin: %s at byte %d%s: %s", e.Kind.Name(), e.Offset, in, e.Kind.Message())
 	}
 	return "contractpin: " + e.Kind.Name() + ": " + e.Kind.Message()
 }

@@ -47,7 +47,7 @@ type ToolVerdict struct {
 	RenamedTo, RenamedFrom string
 }
 
-// Report is the verdict of Verify for one server.
+// Report is the verdict of Verify or VerifyServer for one server.
 type Report struct {
 	// ExitCode is 0 when the server matches the lock, 1 on any drift.
 	ExitCode int
@@ -55,14 +55,32 @@ type Report struct {
 	PinnedDigest, LiveDigest string
 	// Tools holds every pinned or live tool, sorted by name (UTF-16 order).
 	Tools []ToolVerdict
-	// JSON is the stable JSON report (schema "contractpin_report" version 1).
+	// Instructions is the verdict on the server's instructions
+	// (VerifyServer): drifted and removed fail the server, added fails it
+	// unless AllowNew. InstructionsNotChecked for Verify, and with
+	// IgnoreInstructions.
+	Instructions InstructionsStatus
+	// PinnedInstructions and LiveInstructions are the instructions digests
+	// of that verdict ("" when there is none, or when not checked).
+	PinnedInstructions, LiveInstructions string
+	// VersionChanged tells whether serverInfo.version differs between the
+	// lock and the handshake; nil when unknown (either side has no
+	// serverInfo, and always for Verify). Informational.
+	VersionChanged *bool
+	// JSON is the stable JSON report (schema "contractpin_report" version 1):
+	// for VerifyServer, byte for byte what `contractpin verify --format json`
+	// writes for this server.
 	JSON []byte
 }
 
 // VerifyOptions tunes Verify.
 type VerifyOptions struct {
-	// AllowNew accepts tools that are live but not pinned (--allow-new).
+	// AllowNew accepts tools that are live but not pinned (--allow-new),
+	// and, for VerifyServer, instructions that are live but not pinned.
 	AllowNew bool
+	// IgnoreInstructions does not compare the server's instructions
+	// (--ignore-instructions; VerifyServer only, Verify never compares them).
+	IgnoreInstructions bool
 	// Limits applies to the live tools/list; nil means the defaults.
 	Limits *Limits
 }
@@ -94,10 +112,61 @@ func VerifyWithOptions(lock []byte, server string, toolsList []byte, opts Verify
 	return takeReport(rep), nil
 }
 
+// VerifyServer is `contractpin verify` of one server in one call: the live
+// tools/list and the handshake (initializeResult: the result object of the
+// initialize or server/discover response as the server sent it, the input
+// of GuardInstructions) against the server's entry in a lock file. The
+// verdict includes the instructions, and Report.JSON is the CLI's report,
+// with server_info, protocol_version and instructions filled in.
+//
+// A non-nil error means no verdict was reached, as for Verify; an *Error
+// with an Offset names the input it is into (Error.Input): a handshake
+// result that is not a JSON object, or a whole JSON-RPC response, is
+// ErrUnexpectedByte in the "initialize result".
+func VerifyServer(lock []byte, server string, initializeResult, toolsList []byte, opts VerifyOptions) (*Report, error) {
+	var rep *C.contractpin_report
+	var off C.size_t
+	var in C.contractpin_input
+	st := C.contractpin_verify_server_with_limits(
+		bytesPtr(lock), C.size_t(len(lock)),
+		stringPtr(server), C.size_t(len(server)),
+		bytesPtr(initializeResult), C.size_t(len(initializeResult)),
+		bytesPtr(toolsList), C.size_t(len(toolsList)),
+		verifyFlags(opts), opts.Limits.c(), &rep, &off, &in)
+	runtime.KeepAlive(lock)
+	runtime.KeepAlive(server)
+	runtime.KeepAlive(initializeResult)
+	runtime.KeepAlive(toolsList)
+	if st != C.CONTRACTPIN_STATUS_OK {
+		return nil, inputError(st, off, in)
+	}
+	return takeReport(rep), nil
+}
+
+// inputError is newError with the input the offset is into.
+func inputError(st C.contractpin_status, off C.size_t, in C.contractpin_input) error {
+	if !hasOffset(st) {
+		return newError(st, off, false)
+	}
+	e := &Error{Kind: Status(st), Offset: int(off)}
+	switch in {
+	case C.CONTRACTPIN_INPUT_LOCK:
+		e.Input = "lock"
+	case C.CONTRACTPIN_INPUT_TOOLS_LIST:
+		e.Input = "tools/list"
+	case C.CONTRACTPIN_INPUT_INITIALIZE_RESULT:
+		e.Input = "initialize result"
+	}
+	return e
+}
+
 func verifyFlags(opts VerifyOptions) C.uint32_t {
 	var flags C.uint32_t
 	if opts.AllowNew {
 		flags |= C.CONTRACTPIN_VERIFY_ALLOW_NEW
+	}
+	if opts.IgnoreInstructions {
+		flags |= C.CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS
 	}
 	return flags
 }
@@ -144,6 +213,20 @@ func takeReport(rep *C.contractpin_report) *Report {
 			}
 		}
 		out.Tools[i] = v
+	}
+	var ins C.contractpin_instructions_status
+	C.contractpin_report_instructions(rep, &ins)
+	out.Instructions = InstructionsStatus(ins)
+	if C.contractpin_report_instructions_pinned_digest(rep, &raw[0]) == C.CONTRACTPIN_STATUS_OK {
+		out.PinnedInstructions = digestText(&raw)
+	}
+	if C.contractpin_report_instructions_live_digest(rep, &raw[0]) == C.CONTRACTPIN_STATUS_OK {
+		out.LiveInstructions = digestText(&raw)
+	}
+	var changed C.int32_t
+	if C.contractpin_report_version_changed(rep, &changed) == C.CONTRACTPIN_STATUS_OK {
+		moved := changed == 1
+		out.VersionChanged = &moved
 	}
 	var need C.size_t
 	C.contractpin_report_json(rep, nil, 0, &need)

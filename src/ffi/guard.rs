@@ -446,8 +446,9 @@ pub unsafe extern "C" fn contractpin_guard_result_callable(
 }
 
 /// How the server's `instructions` compare with the lock's
-/// `instructions_digest` (the verdict of `contractpin_guard_instructions`).
-/// Stable numbers; 0 to 3 are those of `contractpin_tool_status`.
+/// `instructions_digest` (the verdict of `contractpin_guard_instructions`
+/// and of `contractpin_report_instructions`). Stable numbers; 0 to 3 are
+/// those of `contractpin_tool_status`.
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum contractpin_instructions_status {
@@ -461,6 +462,11 @@ pub enum contractpin_instructions_status {
     Removed = 3,
     /// Neither the lock nor the result has instructions.
     None = 4,
+    /// Not compared: a `contractpin_report` of `contractpin_verify`,
+    /// `contractpin_verify_with_limits` or `contractpin_lock_verify` (no
+    /// handshake given), or of a `*_verify_server` call with
+    /// `CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS`. The guard never gives it.
+    NotChecked = 5,
 }
 
 impl From<Option<InstructionsStatus>> for contractpin_instructions_status {

@@ -27,7 +27,9 @@
 //!   `extern "C"` function, so the boundary stays sound either way.
 //!
 //! The ABI code, including verification ([`contractpin_verify`], built on
-//! the lock reader and the verify classifier) and the run-time guard
+//! the lock reader and the verify classifier; [`contractpin_lock_verify_server`]
+//! and [`contractpin_verify_server_with_limits`] also compare the
+//! handshake, as `contractpin verify` does) and the run-time guard
 //! ([`contractpin_guard_page`] and [`contractpin_guard_instructions`], the
 //! decisions of `contractpin proxy`, built on [`crate::guard`]), needs only
 //! `alloc`. The
@@ -53,6 +55,7 @@ mod server;
 mod sha256;
 mod status;
 mod verify;
+mod verify_server;
 mod version;
 
 pub use canon::{
@@ -101,6 +104,12 @@ pub use verify::{
     contractpin_report_tool_live_digest, contractpin_report_tool_pinned_digest,
     contractpin_report_tool_rename, contractpin_tool_status, contractpin_verify,
     contractpin_verify_with_limits, CONTRACTPIN_VERIFY_ALLOW_NEW,
+    CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS,
+};
+pub use verify_server::{
+    contractpin_input, contractpin_lock_verify_server, contractpin_report_instructions,
+    contractpin_report_instructions_live_digest, contractpin_report_instructions_pinned_digest,
+    contractpin_report_version_changed, contractpin_verify_server_with_limits,
 };
 pub use version::{
     contractpin_version, contractpin_version_major, contractpin_version_minor,

@@ -17,10 +17,20 @@ use crate::lock::{Lock, LockError, LockErrorKind};
 use crate::owned::Context;
 use crate::verify::{add_changes_from_list, report_json, verify_server, ServerReport, ToolStatus};
 
+use super::verify_server::contractpin_input;
+
 /// `flags` bit of `contractpin_verify`: accept tools that are live but not
 /// pinned (the CLI's `--allow-new`). Without it an added tool is drift
 /// (exit code 1), as spec section 6 requires by default.
 pub const CONTRACTPIN_VERIFY_ALLOW_NEW: u32 = 1;
+
+/// `flags` bit of the `*_verify_server` calls: do not compare the server's
+/// instructions with the lock's `instructions_digest` (the CLI's
+/// `--ignore-instructions`); the report's instructions are then
+/// `CONTRACTPIN_INSTRUCTIONS_STATUS_NOT_CHECKED` and its JSON
+/// `"instructions": null`. Accepted, and without effect, by the calls that
+/// take no handshake (they never compare instructions).
+pub const CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS: u32 = 2;
 
 /// How one tool compares with its pin (spec section 6). Stable numbers.
 #[repr(u32)]
@@ -53,6 +63,9 @@ pub struct contractpin_report {
     renames: Vec<Option<usize>>,
     /// Per tool: the changed-fields bit mask.
     changed: Vec<u32>,
+    /// Whether the instructions were compared (a `*_verify_server` call
+    /// without `CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS`).
+    pub(super) instructions_checked: bool,
 }
 
 impl contractpin_report {
@@ -96,6 +109,7 @@ impl contractpin_report {
             starts,
             renames,
             changed,
+            instructions_checked: false,
         }
     }
 
@@ -251,19 +265,18 @@ pub unsafe extern "C" fn contractpin_verify_with_limits(
     unsafe { finish(result, error_offset) }
 }
 
-fn check_flags(flags: u32) -> Result<(), Failure> {
-    if flags & !CONTRACTPIN_VERIFY_ALLOW_NEW != 0 {
+pub(super) fn check_flags(flags: u32) -> Result<(), Failure> {
+    if flags & !(CONTRACTPIN_VERIFY_ALLOW_NEW | CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS) != 0 {
         return Err(contractpin_status::InvalidArgument.into());
     }
     Ok(())
 }
 
-/// Verifies server `name` of a parsed lock against a live tools/list and
-/// writes a new report to `out` (shared by `contractpin_verify*` and
-/// `contractpin_lock_verify`).
+/// [`verify_in`] without a handshake (the calls that compare only the
+/// tools), writing the report to `out`.
 ///
 /// # Safety
-/// `out` NULL or writable for a pointer.
+/// `out` is NULL or valid for writing a pointer.
 pub(super) unsafe fn verify_parsed(
     lock: &Lock,
     name: &[u8],
@@ -273,8 +286,44 @@ pub(super) unsafe fn verify_parsed(
     out: *mut *mut contractpin_report,
 ) -> Result<(), Failure> {
     non_null(out)?;
+    let report = verify_in(
+        lock,
+        name,
+        list,
+        None,
+        flags,
+        limits,
+        &mut contractpin_input::ToolsList,
+    )?;
+    // SAFETY: `out` is non-null and writable by the caller's contract.
+    unsafe { out.write(Box::into_raw(report)) };
+    Ok(())
+}
+
+/// The verdict of `contractpin verify` for server `name` of a parsed lock:
+/// the tools of `list` against their pins, then, when `handshake` (the
+/// `initialize` result) is given, the server facts as the CLI compares them
+/// (`ServerReport::check_facts`, instructions unless
+/// `CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS`). Checks the flags, the name, the
+/// handshake, then the tools/list; `at` says which input a failure's offset
+/// is into.
+pub(super) fn verify_in(
+    lock: &Lock,
+    name: &[u8],
+    list: &[u8],
+    handshake: Option<&[u8]>,
+    flags: u32,
+    limits: crate::Limits,
+    at: &mut contractpin_input,
+) -> Result<Box<contractpin_report>, Failure> {
     check_flags(flags)?;
     let (name, pinned) = super::lock::pinned_server(lock, name)?;
+    *at = contractpin_input::InitializeResult;
+    let facts = match handshake {
+        Some(h) => Some(crate::guard::handshake_facts(h, &limits)?),
+        None => None,
+    };
+    *at = contractpin_input::ToolsList;
     let live = Context::with_limits(limits).digest_tools_list_owned(
         list,
         ListOptions {
@@ -282,20 +331,24 @@ pub(super) unsafe fn verify_parsed(
         },
     )?;
     let allow_new = flags & CONTRACTPIN_VERIFY_ALLOW_NEW != 0;
+    let ignore = flags & CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS != 0;
     let mut report = verify_server(name, pinned, &live, allow_new);
     add_changes_from_list(&mut report, pinned, list, &limits);
-    let report = Box::into_raw(Box::new(contractpin_report::new(report)));
-    // SAFETY: `out` is non-null and writable by the caller's contract.
-    unsafe { out.write(report) };
-    Ok(())
+    if let Some(facts) = &facts {
+        report.check_facts(pinned, facts, ignore);
+    }
+    let mut report = Box::new(contractpin_report::new(report));
+    report.instructions_checked = facts.is_some() && !ignore;
+    Ok(report)
 }
 
 /// Releases a `contractpin_report`. NULL is a no-op. Every pointer obtained
 /// from its accessors (tool names) becomes invalid.
 ///
 /// # Safety
-/// `report` must be NULL or a pointer from `contractpin_verify*` that has not
-/// been freed yet; it must not be used afterwards.
+/// `report` must be NULL or a pointer from `contractpin_verify*`,
+/// `contractpin_lock_verify*` or `contractpin_verify_server_with_limits`
+/// that has not been freed yet; it must not be used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn contractpin_report_free(report: *mut contractpin_report) {
     // SAFETY: by the caller's contract `report` is NULL or came from this
@@ -306,8 +359,9 @@ pub unsafe extern "C" fn contractpin_report_free(report: *mut contractpin_report
 /// The exit-code equivalent of spec section 6 for this server: `0` when
 /// every tool is unchanged (added tools too, with
 /// `CONTRACTPIN_VERIFY_ALLOW_NEW`), `1` when any tool drifted, was removed,
-/// or was added without that flag. Returns `2` ("could not run") for a
-/// NULL `report`.
+/// or was added without that flag, and (a report of a `*_verify_server`
+/// call) when the instructions drifted, were removed, or were added
+/// without that flag. Returns `2` ("could not run") for a NULL `report`.
 ///
 /// # Safety
 /// `report` must be NULL or a live `contractpin_report`.

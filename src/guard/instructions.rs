@@ -18,6 +18,12 @@
 //! [`GuardMode::Observe`]; removed ones (pinned, none live) are only
 //! reported. Each finding is one JSON event line (`event_json`), the
 //! format of the proxy's `--log`.
+//!
+//! [`handshake_facts`] reads the same input (one parser, [`with_result`])
+//! for verification: the `serverInfo`, protocol version and instructions
+//! that `contractpin verify` compares (by verify's rule: a non-string
+//! member is no instructions). [`server_info`] and [`instructions_text`]
+//! are also the MCP client's reading of a handshake it made itself.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -27,7 +33,7 @@ use crate::digest::Digest;
 use crate::error::{Error, ErrorKind};
 use crate::json::{self, decode, splice, value_span, Node, Tag, Value};
 use crate::limits::Limits;
-use crate::lock::LockServer;
+use crate::lock::{LockServer, ServerFacts, ServerInfo};
 use crate::verify::{InstructionsStatus, InstructionsVerdict};
 
 use super::GuardMode;
@@ -213,9 +219,10 @@ impl InstructionsDecision {
     }
 }
 
-/// Decides the `instructions` of one handshake result (the `result` member
-/// of the `initialize` or `server/discover` response, as the server sent
-/// it) against `pinned.instructions_digest`.
+/// Parses one handshake result (the `result` member of the `initialize` or
+/// `server/discover` response, as the server sent it) and hands its root
+/// object to `f`: the one reader of that input for [`guard_instructions`]
+/// and [`handshake_facts`].
 ///
 /// Fails closed: input the strict parser rejects, or over `limits`
 /// (`max_input`, `max_depth`), is an [`Error`] with its kind and byte
@@ -224,13 +231,11 @@ impl InstructionsDecision {
 /// response ([`ErrorKind::JsonRpcError`] at its `error`) and a whole
 /// JSON-RPC response instead of its result ([`ErrorKind::UnexpectedByte`]
 /// at the `result` key: its instructions would otherwise go unchecked).
-/// The caller must not pass the result on.
-pub fn guard_instructions(
-    pinned: &LockServer,
+fn with_result<T>(
     result: &[u8],
-    mode: GuardMode,
     limits: &Limits,
-) -> Result<InstructionsDecision, Error> {
+    f: impl FnOnce(Value<'_>) -> T,
+) -> Result<T, Error> {
     let mut nodes: Vec<Node> = Vec::new();
     if result.len() <= limits.max_input.min(crate::MAX_INPUT) {
         nodes.resize(json::scratch_needed(result).max(1), Node::EMPTY);
@@ -247,7 +252,26 @@ pub fn guard_instructions(
     if let Some((key, _)) = root.members().find(|(k, _)| k.str_eq("result")) {
         return Err(Error::new(ErrorKind::UnexpectedByte, key.offset()));
     }
-    let finding = check(result, root, pinned.instructions_digest);
+    Ok(f(root))
+}
+
+/// Decides the `instructions` of one handshake result (the `result` member
+/// of the `initialize` or `server/discover` response, as the server sent
+/// it) against `pinned.instructions_digest`.
+///
+/// Fails closed as [`handshake_facts`] does (the same reader): invalid
+/// JSON, a result that is not an object, an error response or a whole
+/// JSON-RPC response is an [`Error`] with its kind and byte offset. The
+/// caller must not pass the result on.
+pub fn guard_instructions(
+    pinned: &LockServer,
+    result: &[u8],
+    mode: GuardMode,
+    limits: &Limits,
+) -> Result<InstructionsDecision, Error> {
+    let finding = with_result(result, limits, |root| {
+        check(result, root, pinned.instructions_digest)
+    })?;
     let cut = finding.as_ref().and_then(|f| match f.status {
         InstructionsStatus::Drifted | InstructionsStatus::Added => f.cut.clone(),
         _ => None,
@@ -264,6 +288,55 @@ pub fn guard_instructions(
         finding,
     })
 }
+
+/// The facts `contractpin verify` compares ([`ServerFacts`]), read from one
+/// handshake result as the MCP client reads them: `serverInfo` (see
+/// [`server_info`]), the `protocolVersion` string, and the `instructions`
+/// when they are a string ([`instructions_text`]: verify's rule, one that
+/// is not a string counts as none). Accepts exactly the input
+/// [`guard_instructions`] accepts, and fails closed alike.
+pub fn handshake_facts(result: &[u8], limits: &Limits) -> Result<ServerFacts, Error> {
+    with_result(result, limits, |root| ServerFacts {
+        server_info: server_info(root),
+        protocol_version: root.get("protocolVersion").and_then(decode),
+        instructions: instructions_text(root).unwrap_or(None),
+    })
+}
+
+/// `serverInfo` of a handshake result: the `serverInfo` member, else (the
+/// 2026-07-28 generation) `_meta` `io.modelcontextprotocol/serverInfo`. Only
+/// a string `name` and `version` (and a string `title`) are kept. The rule
+/// of the MCP client and of [`handshake_facts`].
+pub(crate) fn server_info(root: Value<'_>) -> Option<ServerInfo> {
+    let info = root.get("serverInfo").or_else(|| {
+        root.get("_meta")
+            .and_then(|m| m.get("io.modelcontextprotocol/serverInfo"))
+    })?;
+    if info.tag() != Tag::Object {
+        return None;
+    }
+    let field = |k: &str| info.get(k).and_then(decode);
+    Some(ServerInfo {
+        name: field("name")?,
+        version: field("version")?,
+        title: field("title"),
+    })
+}
+
+/// The `instructions` text of a handshake result as verify reads it:
+/// `Ok(None)` when absent or `null`, `Err(NotAString)` for any other value
+/// that is not a string (not text a model reads; the MCP client warns).
+pub(crate) fn instructions_text(root: Value<'_>) -> Result<Option<String>, NotAString> {
+    match root.get("instructions").filter(|v| !v.is_null()) {
+        None => Ok(None),
+        Some(v) => decode(v).map(Some).ok_or(NotAString),
+    }
+}
+
+/// The error of [`instructions_text`]: the member is neither a string nor
+/// `null`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct NotAString;
 
 #[cfg(test)]
 mod tests {

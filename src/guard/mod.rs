@@ -12,7 +12,8 @@
 //!
 //! The server's `instructions` (the handshake result's text) are decided in
 //! [`instructions`] ([`guard_instructions`]), by the same rules for the
-//! proxy and an embedding client.
+//! proxy and an embedding client; [`handshake_facts`] reads the same input
+//! for the C ABI's one-call verify (`contractpin_lock_verify_server`).
 
 pub mod instructions;
 
@@ -28,7 +29,7 @@ use crate::lock::LockServer;
 use crate::owned::Context;
 use crate::ListOptions;
 
-pub use instructions::{guard_instructions, InstructionsDecision};
+pub use instructions::{guard_instructions, handshake_facts, InstructionsDecision};
 
 /// What happens to a tool that does not match its pin.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -40,36 +40,21 @@ pub(crate) struct Negotiated {
     pub instructions: Option<String>,
 }
 
-/// `serverInfo` of a handshake result: the `serverInfo` member, else (the
-/// 2026-07-28 generation) `_meta` `io.modelcontextprotocol/serverInfo`. Only
-/// a string `name` and `version` (and a string `title`) are kept.
+/// `serverInfo` of a handshake result (the rule shared with the C ABI's
+/// one-call verify: [`crate::guard::instructions::server_info`]).
 fn server_info(root: Value<'_>) -> Option<ServerInfo> {
-    let info = root.get("serverInfo").or_else(|| {
-        root.get("_meta")
-            .and_then(|m| m.get("io.modelcontextprotocol/serverInfo"))
-    })?;
-    if info.tag() != Tag::Object {
-        return None;
-    }
-    let field = |k: &str| info.get(k).and_then(jsonrpc::decode);
-    Some(ServerInfo {
-        name: field("name")?,
-        version: field("version")?,
-        title: field("title"),
-    })
+    crate::guard::instructions::server_info(root)
 }
 
 /// `instructions` of a handshake result; one that is not a string is
 /// ignored with a warning (it is not text a model reads).
 fn instructions(root: Value<'_>, s: &mut Session<'_>) -> Option<String> {
-    let v = root.get("instructions").filter(|v| !v.is_null())?;
-    let text = jsonrpc::decode(v);
-    if text.is_none() {
+    crate::guard::instructions::instructions_text(root).unwrap_or_else(|_| {
         s.warnings.push(String::from(
             "the server's instructions are not a string; they were ignored",
         ));
-    }
-    text
+        None
+    })
 }
 
 /// `{"io.modelcontextprotocol/clientCapabilities":{...},...}` for the modern generation.

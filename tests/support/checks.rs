@@ -1108,7 +1108,8 @@ mod ffi_checks {
             )
         };
         // The expected status, in the documented order of checks.
-        let expected: u32 = if flags & !1 != 0 || std::str::from_utf8(name).is_err() {
+        // Bits 1 (ALLOW_NEW) and 2 (IGNORE_INSTRUCTIONS, no effect here) are known.
+        let expected: u32 = if flags & !3 != 0 || std::str::from_utf8(name).is_err() {
             101
         } else {
             match contractpin::lock::Lock::parse(lock) {

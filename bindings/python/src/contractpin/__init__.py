@@ -48,6 +48,7 @@ __all__ = [
     "tool_contract",
     "tool_digest",
     "verify",
+    "verify_server",
     "version",
     "ContractpinError",
     "JSONError",
@@ -63,10 +64,12 @@ _OK = 0
 _OUTPUT_TOO_SMALL = 15
 _FIELD_COUNT = 5
 _ALLOW_NEW = 1
+_IGNORE_INSTRUCTIONS = 2
 _OBSERVE = 1
 _TOOL_STATUS = ("unchanged", "drifted", "added", "removed")
 _GUARD_STATUS = {1: "drifted", 2: "unpinned"}
-_INSTRUCTIONS_STATUS = ("unchanged", "drifted", "added", "removed", "none")
+_INSTRUCTIONS_STATUS = ("unchanged", "drifted", "added", "removed", "none", "not-checked")
+_INPUTS = ("lock", "tools/list", "initialize result")
 _NOT_FOUND = 105
 
 
@@ -104,6 +107,18 @@ def _error(status: int, offset: int) -> ContractpinError:
 def _check(status: int, offset: "ctypes.c_size_t") -> None:
     if status != _OK:
         raise _error(status, offset.value)
+
+
+def _check_input(status: int, offset: "ctypes.c_size_t", which: "ctypes.c_uint32") -> None:
+    """:func:`_check` for the calls with several inputs: the error names the
+    input its offset is into (``.input``)."""
+    if status == _OK:
+        return
+    e = _error(status, offset.value)
+    if e.offset is not None and which.value < len(_INPUTS):
+        e = type(e)(f"{e} (in the {_INPUTS[which.value]})", e.offset)
+        e.input = _INPUTS[which.value]
+    raise e
 
 
 def _limits(limits: Optional[Limits]) -> Any:
@@ -229,15 +244,30 @@ class ToolVerdict:
 
 @dataclass(frozen=True)
 class Report:
-    """The verdict of :func:`verify` for one server."""
+    """The verdict of :func:`verify` or :func:`verify_server` for one server."""
 
     #: 0 when the server matches the lock, 1 on any drift.
     exit_code: int
     pinned_digest: Optional[str]
     live_digest: Optional[str]
     tools: List[ToolVerdict]
-    #: The stable JSON report (schema ``contractpin_report`` version 1).
+    #: The stable JSON report (schema ``contractpin_report`` version 1); for
+    #: :func:`verify_server`, byte for byte what ``contractpin verify
+    #: --format json`` writes for this server.
     json: bytes
+    #: The verdict on the server's instructions (:func:`verify_server`):
+    #: ``"unchanged"``, ``"drifted"``, ``"added"``, ``"removed"``, ``"none"``
+    #: (neither side has any) or ``"not-checked"`` (:func:`verify`, and
+    #: ``ignore_instructions``). Drifted and removed fail the server, added
+    #: fails it unless ``allow_new``.
+    instructions: str = "not-checked"
+    #: The pinned and live instructions digests of that verdict, or None.
+    pinned_instructions: Optional[str] = None
+    live_instructions: Optional[str] = None
+    #: Whether ``serverInfo.version`` differs between the lock and the
+    #: handshake; None when unknown (either side has no ``serverInfo``, and
+    #: always for :func:`verify`). Informational.
+    version_changed: Optional[bool] = None
 
     @property
     def passed(self) -> bool:
@@ -279,6 +309,53 @@ def verify(
     return _take_report(report)
 
 
+def _verify_flags(allow_new: bool, ignore_instructions: bool) -> int:
+    return (_ALLOW_NEW if allow_new else 0) | (_IGNORE_INSTRUCTIONS if ignore_instructions else 0)
+
+
+def verify_server(
+    lock: bytes,
+    server: str,
+    initialize_result: Union[bytes, bytearray, memoryview, Mapping[str, Any]],
+    tools_list: bytes,
+    allow_new: bool = False,
+    *,
+    ignore_instructions: bool = False,
+    limits: Optional[Limits] = None,
+) -> Report:
+    """``contractpin verify`` of one server in one call: the live tools/list
+    and the handshake against the server's entry in a lock file.
+
+    ``initialize_result`` is the ``result`` object of the ``initialize`` (or
+    ``server/discover``) response as the server sent it (bytes, or a dict
+    written as JSON first): the input of :meth:`Lock.guard_instructions`.
+    The verdict includes the instructions (drifted and removed fail, added
+    fails unless ``allow_new``; ``ignore_instructions`` is the CLI's
+    ``--ignore-instructions``), and :attr:`Report.json` is the CLI's report
+    with ``server_info``, ``protocol_version`` and ``instructions`` filled
+    in.
+
+    Raises as :func:`verify` does; an error with an offset names the input
+    it is into (``.input``: ``"lock"``, ``"tools/list"`` or ``"initialize
+    result"``). A result that is not a JSON object, or a whole JSON-RPC
+    response, is :class:`UnexpectedByteError`.
+    """
+    lock = _to_bytes(lock, "lock")
+    init = _page_bytes(initialize_result)
+    tools_list = _to_bytes(tools_list, "tools_list")
+    name = server.encode("utf-8")
+    report = ctypes.c_void_p()
+    offset = ctypes.c_size_t(0)
+    which = ctypes.c_uint32(0)
+    status = _lib_.contractpin_verify_server_with_limits(
+        lock, len(lock), name, len(name), init, len(init), tools_list, len(tools_list),
+        _verify_flags(allow_new, ignore_instructions), _limits(limits), ctypes.byref(report),
+        ctypes.byref(offset), ctypes.byref(which),
+    )
+    _check_input(status, offset, which)
+    return _take_report(report)
+
+
 def _take_report(report: "ctypes.c_void_p") -> Report:
     """Reads a contractpin_report into a Report, and frees it."""
     try:
@@ -316,6 +393,12 @@ def _take_report(report: "ctypes.c_void_p") -> Report:
                     renamed_to=other if status_name == "removed" else None,
                 )
             )
+        ins = ctypes.c_uint32(0)
+        _lib_.contractpin_report_instructions(report, ctypes.byref(ins))
+        ip = _digest_text(raw) if _lib_.contractpin_report_instructions_pinned_digest(report, raw) == _OK else None
+        il = _digest_text(raw) if _lib_.contractpin_report_instructions_live_digest(report, raw) == _OK else None
+        version = ctypes.c_int32(0)
+        moved = _lib_.contractpin_report_version_changed(report, ctypes.byref(version)) == _OK
         need = ctypes.c_size_t(0)
         _lib_.contractpin_report_json(report, None, 0, ctypes.byref(need))
         buf = (ctypes.c_uint8 * max(need.value, 1))()
@@ -326,6 +409,10 @@ def _take_report(report: "ctypes.c_void_p") -> Report:
             live_digest=live,
             tools=tools,
             json=bytes(buf[: need.value]),
+            instructions=_INSTRUCTIONS_STATUS[ins.value],
+            pinned_instructions=ip,
+            live_instructions=il,
+            version_changed=(version.value == 1) if moved else None,
         )
     finally:
         _lib_.contractpin_report_free(report)
@@ -608,6 +695,32 @@ class Lock:
                 _ALLOW_NEW if allow_new else 0, _limits(limits), ctypes.byref(report), ctypes.byref(offset),
             )
         _check(status, offset)
+        return _take_report(report)
+
+    def verify_server(
+        self,
+        server: str,
+        initialize_result: Union[bytes, bytearray, memoryview, Mapping[str, Any]],
+        tools_list: bytes,
+        allow_new: bool = False,
+        *,
+        ignore_instructions: bool = False,
+        limits: Optional[Limits] = None,
+    ) -> Report:
+        """:func:`verify_server` against this lock, without parsing it again."""
+        init = _page_bytes(initialize_result)
+        tools_list = _to_bytes(tools_list, "tools_list")
+        name = server.encode("utf-8")
+        report = ctypes.c_void_p()
+        offset = ctypes.c_size_t(0)
+        which = ctypes.c_uint32(0)
+        with self._borrow() as handle:
+            status = _lib_.contractpin_lock_verify_server(
+                handle, name, len(name), init, len(init), tools_list, len(tools_list),
+                _verify_flags(allow_new, ignore_instructions), _limits(limits), ctypes.byref(report),
+                ctypes.byref(offset), ctypes.byref(which),
+            )
+        _check_input(status, offset, which)
         return _take_report(report)
 
     def guard_page(

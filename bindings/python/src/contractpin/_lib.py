@@ -158,6 +158,20 @@ _proto(
     "contractpin_lock_verify",
     _status, _vp, _bytes, ctypes.c_size_t, _bytes, ctypes.c_size_t, ctypes.c_uint32, _limitsp, _vpp, _sizep,
 )
+_proto(
+    "contractpin_verify_server_with_limits",
+    _status, _bytes, ctypes.c_size_t, _bytes, ctypes.c_size_t, _bytes, ctypes.c_size_t, _bytes, ctypes.c_size_t,
+    ctypes.c_uint32, _limitsp, _vpp, _sizep, ctypes.POINTER(ctypes.c_uint32),
+)
+_proto(
+    "contractpin_lock_verify_server",
+    _status, _vp, _bytes, ctypes.c_size_t, _bytes, ctypes.c_size_t, _bytes, ctypes.c_size_t,
+    ctypes.c_uint32, _limitsp, _vpp, _sizep, ctypes.POINTER(ctypes.c_uint32),
+)
+_proto("contractpin_report_instructions", _status, _vp, ctypes.POINTER(ctypes.c_uint32))
+_proto("contractpin_report_instructions_pinned_digest", _status, _vp, _u8p)
+_proto("contractpin_report_instructions_live_digest", _status, _vp, _u8p)
+_proto("contractpin_report_version_changed", _status, _vp, ctypes.POINTER(ctypes.c_int32))
 _proto("contractpin_lock_error_free", None, _vp)
 _proto("contractpin_lock_error_status", _status, _vp)
 _proto("contractpin_lock_error_path", _status, _vp, ctypes.POINTER(_u8p), _sizep)

@@ -67,6 +67,10 @@ class ContractpinError(Exception):
         super().__init__(message)
         #: Byte offset in the input where the problem was found, or None.
         self.offset: Optional[int] = offset
+        #: For the calls that take several documents (``verify_server``):
+        #: which one :attr:`offset` is into, ``"lock"``, ``"tools/list"`` or
+        #: ``"initialize result"``; None otherwise.
+        self.input: Optional[str] = None
 
 
 class JSONError(ContractpinError, ValueError):
