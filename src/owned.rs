@@ -133,8 +133,8 @@ pub struct Context {
     nodes: Vec<Node>,
     out: Vec<u8>,
     /// The verify path's two contract buffers (`contract::tool::PairScratch`),
-    /// each as long as the longest contract seen.
-    pair: [crate::jcs::GrowBuf; 2],
+    /// each as long as the longest contract seen, at most 256 KiB.
+    pair: [crate::jcs::GrowBuf<{ crate::contract::tool::PAIR_CAP }>; 2],
     limits: Limits,
 }
 

@@ -267,3 +267,62 @@ fn the_verify_path_gives_the_vector_digests() {
     }
     assert!(paired >= 5, "only {paired} vectors with two or more tools");
 }
+
+/// Tools whose contracts are longer than the verify path's pairing buffers
+/// (256 KiB each) are hashed alone; their neighbours still pair. Expected
+/// digests from `vectors/reference.py`.
+#[test]
+fn the_verify_path_digests_tools_longer_than_its_pair_buffers() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
+    let desc = |i: usize, len: usize| format!("tool {i} ") + &"d\\u00e9scription ".repeat(len / 17);
+    let sizes = [40, 400_000, 90, 600_000, 10, 5_000];
+    let list = format!(
+        r#"{{"tools":[{}]}}"#,
+        sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| format!(
+                r#"{{"name":"t{i}","description":"{}","inputSchema":{{"type":"object"}}}}"#,
+                desc(i, n)
+            ))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let script = "import sys, hashlib; sys.path.insert(0, 'vectors'); import reference\n\
+        server, tools = reference.tools_list(sys.stdin.buffer.read())\n\
+        print('sha256:' + hashlib.sha256(server).hexdigest())\n\
+        [print(n, t['digest']) for n, t in tools.items()]";
+    let mut child = Command::new("python3")
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(list.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "reference.py failed");
+    let want = String::from_utf8(out.stdout).unwrap();
+
+    let mut ctx = contractpin::Context::new();
+    for _ in 0..2 {
+        // Twice: the second run reuses buffers that the first one capped.
+        let mut got = String::new();
+        let mut tools = Vec::new();
+        let (digest, _) = ctx
+            .digest_tools_list(list.as_bytes(), ListOptions::default(), |t| {
+                tools.push(format!("{} {}\n", t.name.to_owned_string(), t.digest));
+            })
+            .unwrap();
+        got.push_str(&format!("{digest}\n"));
+        got.extend(tools);
+        assert_eq!(got, want);
+    }
+}

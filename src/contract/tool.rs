@@ -267,9 +267,16 @@ impl PairScratch for NoPairing {
 /// Two growable buffers (a [`Context`](crate::Context)'s): each contract is
 /// written out whole, then both are hashed side by side, whole blocks
 /// straight from the buffers. The copy replaces the one into `Sha256`'s block
-/// buffer that a one-stream write makes.
+/// buffer that a one-stream write makes. A contract over [`PAIR_CAP`] makes
+/// it give up (the caller hashes the two tools alone).
+/// The longest contract a [`PairScratch`] buffer holds (256 KiB, about 60
+/// times a typical tool's); a longer one is hashed alone, so pairing adds at
+/// most 512 KiB to a `Context`.
 #[cfg(feature = "alloc")]
-impl PairScratch for [crate::jcs::GrowBuf; 2] {
+pub(crate) const PAIR_CAP: usize = 256 << 10;
+
+#[cfg(feature = "alloc")]
+impl PairScratch for [crate::jcs::GrowBuf<PAIR_CAP>; 2] {
     fn pairs(&self) -> bool {
         true
     }
@@ -286,7 +293,7 @@ impl PairScratch for [crate::jcs::GrowBuf; 2] {
             write_contract(buf, input, nodes, projection).ok()?;
         }
         let mut pair = Sha256Pair::new();
-        pair.update2(buf_a.bytes(), buf_b.bytes());
+        pair.update2(buf_a.bytes()?, buf_b.bytes()?);
         Some((
             Digest(pair.finalize_reset_a()),
             Digest(pair.finalize_reset_b()),

@@ -144,41 +144,53 @@ impl Sink for alloc::vec::Vec<u8> {
 /// A growable buffer for the canonical writer's many short pieces: a write
 /// is a bounds check and a couple of word moves ([`copy_short`]) into room
 /// kept (zeroed) past the end, where `Vec::extend_from_slice` makes a
-/// `memcpy` call per piece. It only grows, so a reused one stops allocating.
+/// `memcpy` call per piece. It only grows, so a reused one stops allocating,
+/// and never past `CAP` bytes: a longer text sets [`GrowBuf::bytes`] to
+/// `None` instead (the caller takes another way), so memory stays bounded.
 #[cfg(feature = "alloc")]
 #[derive(Debug, Default)]
-pub(crate) struct GrowBuf {
+pub(crate) struct GrowBuf<const CAP: usize> {
     buf: alloc::vec::Vec<u8>,
     len: usize,
+    /// More than `CAP` bytes were written since the last clear.
+    over: bool,
 }
 
 #[cfg(feature = "alloc")]
-impl GrowBuf {
+impl<const CAP: usize> GrowBuf<CAP> {
     /// Forgets the bytes written (the room stays).
     pub(crate) fn clear(&mut self) {
         self.len = 0;
+        self.over = false;
     }
 
-    /// The bytes written since the last [`GrowBuf::clear`].
-    pub(crate) fn bytes(&self) -> &[u8] {
-        &self.buf[..self.len]
+    /// The bytes written since the last [`GrowBuf::clear`], or `None` when
+    /// they did not fit in `CAP`.
+    pub(crate) fn bytes(&self) -> Option<&[u8]> {
+        (!self.over).then(|| &self.buf[..self.len])
     }
 
-    /// Makes room for `end` bytes: at least double, at least 4 KiB.
+    /// Makes room for `end` bytes (at least double, at least 4 KiB, at most
+    /// `CAP`); `false` when `end` is over `CAP`.
     #[cold]
-    fn grow(&mut self, end: usize) {
-        let room = end.max(2 * self.buf.len()).max(4096);
+    fn grow(&mut self, end: usize) -> bool {
+        if end > CAP {
+            return false;
+        }
+        let room = end.max(2 * self.buf.len()).max(4096).min(CAP);
         self.buf.resize(room, 0);
+        true
     }
 }
 
 #[cfg(feature = "alloc")]
-impl Sink for GrowBuf {
+impl<const CAP: usize> Sink for GrowBuf<CAP> {
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
         let end = self.len + bytes.len();
-        if end > self.buf.len() {
-            self.grow(end);
+        if end > self.buf.len() && (self.over || !self.grow(end)) {
+            self.over = true;
+            return;
         }
         copy_short(&mut self.buf[self.len..end], bytes);
         self.len = end;
@@ -239,5 +251,30 @@ mod tests {
         // Runs, not pieces: fewer calls than pieces, and long pieces whole.
         assert!(calls < 3 * sizes.len(), "{calls}");
         assert_eq!(longest, 2000);
+    }
+
+    #[cfg(feature = "alloc")]
+    #[test]
+    fn grow_buf_keeps_what_fits_and_refuses_more_than_its_cap() {
+        let mut b = GrowBuf::<10_000>::default();
+        let mut want = std::vec::Vec::new();
+        for i in 0..700u32 {
+            let piece = &b"0123456789abcdefghij"[..(i % 21) as usize];
+            b.write(piece);
+            want.extend_from_slice(piece);
+        }
+        assert_eq!(b.bytes(), Some(&want[..]));
+        // Past the cap: no bytes, and none after either, until cleared.
+        b.write(&[b'x'; 9_000]);
+        assert_eq!(b.bytes(), None);
+        b.write(b"y");
+        assert_eq!(b.bytes(), None);
+        b.clear();
+        b.write(b"again");
+        assert_eq!(b.bytes(), Some(&b"again"[..]));
+        // Exactly the cap fits.
+        b.clear();
+        b.write(&[b'z'; 10_000]);
+        assert_eq!(b.bytes().map(<[u8]>::len), Some(10_000));
     }
 }
