@@ -19,10 +19,10 @@
 //! reported. Each finding is one JSON event line (`event_json`), the
 //! format of the proxy's `--log`.
 //!
-//! [`handshake_facts`] reads the same input (one parser, [`with_result`])
+//! [`handshake_facts`] reads the same input (one parser, `with_result`)
 //! for verification: the `serverInfo`, protocol version and instructions
 //! that `contractpin verify` compares (by verify's rule: a non-string
-//! member is no instructions). [`server_info`] and [`instructions_text`]
+//! member is no instructions). `server_info` and `instructions_text`
 //! are also the MCP client's reading of a handshake it made itself.
 
 use alloc::string::String;
@@ -291,8 +291,8 @@ pub fn guard_instructions(
 
 /// The facts `contractpin verify` compares ([`ServerFacts`]), read from one
 /// handshake result as the MCP client reads them: `serverInfo` (see
-/// [`server_info`]), the `protocolVersion` string, and the `instructions`
-/// when they are a string ([`instructions_text`]: verify's rule, one that
+/// `server_info`), the `protocolVersion` string, and the `instructions`
+/// when they are a string (`instructions_text`: verify's rule, one that
 /// is not a string counts as none). Accepts exactly the input
 /// [`guard_instructions`] accepts, and fails closed alike.
 pub fn handshake_facts(result: &[u8], limits: &Limits) -> Result<ServerFacts, Error> {
