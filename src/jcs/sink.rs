@@ -171,7 +171,8 @@ impl<const CAP: usize> GrowBuf<CAP> {
     }
 
     /// Makes room for `end` bytes (at least double, at least 4 KiB, at most
-    /// `CAP`); `false` when `end` is over `CAP`.
+    /// `CAP`); `false` when `end` is over `CAP`. (Once over, later short
+    /// writes may still land in the room; [`GrowBuf::bytes`] ignores them.)
     #[cold]
     fn grow(&mut self, end: usize) -> bool {
         if end > CAP {
@@ -188,7 +189,7 @@ impl<const CAP: usize> Sink for GrowBuf<CAP> {
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
         let end = self.len + bytes.len();
-        if end > self.buf.len() && (self.over || !self.grow(end)) {
+        if end > self.buf.len() && !self.grow(end) {
             self.over = true;
             return;
         }
