@@ -83,8 +83,8 @@ pub use error::{Error, ErrorKind};
 pub use limits::{Limits, MAX_INPUT};
 #[cfg(feature = "alloc")]
 pub use owned::{
-    canonicalize, digest_tools_list, tool_contract, tool_contracts, tool_digest, Context,
-    ServerDigest, ToolDigest,
+    canonicalize, digest_tools_list, digest_with_contracts, tool_contract, tool_contracts,
+    tool_digest, Context, Contracts, ServerDigest, ToolDigest,
 };
 pub use scratch_api::{canonicalize_into, digest_tools_list_with, tool_digest_with};
 

@@ -54,29 +54,50 @@ pub fn tool_contract(tool_json: &[u8]) -> Result<Vec<u8>, Error> {
     Ok(out)
 }
 
+/// Every tool's decoded name and canonical contract, in canonical name order.
+pub type Contracts = Vec<(String, Vec<u8>)>;
+
 /// The canonical contract (spec section 2) of every tool of a tools/list in
 /// any accepted shape, with its decoded name, in canonical name order: what
 /// a lock's snapshot records and what a drift report compares.
-pub fn tool_contracts(input: &[u8], limits: &Limits) -> Result<Vec<(String, Vec<u8>)>, Error> {
+pub fn tool_contracts(input: &[u8], limits: &Limits) -> Result<Contracts, Error> {
+    digest_with_contracts(input, limits, ListOptions::default()).map(|(_, contracts)| contracts)
+}
+
+/// The digests of a tools/list (field digests as `options` asks) and the
+/// canonical contract of every tool, as [`tool_contracts`] gives them, from
+/// one parse: what `contractpin init` pins and snapshots.
+pub fn digest_with_contracts(
+    input: &[u8],
+    limits: &Limits,
+    options: ListOptions,
+) -> Result<(ServerDigest, Contracts), Error> {
     let mut ctx = Context::with_limits(*limits);
     let mut tools = Vec::new();
-    ctx.digest_tools_list(input, ListOptions::default(), |t| {
-        tools.push((t.name.to_owned_string(), t.offset));
+    let mut offsets = Vec::new();
+    let (digest, _) = ctx.digest_tools_list(input, options, |t| {
+        tools.push(ToolDigest {
+            name: t.name.to_owned_string(),
+            digest: t.digest,
+            fields: t.fields,
+        });
+        offsets.push(t.offset);
     })?;
-    // One parse: the list's tape is still in `ctx.nodes` (the digest only
-    // relinked the name nodes, which the writer does not follow), so each
-    // contract is written from it.
+    // The list's tape is still in `ctx.nodes` (the digest only relinked the
+    // name nodes, which the writer does not follow), so each contract is
+    // written from it.
     let nodes = &ctx.nodes[..];
-    tools
-        .into_iter()
-        .map(|(name, offset)| {
-            let tool = tool_at(nodes, offset);
-            let projection = project(input, nodes, tool)?;
+    let contracts = tools
+        .iter()
+        .zip(offsets)
+        .map(|(tool, offset)| {
+            let projection = project(input, nodes, tool_at(nodes, offset))?;
             let mut out = Vec::new();
             write_contract(&mut out, input, nodes, &projection)?;
-            Ok((name, out))
+            Ok((tool.name.clone(), out))
         })
-        .collect()
+        .collect::<Result<_, Error>>()?;
+    Ok((ServerDigest { digest, tools }, contracts))
 }
 
 /// The tape index of the tool object whose `{` is at `offset`: the tape is

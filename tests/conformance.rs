@@ -212,7 +212,8 @@ fn vector_tools(v: &Vector) -> Vec<(String, String)> {
 
 /// `tool_contracts` yields, for every accepted tools-list vector, each tool
 /// in canonical name order with a contract whose hash is the generator's
-/// tool digest.
+/// tool digest; `digest_with_contracts` gives the same contracts beside the
+/// vector's server digest.
 #[test]
 fn tool_contracts_hash_to_the_vector_tool_digests() {
     let mut checked = 0;
@@ -226,6 +227,15 @@ fn tool_contracts_hash_to_the_vector_tool_digests() {
         let got: Vec<(String, String)> =
             contracts.iter().map(|(n, c)| (n.clone(), sha(c))).collect();
         assert_eq!(got, vector_tools(v), "{}", v.name);
+        // The same contracts, and the vector's digests, from one parse.
+        let fields = ListOptions {
+            field_digests: true,
+        };
+        let (server, same) =
+            contractpin::digest_with_contracts(&v.input, &Default::default(), fields).unwrap();
+        assert_eq!(same, contracts, "{}", v.name);
+        assert_eq!(server.digest.to_string(), v.digest, "{}", v.name);
+        assert_eq!(server, digest_tools_list(&v.input).unwrap(), "{}", v.name);
         checked += 1;
     }
     assert!(checked >= 10, "only {checked} tools-list vectors checked");

@@ -66,9 +66,8 @@ pub fn run(args: &InitArgs) -> CliResult {
                 for w in &fetched.warnings {
                     output::warning_line(&format!("server {name:?}: {w}"));
                 }
-                match super::digest::digest_list(&fetched.document, limits) {
-                    Ok(digests) => {
-                        let extras = extras(&fetched, limits, args);
+                match digest_and_extras(&fetched, limits, args) {
+                    Ok((digests, extras)) => {
                         pinned.push((name.clone(), source.clone(), digests, extras))
                     }
                     Err(e) => {
@@ -172,14 +171,32 @@ struct Extras {
     contracts: Option<Vec<(String, Vec<u8>)>>,
 }
 
-fn extras(fetched: &fetch::Fetched, limits: Limits, args: &InitArgs) -> Extras {
-    Extras {
-        facts: fetched.facts.clone(),
-        // The list was digested under the same limits, so this succeeds.
-        contracts: (!args.no_snapshot)
-            .then(|| contractpin::tool_contracts(&fetched.document, &limits).ok())
-            .flatten(),
+/// The server's digests and what its entry records besides them, from one
+/// parse of the list (the snapshots come from the same tape).
+fn digest_and_extras(
+    fetched: &fetch::Fetched,
+    limits: Limits,
+    args: &InitArgs,
+) -> Result<(ServerDigest, Extras), contractpin::Error> {
+    let facts = fetched.facts.clone();
+    if args.no_snapshot {
+        let digests = super::digest::digest_list(&fetched.document, limits)?;
+        let extras = Extras {
+            facts,
+            contracts: None,
+        };
+        return Ok((digests, extras));
     }
+    let fields = contractpin::ListOptions {
+        field_digests: true,
+    };
+    let (digests, contracts) =
+        contractpin::digest_with_contracts(&fetched.document, &limits, fields)?;
+    let extras = Extras {
+        facts,
+        contracts: Some(contracts),
+    };
+    Ok((digests, extras))
 }
 
 /// Puts the facts (instructions digest unless `--ignore-instructions`) and
