@@ -303,7 +303,9 @@ fn the_verify_path_digests_tools_longer_than_its_pair_buffers() {
     let script = "import sys, hashlib; sys.path.insert(0, 'vectors'); import reference\n\
         server, tools = reference.tools_list(sys.stdin.buffer.read())\n\
         print('sha256:' + hashlib.sha256(server).hexdigest())\n\
-        [print(n, t['digest']) for n, t in tools.items()]";
+        [print(n, t['digest']) for n, t in tools.items()]\n\
+        print('--')\n\
+        [print(n, f, d) for n, t in tools.items() for f, d in t['fields'].items()]";
     let mut child = Command::new("python3")
         .args(["-c", script])
         .stdin(std::process::Stdio::piped())
@@ -319,20 +321,68 @@ fn the_verify_path_digests_tools_longer_than_its_pair_buffers() {
         .unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "reference.py failed");
-    let want = String::from_utf8(out.stdout).unwrap();
+    let out = String::from_utf8(out.stdout).unwrap();
+    let (want_tools, want_fields) = out.split_once("--\n").expect("two parts");
+    let want_tools = want_tools.to_string();
+    let want = format!("{want_tools}{want_fields}");
 
     let mut ctx = contractpin::Context::new();
-    for _ in 0..2 {
-        // Twice: the second run reuses buffers that the first one capped.
+    for field_digests in [false, true, false, true] {
+        // Twice each: the second run reuses buffers that the first one capped.
         let mut got = String::new();
         let mut tools = Vec::new();
+        let mut fields = String::new();
+        let options = ListOptions { field_digests };
         let (digest, _) = ctx
-            .digest_tools_list(list.as_bytes(), ListOptions::default(), |t| {
+            .digest_tools_list(list.as_bytes(), options, |t| {
                 tools.push(format!("{} {}\n", t.name.to_owned_string(), t.digest));
+                for (f, d) in t.fields.iter() {
+                    fields.push_str(&format!("{} {} {d}\n", t.name.to_owned_string(), f.name()));
+                }
             })
             .unwrap();
         got.push_str(&format!("{digest}\n"));
         got.extend(tools);
-        assert_eq!(got, want);
+        got.push_str(&fields);
+        assert_eq!(&got, if field_digests { &want } else { &want_tools });
     }
+}
+
+/// A reused `Context` with field digests (each contract written to a buffer,
+/// then the tool and field digests hashed from it as two streams) gives every
+/// tools-list vector's tool and field digests, or its rejection kind.
+#[test]
+fn the_context_pipeline_gives_the_vector_field_digests() {
+    let mut ctx = contractpin::Context::new();
+    let fields = ListOptions {
+        field_digests: true,
+    };
+    let mut checked = 0;
+    for v in vectors().iter().filter(|v| v.mode == "tools-list") {
+        let mut extra = Vec::new();
+        let got = ctx.digest_tools_list(&v.input, fields, |t| {
+            let name = t.name.to_owned_string();
+            let hexname: String = name.bytes().map(|b| format!("{b:02x}")).collect();
+            let f: String = t
+                .fields
+                .iter()
+                .map(|(f, d)| format!(",{}={d}", f.name()))
+                .collect();
+            extra.push(format!("{hexname}={}{f}", t.digest));
+        });
+        if let Some(kind) = v.expected.strip_prefix('!') {
+            assert_eq!(got.expect_err(&v.name).kind().name(), kind, "{}", v.name);
+            continue;
+        }
+        let (digest, _) = got.unwrap_or_else(|e| panic!("{}: {e}", v.name));
+        assert_eq!(digest.to_string(), v.digest, "{}", v.name);
+        let extra = if extra.is_empty() {
+            "-".to_string()
+        } else {
+            extra.join(";")
+        };
+        assert_eq!(extra, v.extra, "{}", v.name);
+        checked += 1;
+    }
+    assert!(checked >= 10, "only {checked} tools-list vectors checked");
 }

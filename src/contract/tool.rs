@@ -234,6 +234,16 @@ pub(crate) trait PairScratch {
     /// scratch, one tool at a time).
     fn pairs(&self) -> bool;
 
+    /// The tool digest and field digests of one tool, or `None` when the
+    /// contract cannot be written or does not fit: the caller then takes
+    /// [`digest_tool`], which reports the same error at the same point.
+    fn digest_with_fields(
+        &mut self,
+        input: &[u8],
+        nodes: &[Node],
+        projection: &Projection,
+    ) -> Option<(Digest, FieldDigests)>;
+
     /// The tool digests of `a` and `b`, or `None` when either contract
     /// cannot be written: the caller then digests them one at a time, which
     /// reports the same error at the same point as without pairing.
@@ -252,6 +262,14 @@ pub(crate) struct NoPairing;
 impl PairScratch for NoPairing {
     fn pairs(&self) -> bool {
         false
+    }
+    fn digest_with_fields(
+        &mut self,
+        _: &[u8],
+        _: &[Node],
+        _: &Projection,
+    ) -> Option<(Digest, FieldDigests)> {
+        None
     }
     fn digest2(
         &mut self,
@@ -280,6 +298,22 @@ impl PairScratch for [crate::jcs::GrowBuf<PAIR_CAP>; 2] {
     fn pairs(&self) -> bool {
         true
     }
+    fn digest_with_fields(
+        &mut self,
+        input: &[u8],
+        nodes: &[Node],
+        projection: &Projection,
+    ) -> Option<(Digest, FieldDigests)> {
+        let mut out = Spans {
+            buf: &mut self[0],
+            value_start: 0,
+            spans: [None; 5],
+        };
+        out.buf.clear();
+        emit_contract(&mut out, input, nodes, projection).ok()?;
+        let spans = out.spans;
+        Some(hash_with_fields(self[0].bytes()?, &spans))
+    }
     fn digest2(
         &mut self,
         input: &[u8],
@@ -299,4 +333,54 @@ impl PairScratch for [crate::jcs::GrowBuf<PAIR_CAP>; 2] {
             Digest(pair.finalize_reset_b()),
         ))
     }
+}
+
+/// A whole contract written to one buffer, with the byte range of each
+/// member value (each field digest's message is a slice of the contract).
+#[cfg(feature = "alloc")]
+struct Spans<'b> {
+    buf: &'b mut crate::jcs::GrowBuf<PAIR_CAP>,
+    /// Where the current member value starts.
+    value_start: usize,
+    spans: [Option<(usize, usize)>; 5],
+}
+
+#[cfg(feature = "alloc")]
+impl ContractOut for Spans<'_> {
+    #[inline]
+    fn frame(&mut self, bytes: &[u8]) {
+        self.buf.write(bytes);
+        self.value_start = self.buf.len();
+    }
+    #[inline]
+    fn value(&mut self, bytes: &[u8]) {
+        self.buf.write(bytes)
+    }
+    #[inline]
+    fn end_value(&mut self, field: Field) {
+        self.spans[field as usize] = Some((self.value_start, self.buf.len()));
+    }
+}
+
+/// The tool digest of `contract` (stream A) and the digest of each field
+/// value in `spans` (stream B, one message after another) from one
+/// [`Sha256Pair`], fed long slices of the buffer: the two streams are nearly
+/// the same bytes, so nearly every block is compressed in a pair.
+#[cfg(feature = "alloc")]
+fn hash_with_fields(
+    contract: &[u8],
+    spans: &[Option<(usize, usize)>; 5],
+) -> (Digest, FieldDigests) {
+    let mut pair = Sha256Pair::new();
+    let mut fields = FieldDigests::default();
+    let mut done = 0;
+    for f in Field::ALL {
+        if let Some((start, end)) = spans[f as usize] {
+            pair.update2(&contract[done..end], &contract[start..end]);
+            fields.0[f as usize] = Some(Digest(pair.finalize_reset_b()));
+            done = end;
+        }
+    }
+    pair.update_a(&contract[done..]);
+    (Digest(pair.finalize_reset_a()), fields)
 }

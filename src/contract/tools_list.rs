@@ -209,7 +209,14 @@ pub(crate) fn digest_parsed_list<S: Sink, P: PairScratch, F: FnMut(&ToolReport<'
             name = m.link;
             continue;
         }
-        let (digest, fields) = digest_tool(input, nodes, &projection, options.field_digests)?;
+        let buffered = match options.field_digests {
+            true => pair.digest_with_fields(input, nodes, &projection),
+            false => None,
+        };
+        let (digest, fields) = match buffered {
+            Some(both) => both,
+            None => digest_tool(input, nodes, &projection, options.field_digests)?,
+        };
         emit(server, n, digest, fields, projection.offset);
         name = n.link;
     }

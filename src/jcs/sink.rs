@@ -164,6 +164,11 @@ impl<const CAP: usize> GrowBuf<CAP> {
         self.over = false;
     }
 
+    /// Bytes written since the last [`GrowBuf::clear`] (counting any past `CAP`).
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
     /// The bytes written since the last [`GrowBuf::clear`], or `None` when
     /// they did not fit in `CAP`.
     pub(crate) fn bytes(&self) -> Option<&[u8]> {
