@@ -157,7 +157,7 @@ fn hex(bytes: &[u8]) -> String {
 
 /// An oracle answer (hex, or `!reason`) as readable text.
 fn show_answer(answer: &str) -> String {
-    if answer.starts_with('!') || answer.len() % 2 != 0 {
+    if answer.starts_with('!') || !answer.len().is_multiple_of(2) {
         return answer.to_string();
     }
     let bytes: Vec<u8> = (0..answer.len())

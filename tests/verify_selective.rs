@@ -76,7 +76,7 @@ fn tool(name: &str, desc: u64, schema: u64, title: bool) -> String {
     let title = if title { r#""title": "T", "# } else { "" };
     format!(
         r#"{{"name": "{name}", {title}"description": "{desc} {text}", "inputSchema": {{"type": "object", "properties": {{"p{schema}": {{"type": "string"}}}}}}, "annotations": {{"readOnlyHint": {}}}}}"#,
-        schema % 2 == 0
+        schema.is_multiple_of(2)
     )
 }
 
@@ -104,7 +104,7 @@ fn same_report_as_the_full_digest_on_random_lists() {
                 _ => live.push(tool(name, *d, *s, false)),                  // unchanged
             }
         }
-        if rng.next() % 2 == 0 {
+        if rng.next().is_multiple_of(2) {
             live.push(tool("zz_added", rng.next(), rng.next(), false));
         }
         // Shuffle: the live order must not matter.

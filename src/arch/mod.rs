@@ -270,7 +270,7 @@ mod tests {
             let len = (next() % 70) as usize;
             let input: std::vec::Vec<u8> = (0..len)
                 .map(|_| {
-                    if next() % 9 == 0 {
+                    if next().is_multiple_of(9) {
                         specials[(next() % specials.len() as u64) as usize]
                     } else {
                         b'a' + (next() % 26) as u8
@@ -323,7 +323,7 @@ mod tests {
             let len = (next() % 40) as usize;
             let input: std::vec::Vec<u8> = (0..len)
                 .map(|_| {
-                    if next() % 6 == 0 {
+                    if next().is_multiple_of(6) {
                         pieces[(next() % pieces.len() as u64) as usize]
                     } else {
                         b'0' + (next() % 10) as u8

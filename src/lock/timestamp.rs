@@ -75,7 +75,7 @@ pub fn format_timestamp(secs: u64) -> Option<String> {
 }
 
 fn is_leap(year: u32) -> bool {
-    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+    year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400))
 }
 
 /// Whether `text` is a valid `YYYY-MM-DDTHH:MM:SSZ` (a real calendar date;

@@ -80,24 +80,24 @@ fn round_to_odd(g: u128, cp: u64) -> u64 {
 /// d * 10^e` and `d'` not divisible by 10. `d` must be non-zero.
 #[inline]
 fn strip_zeros(mut d: u64, mut e: i32) -> (u64, i32) {
-    if d % 100_000_000 == 0 {
+    if d.is_multiple_of(100_000_000) {
         d /= 100_000_000;
         e += 8;
     }
-    if d % 10_000 == 0 {
+    if d.is_multiple_of(10_000) {
         d /= 10_000;
         e += 4;
     }
-    if d % 100 == 0 {
+    if d.is_multiple_of(100) {
         d /= 100;
         e += 2;
     }
-    if d % 10 == 0 {
+    if d.is_multiple_of(10) {
         d /= 10;
         e += 1;
     }
     // d < 10^18 has at most 17 trailing zeros; the steps above remove up to 15.
-    while d % 10 == 0 {
+    while d.is_multiple_of(10) {
         d /= 10;
         e += 1;
     }
@@ -167,7 +167,7 @@ pub(super) fn to_decimal(bits: u64) -> (u64, i32) {
     let d = longer_d ^ ((longer_d ^ shorter_d) & mask);
     let e = k + i32::from(shorter);
     // Only the shorter candidate can end in 0 (then often more than one).
-    if d % 10 == 0 {
+    if d.is_multiple_of(10) {
         return strip_zeros(d, e);
     }
     (d, e)

@@ -566,7 +566,7 @@ mod ffi_checks {
     }
 
     fn limits(b: &mut Bytes<'_>) -> (Option<contractpin_limits>, Limits) {
-        if b.u8() % 4 != 0 {
+        if !b.u8().is_multiple_of(4) {
             return (None, Limits::DEFAULT);
         }
         let l = contractpin_limits {
@@ -637,8 +637,8 @@ mod ffi_checks {
             _ => 16,
         };
         let (mut out, cap, out_null) = out_buffer(b, needed);
-        let mut out_len = (b.u8() % 8 != 0).then_some(usize::MAX);
-        let mut err_off = (b.u8() % 2 == 0).then_some(OFFSET_SENTINEL);
+        let mut out_len = (!b.u8().is_multiple_of(8)).then_some(usize::MAX);
+        let mut err_off = b.u8().is_multiple_of(2).then_some(OFFSET_SENTINEL);
         let lim_ptr = lim
             .as_ref()
             .map_or(ptr::null(), |l| l as *const contractpin_limits);
@@ -703,7 +703,7 @@ mod ffi_checks {
         };
         let (mut out, cap, out_null) = out_buffer(b, needed);
         let mut out_len = Some(usize::MAX);
-        let mut err_off = (b.u8() % 2 == 0).then_some(OFFSET_SENTINEL);
+        let mut err_off = b.u8().is_multiple_of(2).then_some(OFFSET_SENTINEL);
         // SAFETY: every pointer is NULL or valid for its documented length.
         let status = unsafe {
             contractpin_tool_contract(
@@ -748,7 +748,7 @@ mod ffi_checks {
     fn tool_digest(b: &mut Bytes<'_>, payload: &[u8]) {
         let inp = input(b, payload);
         let expected = inp.bytes.map(contractpin::tool_digest);
-        let null_out = b.u8() % 6 == 0;
+        let null_out = b.u8().is_multiple_of(6);
         let mut text = [SENTINEL; 80];
         let mut raw = [SENTINEL; 40];
         let mut err_off = Some(OFFSET_SENTINEL);
@@ -811,7 +811,7 @@ mod ffi_checks {
                 },
             )
         });
-        let null_out = b.u8() % 8 == 0;
+        let null_out = b.u8().is_multiple_of(8);
         let mut out: *mut contractpin_server = ptr::null_mut();
         let mut err_off = Some(OFFSET_SENTINEL);
         let lim_ptr = lim

@@ -519,7 +519,7 @@ fn shortest_digits(x: f64) -> (String, i32) {
     let exact = exact.trim_end_matches('0');
     if exact.len() == s.len() + 1 && exact.ends_with('5') {
         let low = &exact[..s.len()];
-        let even = (low.as_bytes()[low.len() - 1] - b'0') % 2 == 0;
+        let even = (low.as_bytes()[low.len() - 1] - b'0').is_multiple_of(2);
         let reads_back = format!("{}.{}e{exact_exp}", &low[..1], &low[1..])
             .parse::<f64>()
             .is_ok_and(|v| v == x);
