@@ -9,6 +9,10 @@
 //! streams out of phase in 37-byte pieces (`pair`), as the pipeline feeds a tool and its
 //! field, against two `Sha256` fed the same pieces (`tee`, what the pipeline did before).
 //!
+//! `sha256-many`: 256 messages of 4 KiB hashed one after the other, in pairs
+//! (`Sha256Pair`), and all at once (`digest_many`: sixteen AVX-512 lanes
+//! where the CPU has them, else pairs).
+//!
 //! `pipeline-ascii`: the digest pipeline (`pipeline`: tool + field + server digests;
 //! `verify`: tool + server digests) on the ASCII-plain list (payload A of `common/payloads.rs`), whose
 //! long unescaped descriptions reach the hashers as whole blocks.
@@ -92,6 +96,35 @@ fn benches(c: &mut Criterion) {
             });
         }
     }
+    group.finish();
+
+    // Many messages at once: 256 of 4 KiB (a tools/list's contracts), one
+    // after the other with `Sha256`, in pairs with `compress2`, and with
+    // `digest_many` (sixteen AVX-512 lanes where the CPU has them).
+    let msgs: Vec<&[u8]> = data.chunks(4096).take(256).collect();
+    let mut out = vec![[0u8; 32]; msgs.len()];
+    let mut group = c.benchmark_group("sha256-many");
+    group.throughput(Throughput::Bytes((msgs.len() * 4096) as u64));
+    group.bench_function("1-way", |b| {
+        b.iter(|| {
+            for (m, d) in msgs.iter().zip(out.iter_mut()) {
+                *d = contractpin::sha256::digest(m);
+            }
+        })
+    });
+    group.bench_function("pairs", |b| {
+        b.iter(|| {
+            let mut pair = Sha256Pair::new();
+            for (two, d) in msgs.chunks(2).zip(out.chunks_mut(2)) {
+                pair.update2(two[0], two[1]);
+                d[0] = pair.finalize_reset_a();
+                d[1] = pair.finalize_reset_b();
+            }
+        })
+    });
+    group.bench_function("digest_many", |b| {
+        b.iter(|| contractpin::sha256::digest_many(&msgs[..], &mut out))
+    });
     group.finish();
 
     let input = payloads::ascii_tools_list();

@@ -3,7 +3,8 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::contract::tool::{project, write_contract, NoPairing, PairScratch};
+use crate::contract::batch::{Batch, OneAtATime, ToolHasher};
+use crate::contract::tool::{project, write_contract};
 use crate::contract::tools_list::{ListOptions, ToolReport};
 use crate::contract::FieldDigests;
 use crate::digest::Digest;
@@ -120,20 +121,20 @@ pub fn digest_tools_list(input: &[u8]) -> Result<ServerDigest, Error> {
         ListOptions {
             field_digests: true,
         },
-        &mut NoPairing,
+        &mut OneAtATime,
     )
 }
 
 /// Digests a tools/list into `store`, collecting an owned [`ServerDigest`].
-fn owned_list_in<S: Store, P: PairScratch>(
+fn owned_list_in<S: Store, H: ToolHasher>(
     input: &[u8],
     store: &mut S,
     limits: &Limits,
     options: ListOptions,
-    pair: &mut P,
+    hasher: &mut H,
 ) -> Result<ServerDigest, Error> {
     let mut tools = Vec::new();
-    let summary = digest_list_in(input, store, limits, options, pair, |t| {
+    let summary = digest_list_in(input, store, limits, options, hasher, |t| {
         tools.push(ToolDigest {
             name: t.name.to_owned_string(),
             digest: t.digest,
@@ -153,9 +154,9 @@ fn owned_list_in<S: Store, P: PairScratch>(
 pub struct Context {
     nodes: Vec<Node>,
     out: Vec<u8>,
-    /// The verify path's two contract buffers (`contract::tool::PairScratch`),
-    /// each as long as the longest contract seen, at most 256 KiB.
-    pair: [crate::jcs::GrowBuf<{ crate::contract::tool::PAIR_CAP }>; 2],
+    /// The batch the tools' contracts are written to and hashed from
+    /// (`contract::batch`), at most 512 KiB of contracts.
+    batch: Batch,
     limits: Limits,
 }
 
@@ -228,7 +229,7 @@ impl Context {
             &mut self.nodes,
             &self.limits,
             options,
-            &mut self.pair,
+            &mut self.batch,
             on_tool,
         )?;
         Ok((summary.digest, summary.tool_count))
@@ -246,7 +247,7 @@ impl Context {
             &mut self.nodes,
             &self.limits,
             options,
-            &mut self.pair,
+            &mut self.batch,
         )
     }
 }

@@ -1,6 +1,7 @@
 //! The allocation-free entry points: every buffer comes from the caller.
 
-use crate::contract::tool::{digest_tool, project, NoPairing, PairScratch};
+use crate::contract::batch::{OneAtATime, ToolHasher};
+use crate::contract::tool::{digest_tool, project};
 use crate::contract::tools_list::{digest_parsed_list, ListOptions, ListSummary, ToolReport};
 use crate::contract::FieldDigests;
 use crate::digest::Digest;
@@ -101,16 +102,16 @@ pub fn digest_tools_list_with<F: FnMut(&ToolReport<'_>)>(
         buf: scratch,
         len: 0,
     };
-    digest_list_in(input, &mut store, limits, options, &mut NoPairing, on_tool)
+    digest_list_in(input, &mut store, limits, options, &mut OneAtATime, on_tool)
 }
 
 /// [`digest_tools_list_with`] over any node store.
-pub(crate) fn digest_list_in<S: Store, P: PairScratch, F: FnMut(&ToolReport<'_>)>(
+pub(crate) fn digest_list_in<S: Store, H: ToolHasher, F: FnMut(&ToolReport<'_>)>(
     input: &[u8],
     store: &mut S,
     limits: &Limits,
     options: ListOptions,
-    pair: &mut P,
+    hasher: &mut H,
     on_tool: F,
 ) -> Result<ListSummary, Error> {
     crate::json::parser_entry(input, store, limits)?;
@@ -121,7 +122,7 @@ pub(crate) fn digest_list_in<S: Store, P: PairScratch, F: FnMut(&ToolReport<'_>)
         limits,
         options,
         &mut server,
-        pair,
+        hasher,
         on_tool,
     )?;
     Ok(ListSummary {

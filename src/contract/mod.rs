@@ -1,10 +1,12 @@
 //! Tool contracts (spec section 2) and their digests (spec section 4).
 //!
 //! - [`tool`]: projecting one tool object onto its contract and hashing it.
+//! - `batch`: hashing a list's tools one at a time or in batches.
 //! - [`tools_list`]: the accepted `tools/list` shapes, duplicate names.
 //! - `server`: the server digest framing (spec 4.3), the one copy of it.
 //! - `instructions`: the digest of a server's instructions text (spec section 13).
 
+pub(crate) mod batch;
 pub(crate) mod instructions;
 pub(crate) mod server;
 pub mod tool;

@@ -92,7 +92,7 @@ fn write_field<S: Sink>(
 /// Where [`emit_contract`] sends the canonical contract: its framing (braces,
 /// commas, member names) and each member value, which may also feed that
 /// field's digest.
-trait ContractOut {
+pub(super) trait ContractOut {
     /// Contract bytes outside member values.
     fn frame(&mut self, bytes: &[u8]);
     /// Bytes of the current member value.
@@ -165,7 +165,7 @@ impl ContractOut for Paired<'_> {
 }
 
 /// Writes the canonical contract (spec section 2) to `out`, one member at a time.
-fn emit_contract<O: ContractOut>(
+pub(super) fn emit_contract<O: ContractOut>(
     out: &mut O,
     input: &[u8],
     nodes: &[Node],
@@ -223,164 +223,4 @@ pub(crate) fn digest_tool(
     out.values.flush();
     let digest = Digest(out.values.inner.0.finalize_reset_a());
     Ok((digest, fields))
-}
-
-/// Scratch for hashing two tools' contracts as the two streams of one
-/// [`Sha256Pair`] (the verify path: tool digests only). Pairing changes no
-/// digest, only how many blocks share a compression call: on this machine
-/// `compress2` runs two streams in about the time of one (docs/PERFORMANCE.md).
-pub(crate) trait PairScratch {
-    /// Whether [`PairScratch::digest2`] can pair at all (`false`: caller
-    /// scratch, one tool at a time).
-    fn pairs(&self) -> bool;
-
-    /// The tool digest and field digests of one tool, or `None` when the
-    /// contract cannot be written or does not fit: the caller then takes
-    /// [`digest_tool`], which reports the same error at the same point.
-    fn digest_with_fields(
-        &mut self,
-        input: &[u8],
-        nodes: &[Node],
-        projection: &Projection,
-    ) -> Option<(Digest, FieldDigests)>;
-
-    /// The tool digests of `a` and `b`, or `None` when either contract
-    /// cannot be written: the caller then digests them one at a time, which
-    /// reports the same error at the same point as without pairing.
-    fn digest2(
-        &mut self,
-        input: &[u8],
-        nodes: &[Node],
-        a: &Projection,
-        b: &Projection,
-    ) -> Option<(Digest, Digest)>;
-}
-
-/// No scratch: every tool is hashed alone.
-pub(crate) struct NoPairing;
-
-impl PairScratch for NoPairing {
-    fn pairs(&self) -> bool {
-        false
-    }
-    fn digest_with_fields(
-        &mut self,
-        _: &[u8],
-        _: &[Node],
-        _: &Projection,
-    ) -> Option<(Digest, FieldDigests)> {
-        None
-    }
-    fn digest2(
-        &mut self,
-        _: &[u8],
-        _: &[Node],
-        _: &Projection,
-        _: &Projection,
-    ) -> Option<(Digest, Digest)> {
-        None
-    }
-}
-
-/// Two growable buffers (a [`Context`](crate::Context)'s): each contract is
-/// written out whole, then both are hashed side by side, whole blocks
-/// straight from the buffers. The copy replaces the one into `Sha256`'s block
-/// buffer that a one-stream write makes. A contract over [`PAIR_CAP`] makes
-/// it give up (the caller hashes the two tools alone).
-/// The longest contract a [`PairScratch`] buffer holds (256 KiB, about 60
-/// times a typical tool's); a longer one is hashed alone, so pairing adds at
-/// most 512 KiB to a `Context`.
-#[cfg(feature = "alloc")]
-pub(crate) const PAIR_CAP: usize = 256 << 10;
-
-#[cfg(feature = "alloc")]
-impl PairScratch for [crate::jcs::GrowBuf<PAIR_CAP>; 2] {
-    fn pairs(&self) -> bool {
-        true
-    }
-    fn digest_with_fields(
-        &mut self,
-        input: &[u8],
-        nodes: &[Node],
-        projection: &Projection,
-    ) -> Option<(Digest, FieldDigests)> {
-        let mut out = Spans {
-            buf: &mut self[0],
-            value_start: 0,
-            spans: [None; 5],
-        };
-        out.buf.clear();
-        emit_contract(&mut out, input, nodes, projection).ok()?;
-        let spans = out.spans;
-        Some(hash_with_fields(self[0].bytes()?, &spans))
-    }
-    fn digest2(
-        &mut self,
-        input: &[u8],
-        nodes: &[Node],
-        a: &Projection,
-        b: &Projection,
-    ) -> Option<(Digest, Digest)> {
-        let [buf_a, buf_b] = self;
-        for (buf, projection) in [(&mut *buf_a, a), (&mut *buf_b, b)] {
-            buf.clear();
-            write_contract(buf, input, nodes, projection).ok()?;
-        }
-        let mut pair = Sha256Pair::new();
-        pair.update2(buf_a.bytes()?, buf_b.bytes()?);
-        Some((
-            Digest(pair.finalize_reset_a()),
-            Digest(pair.finalize_reset_b()),
-        ))
-    }
-}
-
-/// A whole contract written to one buffer, with the byte range of each
-/// member value (each field digest's message is a slice of the contract).
-#[cfg(feature = "alloc")]
-struct Spans<'b> {
-    buf: &'b mut crate::jcs::GrowBuf<PAIR_CAP>,
-    /// Where the current member value starts.
-    value_start: usize,
-    spans: [Option<(usize, usize)>; 5],
-}
-
-#[cfg(feature = "alloc")]
-impl ContractOut for Spans<'_> {
-    #[inline]
-    fn frame(&mut self, bytes: &[u8]) {
-        self.buf.write(bytes);
-        self.value_start = self.buf.len();
-    }
-    #[inline]
-    fn value(&mut self, bytes: &[u8]) {
-        self.buf.write(bytes)
-    }
-    #[inline]
-    fn end_value(&mut self, field: Field) {
-        self.spans[field as usize] = Some((self.value_start, self.buf.len()));
-    }
-}
-
-/// The tool digest of `contract` (stream A) and the digest of each field
-/// value in `spans` (stream B, one message after another) from one
-/// [`Sha256Pair`], fed long slices of the buffer: the two streams are nearly
-/// the same bytes, so nearly every block is compressed in a pair.
-#[cfg(feature = "alloc")]
-fn hash_with_fields(
-    contract: &[u8],
-    spans: &[Option<(usize, usize)>; 5],
-) -> (Digest, FieldDigests) {
-    let mut pair = Sha256Pair::new();
-    let mut fields = FieldDigests::default();
-    let mut done = 0;
-    for f in Field::ALL {
-        if let Some((start, end)) = spans[f as usize] {
-            pair.update2(&contract[done..end], &contract[start..end]);
-            fields.0[f as usize] = Some(Digest(pair.finalize_reset_b()));
-            done = end;
-        }
-    }
-    pair.update_a(&contract[done..]);
-    (Digest(pair.finalize_reset_a()), fields)
 }

@@ -10,8 +10,9 @@
 //!   `tools`, `result` or `error` member and no `name` member; every element
 //!   is then a result object or a JSON-RPC response.
 
+use super::batch::{Done, ToolHasher};
 use super::server::ServerObject;
-use super::tool::{digest_tool, project, PairScratch, Projection};
+use super::tool::project;
 use super::{FieldDigests, JsonStr};
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind};
@@ -162,15 +163,15 @@ fn collect_tools(input: &[u8], nodes: &mut [Node], limits: &Limits) -> Result<(u
 /// Digests every tool of a parsed tools/list. The canonical server object
 /// `{name: tool_digest, ...}` is written to `server`; `on_tool` sees each
 /// tool in canonical name order. Rewrites the `link` fields of name nodes.
-/// Without field digests, tools are hashed two at a time when `pair` can
-/// ([`PairScratch`]); the digests, the order and any error are the same.
-pub(crate) fn digest_parsed_list<S: Sink, P: PairScratch, F: FnMut(&ToolReport<'_>)>(
+/// `hasher` decides how the contracts are hashed (one at a time, or in
+/// batches); the digests, the order and any error are the same.
+pub(crate) fn digest_parsed_list<S: Sink, H: ToolHasher, F: FnMut(&ToolReport<'_>)>(
     input: &[u8],
     nodes: &mut [Node],
     limits: &Limits,
     options: ListOptions,
     server: &mut S,
-    pair: &mut P,
+    hasher: &mut H,
     mut on_tool: F,
 ) -> Result<usize, Error> {
     let (head, count) = collect_tools(input, nodes, limits)?;
@@ -183,64 +184,34 @@ pub(crate) fn digest_parsed_list<S: Sink, P: PairScratch, F: FnMut(&ToolReport<'
     }
     let nodes: &[Node] = nodes;
     let mut object = ServerObject::begin(server);
-    let mut emit =
-        |server: &mut S, n: &Node, digest: Digest, fields: FieldDigests, offset: usize| {
-            let raw = &input[n.start()..n.start() + n.value()];
-            object.entry(server, raw, n.flag(), &digest);
-            on_tool(&ToolReport {
-                name: JsonStr {
-                    raw,
-                    escaped: n.flag(),
-                },
-                digest,
-                fields,
-                offset,
-            });
-        };
+    let mut emit = |done: Done| {
+        let n = &nodes[done.name as usize];
+        let raw = &input[n.start()..n.start() + n.value()];
+        object.entry(server, raw, n.flag(), &done.digest);
+        on_tool(&ToolReport {
+            name: JsonStr {
+                raw,
+                escaped: n.flag(),
+            },
+            digest: done.digest,
+            fields: done.fields,
+            offset: done.offset,
+        });
+    };
     let mut name = head;
     while name != END {
         let n = &nodes[name as usize];
-        let projection = project(input, nodes, n.parent as usize)?;
-        if let Some((m, second, (da, db))) =
-            paired(input, nodes, options, pair, &projection, n.link)
-        {
-            emit(server, n, da, FieldDigests::default(), projection.offset);
-            emit(server, m, db, FieldDigests::default(), second.offset);
-            name = m.link;
-            continue;
+        let added = project(input, nodes, n.parent as usize).and_then(|projection| {
+            let tool = (&projection, name);
+            hasher.add(input, nodes, tool, options.field_digests, &mut emit)
+        });
+        if let Err(e) = added {
+            hasher.flush(&mut emit);
+            return Err(e);
         }
-        let buffered = match options.field_digests {
-            true => pair.digest_with_fields(input, nodes, &projection),
-            false => None,
-        };
-        let (digest, fields) = match buffered {
-            Some(both) => both,
-            None => digest_tool(input, nodes, &projection, options.field_digests)?,
-        };
-        emit(server, n, digest, fields, projection.offset);
         name = n.link;
     }
+    hasher.flush(&mut emit);
     object.end(server);
     Ok(count)
-}
-
-/// The tool after `first` (its name node is `next`), its projection and
-/// both tool digests, when the two can be hashed as a pair; `None` sends the
-/// caller down the one-tool path (field digests wanted, no pair scratch, no
-/// next tool, or an error that path will report).
-fn paired<'n, P: PairScratch>(
-    input: &[u8],
-    nodes: &'n [Node],
-    options: ListOptions,
-    pair: &mut P,
-    first: &Projection,
-    next: u32,
-) -> Option<(&'n Node, Projection, (Digest, Digest))> {
-    if options.field_digests || !pair.pairs() || next == END {
-        return None;
-    }
-    let m = &nodes[next as usize];
-    let second = project(input, nodes, m.parent as usize).ok()?;
-    let digests = pair.digest2(input, nodes, first, &second)?;
-    Some((m, second, digests))
 }

@@ -164,6 +164,15 @@ impl<const CAP: usize> GrowBuf<CAP> {
         self.over = false;
     }
 
+    /// Forgets the bytes written after the first `len` (which must have
+    /// fitted), as if they had never been written.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        if len <= self.len.min(CAP) {
+            self.len = len;
+            self.over = false;
+        }
+    }
+
     /// Bytes written since the last [`GrowBuf::clear`] (counting any past `CAP`).
     pub(crate) fn len(&self) -> usize {
         self.len

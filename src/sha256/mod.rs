@@ -25,6 +25,9 @@
 
 use core::fmt;
 
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256)))]
+mod avx512;
+pub(crate) mod many;
 mod pair;
 mod portable;
 #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256)))]
@@ -32,6 +35,7 @@ mod shani;
 #[cfg(test)]
 mod tests;
 
+pub use many::{digest_many, Messages};
 pub use pair::Sha256Pair;
 
 /// Length of a SHA-256 digest in bytes.

@@ -1,0 +1,357 @@
+//! Many independent messages hashed at once (multi-buffer SHA-256).
+//!
+//! [`digest_many`] deals the messages out to the lanes of a compression
+//! kernel that advances several messages by one block per call, and gives a
+//! lane the next message as soon as its current one is done (as Intel's
+//! multi-buffer managers do). The kernels:
+//!
+//! - sixteen lanes of AVX-512 ([`super::avx512`], one message per 32-bit lane
+//!   of a `zmm` register), where the CPU has AVX-512 F and BW;
+//! - otherwise two lanes: the two-stream compression of the back end in use
+//!   (SHA-NI's interleaved `compress2`, or the portable one).
+//!
+//! The portable twin of the sixteen-lane kernel ([`Portable16`]) runs the
+//! same lane manager one lane at a time; the tests hold every kernel to it
+//! and every digest to the one-message hasher. The digests never depend on
+//! the kernel: only how many blocks share a call does.
+//!
+//! Each message's whole blocks are compressed straight from the message; its
+//! last partial block and the padding are built in the lane's own 128 bytes.
+//! Nothing is allocated.
+
+use super::{compress2_resolved, detected_backend, Backend};
+use super::{BLOCK_LEN, DIGEST_LEN, IV};
+
+/// A set of messages, by index.
+pub trait Messages {
+    /// How many messages there are.
+    fn count(&self) -> usize;
+    /// Message `i` (`i < count()`).
+    fn message(&self, i: usize) -> &[u8];
+}
+
+impl Messages for [&[u8]] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn message(&self, i: usize) -> &[u8] {
+        self[i]
+    }
+}
+
+/// Messages as byte ranges of one buffer (how a batch of canonical
+/// contracts and their field values is kept).
+#[cfg(any(feature = "alloc", test))]
+pub(crate) struct Spans<'a> {
+    pub buf: &'a [u8],
+    pub spans: &'a [(u32, u32)],
+}
+
+#[cfg(any(feature = "alloc", test))]
+impl Messages for Spans<'_> {
+    fn count(&self) -> usize {
+        self.spans.len()
+    }
+    fn message(&self, i: usize) -> &[u8] {
+        let (start, end) = self.spans[i];
+        &self.buf[start as usize..end as usize]
+    }
+}
+
+/// A compression kernel with `LANES` lanes, each holding one message's
+/// chaining value.
+pub(crate) trait Kernel {
+    /// Messages advanced per call.
+    const LANES: usize;
+    /// The chaining values of all lanes.
+    type State;
+    /// All lanes at the initial hash value.
+    fn new_state() -> Self::State;
+    /// Lane `lane` back to the initial hash value.
+    fn reset(&self, state: &mut Self::State, lane: usize);
+    /// Compresses `blocks[i]` into lane `i`, for every lane.
+    fn compress(&self, state: &mut Self::State, blocks: &[&[u8; BLOCK_LEN]]);
+    /// Lane `lane`'s chaining value.
+    fn chaining(&self, state: &Self::State, lane: usize) -> [u32; 8];
+}
+
+/// The most lanes any kernel has.
+const MAX_LANES: usize = 16;
+
+/// A lane with nothing to do compresses this (its result is never read).
+static IDLE_BLOCK: [u8; BLOCK_LEN] = [0; BLOCK_LEN];
+
+/// One lane's message: the whole blocks still to compress, then the tail
+/// (the last partial block and the padding, one or two blocks).
+#[derive(Clone, Copy)]
+struct Lane<'m> {
+    /// Index of the message, `None` when the lane is idle.
+    message: Option<usize>,
+    /// Whole blocks of the message not compressed yet.
+    whole: &'m [u8],
+    tail: [u8; 2 * BLOCK_LEN],
+    /// Tail blocks: how many there are and how many are compressed.
+    tail_blocks: u8,
+    tail_done: u8,
+}
+
+impl<'m> Lane<'m> {
+    const IDLE: Lane<'static> = Lane {
+        message: None,
+        whole: &[],
+        tail: [0; 2 * BLOCK_LEN],
+        tail_blocks: 0,
+        tail_done: 0,
+    };
+
+    /// Lane for message `index`, whose bytes are `data`.
+    fn start(index: usize, data: &'m [u8]) -> Lane<'m> {
+        let split = data.len() - data.len() % BLOCK_LEN;
+        let (whole, rest) = data.split_at(split);
+        let mut tail = [0; 2 * BLOCK_LEN];
+        tail[..rest.len()].copy_from_slice(rest);
+        tail[rest.len()] = 0x80;
+        let blocks = if rest.len() + 9 <= BLOCK_LEN { 1 } else { 2 };
+        let bits = (data.len() as u64).wrapping_mul(8);
+        tail[blocks * BLOCK_LEN - 8..blocks * BLOCK_LEN].copy_from_slice(&bits.to_be_bytes());
+        Lane {
+            message: Some(index),
+            whole,
+            tail,
+            tail_blocks: blocks as u8,
+            tail_done: 0,
+        }
+    }
+
+    /// Where the lane's next block is, and whether it is the message's last.
+    fn advance(&mut self) -> (Next<'m>, bool) {
+        if self.message.is_none() {
+            return (Next::Idle, false);
+        }
+        if let Some((block, rest)) = self.whole.split_first_chunk::<BLOCK_LEN>() {
+            self.whole = rest;
+            return (Next::Whole(block), false);
+        }
+        let at = self.tail_done as usize * BLOCK_LEN;
+        self.tail_done += 1;
+        (Next::Tail(at), self.tail_done == self.tail_blocks)
+    }
+
+    /// The block that [`Lane::advance`] pointed to.
+    fn block<'s>(&'s self, next: Next<'m>) -> &'s [u8; BLOCK_LEN] {
+        match next {
+            Next::Whole(block) => block,
+            Next::Tail(at) => self.tail[at..]
+                .first_chunk::<BLOCK_LEN>()
+                .unwrap_or(&IDLE_BLOCK),
+            Next::Idle => &IDLE_BLOCK,
+        }
+    }
+}
+
+/// Where a lane's next block is.
+#[derive(Clone, Copy)]
+enum Next<'m> {
+    /// A whole block of the message.
+    Whole(&'m [u8; BLOCK_LEN]),
+    /// The tail block at this offset of the lane's tail.
+    Tail(usize),
+    /// The lane is idle.
+    Idle,
+}
+
+/// The digest of a chaining value.
+fn digest_of(state: [u32; 8]) -> [u8; DIGEST_LEN] {
+    let mut out = [0u8; DIGEST_LEN];
+    for (dst, word) in out.chunks_exact_mut(4).zip(state.iter()) {
+        dst.copy_from_slice(&word.to_be_bytes());
+    }
+    out
+}
+
+/// Hashes every message of `messages` with `kernel`, writing digest `i` to
+/// `out[i]`.
+pub(crate) fn digest_many_with<K: Kernel, M: Messages + ?Sized>(
+    kernel: &K,
+    messages: &M,
+    out: &mut [[u8; DIGEST_LEN]],
+) {
+    let count = messages.count().min(out.len());
+    let lanes = K::LANES.min(MAX_LANES);
+    let mut state = K::new_state();
+    let mut lane = [Lane::IDLE; MAX_LANES];
+    let mut next = 0;
+    let mut active = 0;
+    for (i, l) in lane[..lanes].iter_mut().enumerate() {
+        if next < count {
+            *l = Lane::start(next, messages.message(next));
+            kernel.reset(&mut state, i);
+            next += 1;
+            active += 1;
+        }
+    }
+    let mut next_block = [Next::Idle; MAX_LANES];
+    let mut finished = [false; MAX_LANES];
+    while active > 0 {
+        for i in 0..lanes {
+            (next_block[i], finished[i]) = lane[i].advance();
+        }
+        let blocks: [&[u8; BLOCK_LEN]; MAX_LANES] =
+            core::array::from_fn(|i| lane[i].block(next_block[i]));
+        kernel.compress(&mut state, &blocks[..lanes]);
+        for i in 0..lanes {
+            if !finished[i] {
+                continue;
+            }
+            if let Some(m) = lane[i].message {
+                out[m] = digest_of(kernel.chaining(&state, i));
+            }
+            lane[i] = Lane::IDLE;
+            active -= 1;
+            if next < count {
+                lane[i] = Lane::start(next, messages.message(next));
+                kernel.reset(&mut state, i);
+                next += 1;
+                active += 1;
+            }
+        }
+    }
+}
+
+/// Two lanes: the two-stream compression of a one-message back end.
+pub(crate) struct Pairs(pub Backend);
+
+impl Kernel for Pairs {
+    const LANES: usize = 2;
+    type State = [[u32; 8]; 2];
+    fn new_state() -> Self::State {
+        [IV; 2]
+    }
+    fn reset(&self, state: &mut Self::State, lane: usize) {
+        state[lane] = IV;
+    }
+    fn compress(&self, state: &mut Self::State, blocks: &[&[u8; BLOCK_LEN]]) {
+        let [a, b] = state;
+        compress2_resolved(self.0, a, &blocks[0][..], b, &blocks[1][..]);
+    }
+    fn chaining(&self, state: &Self::State, lane: usize) -> [u32; 8] {
+        state[lane]
+    }
+}
+
+/// The portable twin of the sixteen-lane kernel: the same state layout (word
+/// `w` of lane `l` at `[w][l]`), each lane compressed on its own.
+#[cfg(test)]
+pub(crate) struct Portable16;
+
+#[cfg(test)]
+impl Kernel for Portable16 {
+    const LANES: usize = 16;
+    type State = [[u32; 16]; 8];
+    fn new_state() -> Self::State {
+        IV.map(|w| [w; 16])
+    }
+    fn reset(&self, state: &mut Self::State, lane: usize) {
+        for (row, w) in state.iter_mut().zip(IV) {
+            row[lane] = w;
+        }
+    }
+    fn compress(&self, state: &mut Self::State, blocks: &[&[u8; BLOCK_LEN]]) {
+        for (lane, block) in blocks.iter().enumerate() {
+            let mut s = self.chaining(state, lane);
+            super::compress_resolved(Backend::Portable, &mut s, &block[..]);
+            for (row, w) in state.iter_mut().zip(s) {
+                row[lane] = w;
+            }
+        }
+    }
+    fn chaining(&self, state: &Self::State, lane: usize) -> [u32; 8] {
+        core::array::from_fn(|w| state[w][lane])
+    }
+}
+
+/// The digest of every message of `messages` (`out[i]` for message `i`;
+/// `out` must be at least as long), hashed several at a time with the
+/// widest kernel this CPU allows.
+///
+/// ```
+/// # use contractpin::sha256::{digest, digest_many};
+/// let messages: [&[u8]; 3] = [b"abc", b"", &[7u8; 200]];
+/// let mut out = [[0u8; 32]; 3];
+/// digest_many(&messages[..], &mut out);
+/// assert_eq!(out[2], digest(&[7u8; 200]));
+/// ```
+pub fn digest_many<M: Messages + ?Sized>(messages: &M, out: &mut [[u8; DIGEST_LEN]]) {
+    assert!(out.len() >= messages.count(), "one digest per message");
+    #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256)))]
+    if let Some(kernel) = super::avx512::Avx512::detect() {
+        return digest_many_with(&kernel, messages, out);
+    }
+    digest_many_with(&Pairs(detected_backend()), messages, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sha256::digest;
+    use std::vec::Vec;
+
+    /// Messages of every length around the padding edges, and longer ones.
+    fn corpus(seed: u64, count: usize) -> Vec<Vec<u8>> {
+        let mut r = crate::test_rng::Rng(seed);
+        (0..count)
+            .map(|i| {
+                let len = match i % 4 {
+                    0 => r.below(130),
+                    1 => 55 + r.below(10),
+                    2 => r.below(4000),
+                    _ => 119 + r.below(10),
+                };
+                (0..len).map(|_| r.next() as u8).collect()
+            })
+            .collect()
+    }
+
+    fn check<K: Kernel>(kernel: &K, name: &str) {
+        for (seed, count) in [(1, 0), (2, 1), (3, 2), (4, 15), (5, 16), (6, 17), (7, 70)] {
+            let msgs = corpus(seed, count);
+            let refs: Vec<&[u8]> = msgs.iter().map(Vec::as_slice).collect();
+            let mut out = std::vec![[0u8; 32]; count];
+            digest_many_with(kernel, &refs[..], &mut out);
+            for (m, d) in msgs.iter().zip(&out) {
+                assert_eq!(*d, digest(m), "{name}: message of {} bytes", m.len());
+            }
+        }
+    }
+
+    #[test]
+    fn every_kernel_gives_the_one_message_digests() {
+        check(&Portable16, "portable16");
+        check(&Pairs(Backend::Portable), "pairs/portable");
+        check(&Pairs(detected_backend()), "pairs/detected");
+        #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256)))]
+        match super::super::avx512::Avx512::detect() {
+            Some(k) => check(&k, "avx512"),
+            None => {
+                std::eprintln!("NOTICE: avx512 multi-buffer: SKIPPED, the CPU lacks AVX-512 F/BW")
+            }
+        }
+    }
+
+    #[test]
+    fn spans_of_one_buffer_and_the_public_entry() {
+        let buf: Vec<u8> = (0..5000u32).map(|i| (i * 7) as u8).collect();
+        let spans = [(0, 0), (0, 64), (10, 4000), (3000, 3055), (4999, 5000)];
+        let mut out = [[0u8; 32]; 5];
+        digest_many(
+            &Spans {
+                buf: &buf,
+                spans: &spans,
+            },
+            &mut out,
+        );
+        for ((s, e), d) in spans.iter().zip(out) {
+            assert_eq!(d, digest(&buf[*s as usize..*e as usize]));
+        }
+    }
+}
