@@ -93,11 +93,13 @@ impl Kernel for Avx512 {
             row[lane] = w;
         }
     }
-    fn compress(&self, state: &mut Self::State, blocks: &[&[u8; BLOCK_LEN]]) {
-        let blocks: &[&[u8; BLOCK_LEN]; 16] = blocks.try_into().expect("sixteen blocks");
+    fn compress(&self, state: &mut Self::State, data: &[&[u8]], blocks: usize) {
+        let data: &[&[u8]; 16] = data.try_into().expect("sixteen lanes");
+        let bytes = blocks * BLOCK_LEN;
+        let data = data.map(|d| &d[..bytes]);
         // SAFETY: an `Avx512` exists only after `available()` reported
         // AVX-512 F and BW with OS support.
-        unsafe { compress16(state, blocks) }
+        unsafe { compress16(state, &data, blocks) }
     }
     fn chaining(&self, state: &Self::State, lane: usize) -> [u32; 8] {
         core::array::from_fn(|w| state[w][lane])
@@ -211,24 +213,49 @@ macro_rules! message {
     };
 }
 
-/// Compresses `blocks[l]` into lane `l` of `state`, for all sixteen lanes.
+/// Compresses the `blocks` whole blocks of `data[l]` into lane `l` of
+/// `state`, for all sixteen lanes (each `data[l]` is `blocks` blocks long).
 ///
 /// # Safety
 /// The CPU must support AVX-512 F and BW ([`Avx512::detect`]).
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn compress16(state: &mut [[u32; 16]; 8], blocks: &[&[u8; BLOCK_LEN]; 16]) {
-    // SAFETY (loads and stores): each block and each state row is exactly 64
-    // readable (writable) bytes, and the unaligned forms need no alignment.
-    let load = |p: &[u8; 64]| unsafe { _mm512_loadu_si512(p.as_ptr().cast::<__m512i>()) };
-    let mut w: [__m512i; 16] = core::array::from_fn(|l| load(blocks[l]));
-    transpose(&mut w);
-    let bswap = load(&BSWAP);
-    for word in w.iter_mut() {
-        *word = _mm512_shuffle_epi8(*word, bswap);
+unsafe fn compress16(state: &mut [[u32; 16]; 8], data: &[&[u8]; 16], blocks: usize) {
+    let bswap = load64(&BSWAP);
+    // SAFETY: a row of sixteen `u32` is 64 readable bytes; unaligned loads
+    // need no alignment.
+    let mut rows: [__m512i; 8] = core::array::from_fn(|i| unsafe {
+        _mm512_loadu_si512(state[i].as_ptr().cast::<__m512i>())
+    });
+    for b in 0..blocks {
+        let mut w: [__m512i; 16] = core::array::from_fn(|l| {
+            let block = data[l][b * BLOCK_LEN..].first_chunk::<BLOCK_LEN>();
+            load64(block.expect("a whole block"))
+        });
+        transpose(&mut w);
+        for word in w.iter_mut() {
+            *word = _mm512_shuffle_epi8(*word, bswap);
+        }
+        rows = block_rounds(rows, w);
     }
-    let rows: [__m512i; 8] =
-        // SAFETY: as above; a row of sixteen `u32` is 64 bytes.
-        core::array::from_fn(|i| unsafe { _mm512_loadu_si512(state[i].as_ptr().cast::<__m512i>()) });
+    for (row, value) in state.iter_mut().zip(rows) {
+        // SAFETY: a row of sixteen `u32` is 64 writable bytes.
+        unsafe { _mm512_storeu_si512(row.as_mut_ptr().cast::<__m512i>(), value) };
+    }
+}
+
+/// 64 bytes as a register.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn load64(bytes: &[u8; 64]) -> __m512i {
+    // SAFETY: exactly 64 readable bytes; the unaligned load needs no alignment.
+    unsafe { _mm512_loadu_si512(bytes.as_ptr().cast::<__m512i>()) }
+}
+
+/// The 64 rounds of one block of every lane: `rows` are the chaining
+/// values (word-major), `w` the block's byte-swapped words.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn block_rounds(rows: [__m512i; 8], mut w: [__m512i; 16]) -> [__m512i; 8] {
     let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = rows;
     eight_rounds!(w, message, 0, a, b, c, d, e, f, g, h);
     eight_rounds!(w, message, 8, a, b, c, d, e, f, g, h);
@@ -238,16 +265,6 @@ unsafe fn compress16(state: &mut [[u32; 16]; 8], blocks: &[&[u8; BLOCK_LEN]; 16]
     eight_rounds!(w, schedule, 40, a, b, c, d, e, f, g, h);
     eight_rounds!(w, schedule, 48, a, b, c, d, e, f, g, h);
     eight_rounds!(w, schedule, 56, a, b, c, d, e, f, g, h);
-    for (row, (new, old)) in state
-        .iter_mut()
-        .zip([a, b, c, d, e, f, g, h].into_iter().zip(rows))
-    {
-        // SAFETY: as above.
-        unsafe {
-            _mm512_storeu_si512(
-                row.as_mut_ptr().cast::<__m512i>(),
-                _mm512_add_epi32(new, old),
-            )
-        };
-    }
+    let new = [a, b, c, d, e, f, g, h];
+    core::array::from_fn(|i| _mm512_add_epi32(new[i], rows[i]))
 }

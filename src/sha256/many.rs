@@ -69,8 +69,9 @@ pub(crate) trait Kernel {
     fn new_state() -> Self::State;
     /// Lane `lane` back to the initial hash value.
     fn reset(&self, state: &mut Self::State, lane: usize);
-    /// Compresses `blocks[i]` into lane `i`, for every lane.
-    fn compress(&self, state: &mut Self::State, blocks: &[&[u8; BLOCK_LEN]]);
+    /// Compresses the first `blocks` whole blocks of `data[i]` into lane
+    /// `i`, for every lane (each `data[i]` holds at least that many).
+    fn compress(&self, state: &mut Self::State, data: &[&[u8]], blocks: usize);
     /// Lane `lane`'s chaining value.
     fn chaining(&self, state: &Self::State, lane: usize) -> [u32; 8];
 }
@@ -78,7 +79,13 @@ pub(crate) trait Kernel {
 /// The most lanes any kernel has.
 const MAX_LANES: usize = 16;
 
-/// A lane with nothing to do compresses this (its result is never read).
+/// The longest run of whole blocks one kernel call takes.
+const MAX_RUN: usize = 32;
+
+/// A lane with nothing to do compresses these (its result is never read).
+static IDLE: [u8; MAX_RUN * BLOCK_LEN] = [0; MAX_RUN * BLOCK_LEN];
+
+/// One idle block.
 static IDLE_BLOCK: [u8; BLOCK_LEN] = [0; BLOCK_LEN];
 
 /// One lane's message: the whole blocks still to compress, then the tail
@@ -193,12 +200,15 @@ pub(crate) fn digest_many_with<K: Kernel, M: Messages + ?Sized>(
     let mut next_block = [Next::Idle; MAX_LANES];
     let mut finished = [false; MAX_LANES];
     while active > 0 {
+        if run_whole_blocks(kernel, &mut state, &mut lane[..lanes]) {
+            continue;
+        }
         for i in 0..lanes {
             (next_block[i], finished[i]) = lane[i].advance();
         }
-        let blocks: [&[u8; BLOCK_LEN]; MAX_LANES] =
-            core::array::from_fn(|i| lane[i].block(next_block[i]));
-        kernel.compress(&mut state, &blocks[..lanes]);
+        let blocks: [&[u8]; MAX_LANES] =
+            core::array::from_fn(|i| &lane[i].block(next_block[i])[..]);
+        kernel.compress(&mut state, &blocks[..lanes], 1);
         for i in 0..lanes {
             if !finished[i] {
                 continue;
@@ -218,6 +228,32 @@ pub(crate) fn digest_many_with<K: Kernel, M: Messages + ?Sized>(
     }
 }
 
+/// When every busy lane still has whole blocks of its message, compresses
+/// as many as all of them have (at most [`MAX_RUN`]) in one kernel call,
+/// straight from the messages, and returns `true`.
+fn run_whole_blocks<K: Kernel>(kernel: &K, state: &mut K::State, lanes: &mut [Lane<'_>]) -> bool {
+    let run = lanes
+        .iter()
+        .filter(|l| l.message.is_some())
+        .map(|l| l.whole.len() / BLOCK_LEN)
+        .min()
+        .unwrap_or(0)
+        .min(MAX_RUN);
+    if run == 0 {
+        return false;
+    }
+    let bytes = run * BLOCK_LEN;
+    let data: [&[u8]; MAX_LANES] = core::array::from_fn(|i| match lanes.get(i) {
+        Some(l) if l.message.is_some() => &l.whole[..bytes],
+        _ => &IDLE[..bytes],
+    });
+    kernel.compress(state, &data[..lanes.len()], run);
+    for l in lanes.iter_mut().filter(|l| l.message.is_some()) {
+        l.whole = &l.whole[bytes..];
+    }
+    true
+}
+
 /// Two lanes: the two-stream compression of a one-message back end.
 pub(crate) struct Pairs(pub Backend);
 
@@ -230,9 +266,10 @@ impl Kernel for Pairs {
     fn reset(&self, state: &mut Self::State, lane: usize) {
         state[lane] = IV;
     }
-    fn compress(&self, state: &mut Self::State, blocks: &[&[u8; BLOCK_LEN]]) {
+    fn compress(&self, state: &mut Self::State, data: &[&[u8]], blocks: usize) {
         let [a, b] = state;
-        compress2_resolved(self.0, a, &blocks[0][..], b, &blocks[1][..]);
+        let bytes = blocks * BLOCK_LEN;
+        compress2_resolved(self.0, a, &data[0][..bytes], b, &data[1][..bytes]);
     }
     fn chaining(&self, state: &Self::State, lane: usize) -> [u32; 8] {
         state[lane]
@@ -256,10 +293,10 @@ impl Kernel for Portable16 {
             row[lane] = w;
         }
     }
-    fn compress(&self, state: &mut Self::State, blocks: &[&[u8; BLOCK_LEN]]) {
-        for (lane, block) in blocks.iter().enumerate() {
+    fn compress(&self, state: &mut Self::State, data: &[&[u8]], blocks: usize) {
+        for (lane, bytes) in data.iter().enumerate() {
             let mut s = self.chaining(state, lane);
-            super::compress_resolved(Backend::Portable, &mut s, &block[..]);
+            super::compress_resolved(Backend::Portable, &mut s, &bytes[..blocks * BLOCK_LEN]);
             for (row, w) in state.iter_mut().zip(s) {
                 row[lane] = w;
             }
