@@ -31,29 +31,6 @@ impl Messages {
             .map(Vec::as_slice)
     }
 
-    /// The pipeline's messages as two streams: contracts then the server
-    /// object, and the field values.
-    pub fn pipeline_streams(&self) -> (Vec<&[u8]>, Vec<&[u8]>) {
-        let a = self.contracts.iter().chain(std::iter::once(&self.server));
-        let b = self.fields.iter();
-        (
-            a.map(Vec::as_slice).collect(),
-            b.map(Vec::as_slice).collect(),
-        )
-    }
-
-    /// The verify path's messages as two streams: alternate contracts (the
-    /// server object with the even ones).
-    pub fn verify_streams(&self) -> (Vec<&[u8]>, Vec<&[u8]>) {
-        let even = self.contracts.iter().step_by(2);
-        let a = even.chain(std::iter::once(&self.server));
-        let b = self.contracts.iter().skip(1).step_by(2);
-        (
-            a.map(Vec::as_slice).collect(),
-            b.map(Vec::as_slice).collect(),
-        )
-    }
-
     /// Every message of the verify path.
     pub fn verify(&self) -> impl Iterator<Item = &[u8]> {
         self.contracts

@@ -84,6 +84,7 @@ impl Avx512 {
 
 impl Kernel for Avx512 {
     const LANES: usize = 16;
+    const DRAIN_AT: usize = 6;
     type State = [[u32; 16]; 8];
     fn new_state() -> Self::State {
         IV.map(|w| [w; 16])

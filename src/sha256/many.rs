@@ -19,7 +19,7 @@
 //! last partial block and the padding are built in the lane's own 128 bytes.
 //! Nothing is allocated.
 
-use super::{compress2_resolved, detected_backend, Backend};
+use super::{compress2_resolved, compress_resolved, detected_backend, Backend};
 use super::{BLOCK_LEN, DIGEST_LEN, IV};
 
 /// A set of messages, by index.
@@ -63,6 +63,10 @@ impl Messages for Spans<'_> {
 pub(crate) trait Kernel {
     /// Messages advanced per call.
     const LANES: usize;
+    /// When no message is left to start and at most this many lanes are
+    /// busy, they are finished one message at a time (a wide call with
+    /// mostly idle lanes costs more than the one-message hasher).
+    const DRAIN_AT: usize;
     /// The chaining values of all lanes.
     type State;
     /// All lanes at the initial hash value.
@@ -200,6 +204,10 @@ pub(crate) fn digest_many_with<K: Kernel, M: Messages + ?Sized>(
     let mut next_block = [Next::Idle; MAX_LANES];
     let mut finished = [false; MAX_LANES];
     while active > 0 {
+        if next == count && active <= K::DRAIN_AT {
+            drain(kernel, &state, &mut lane[..lanes], out);
+            return;
+        }
         if run_whole_blocks(kernel, &mut state, &mut lane[..lanes]) {
             continue;
         }
@@ -225,6 +233,29 @@ pub(crate) fn digest_many_with<K: Kernel, M: Messages + ?Sized>(
                 active += 1;
             }
         }
+    }
+}
+
+/// Finishes every busy lane's message on its own, from the lane's chaining
+/// value, with the one-message back end.
+fn drain<K: Kernel>(
+    kernel: &K,
+    state: &K::State,
+    lanes: &mut [Lane<'_>],
+    out: &mut [[u8; DIGEST_LEN]],
+) {
+    let backend = detected_backend();
+    for (i, l) in lanes.iter_mut().enumerate() {
+        let Some(m) = l.message else {
+            continue;
+        };
+        let mut chaining = kernel.chaining(state, i);
+        compress_resolved(backend, &mut chaining, l.whole);
+        let done = l.tail_done as usize * BLOCK_LEN;
+        let end = l.tail_blocks as usize * BLOCK_LEN;
+        compress_resolved(backend, &mut chaining, &l.tail[done..end]);
+        out[m] = digest_of(chaining);
+        *l = Lane::IDLE;
     }
 }
 
@@ -259,6 +290,7 @@ pub(crate) struct Pairs(pub Backend);
 
 impl Kernel for Pairs {
     const LANES: usize = 2;
+    const DRAIN_AT: usize = 0;
     type State = [[u32; 8]; 2];
     fn new_state() -> Self::State {
         [IV; 2]
@@ -284,6 +316,7 @@ pub(crate) struct Portable16;
 #[cfg(test)]
 impl Kernel for Portable16 {
     const LANES: usize = 16;
+    const DRAIN_AT: usize = 6;
     type State = [[u32; 16]; 8];
     fn new_state() -> Self::State {
         IV.map(|w| [w; 16])
@@ -296,7 +329,7 @@ impl Kernel for Portable16 {
     fn compress(&self, state: &mut Self::State, data: &[&[u8]], blocks: usize) {
         for (lane, bytes) in data.iter().enumerate() {
             let mut s = self.chaining(state, lane);
-            super::compress_resolved(Backend::Portable, &mut s, &bytes[..blocks * BLOCK_LEN]);
+            compress_resolved(Backend::Portable, &mut s, &bytes[..blocks * BLOCK_LEN]);
             for (row, w) in state.iter_mut().zip(s) {
                 row[lane] = w;
             }
@@ -309,7 +342,8 @@ impl Kernel for Portable16 {
 
 /// The digest of every message of `messages` (`out[i]` for message `i`;
 /// `out` must be at least as long), hashed several at a time with the
-/// widest kernel this CPU allows.
+/// widest kernel this CPU allows (sixteen lanes for sixteen messages or
+/// more, else pairs).
 ///
 /// ```
 /// # use contractpin::sha256::{digest, digest_many};
@@ -321,10 +355,20 @@ impl Kernel for Portable16 {
 pub fn digest_many<M: Messages + ?Sized>(messages: &M, out: &mut [[u8; DIGEST_LEN]]) {
     assert!(out.len() >= messages.count(), "one digest per message");
     #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256)))]
-    if let Some(kernel) = super::avx512::Avx512::detect() {
+    if let Some(kernel) = super::avx512::Avx512::detect().filter(|_| messages.count() >= 16) {
         return digest_many_with(&kernel, messages, out);
     }
     digest_many_with(&Pairs(detected_backend()), messages, out)
+}
+
+/// How many messages [`digest_many`] advances per compression call on this
+/// CPU: 16 with AVX-512 F and BW, otherwise 2.
+pub fn digest_many_lanes() -> usize {
+    #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256)))]
+    if super::avx512::Avx512::detect().is_some() {
+        return 16;
+    }
+    2
 }
 
 #[cfg(test)]

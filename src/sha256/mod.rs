@@ -35,7 +35,7 @@ mod shani;
 #[cfg(test)]
 mod tests;
 
-pub use many::{digest_many, Messages};
+pub use many::{digest_many, digest_many_lanes, Messages};
 pub use pair::Sha256Pair;
 
 /// Length of a SHA-256 digest in bytes.
