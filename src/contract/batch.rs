@@ -70,10 +70,10 @@ impl ToolHasher for OneAtATime {
     fn flush(&mut self, _: &mut dyn FnMut(Done)) {}
 }
 
-/// The most contract bytes a [`Batch`] holds (512 KiB, about 130 typical
+/// The most contract bytes a [`Batch`] holds (128 KiB, about 30 typical
 /// tools); a longer contract is hashed alone, so memory stays bounded.
 #[cfg(feature = "alloc")]
-pub(crate) const BATCH_CAP: usize = 512 << 10;
+pub(crate) const BATCH_CAP: usize = 128 << 10;
 
 /// The most tools in one batch (bounds the span lists).
 #[cfg(feature = "alloc")]
