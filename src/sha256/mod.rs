@@ -12,8 +12,14 @@
 //!
 //! [`Sha256Pair`] hashes two messages side by side: whenever both have a whole block
 //! ready, the two blocks go through one two-stream compression ([`compress2`]), which on
-//! SHA-NI overlaps the two dependency chains (the pipeline hashes every contract byte
-//! twice, into the tool digest and into its field digest, so it pairs those two streams).
+//! SHA-NI overlaps the two dependency chains (the one-tool-at-a-time path hashes every
+//! contract byte twice, into the tool digest and into its field digest, so it pairs those
+//! two streams).
+//!
+//! [`digest_many`] hashes many whole messages at once (multi-buffer): sixteen per call
+//! on CPUs with AVX-512 F and BW (`avx512`, detected and cached like SHA-NI), otherwise
+//! two per SHA-NI (or portable) two-stream call. A reused `Context` writes a batch of
+//! contracts to one buffer and hashes every contract and field value of it this way.
 //!
 //! ```
 //! # use contractpin::sha256::{digest, Sha256};
