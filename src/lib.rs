@@ -39,6 +39,12 @@ extern crate std;
 
 mod arch;
 pub mod contract;
+#[cfg(all(
+    target_arch = "x86_64",
+    not(miri),
+    not(all(contractpin_portable_simd, contractpin_portable_sha256))
+))]
+mod cpu;
 mod digest;
 #[cfg(feature = "alloc")]
 pub mod drift;

@@ -53,6 +53,21 @@ fn vectors() -> Vec<Vector> {
         .collect()
 }
 
+/// One tool's entry in a tools-list vector's `extra` column: the hex of its
+/// decoded name, its digest and its field digests.
+fn tool_extra(
+    name: &str,
+    digest: contractpin::Digest,
+    fields: &contractpin::contract::FieldDigests,
+) -> String {
+    let hexname: String = name.bytes().map(|b| format!("{b:02x}")).collect();
+    let fields: String = fields
+        .iter()
+        .map(|(f, d)| format!(",{}={d}", f.name()))
+        .collect();
+    format!("{hexname}={digest}{fields}")
+}
+
 /// Runs one vector; `Err` describes the mismatch.
 fn check(v: &Vector) -> Result<(), String> {
     let outcome: Result<(Vec<u8>, String), contractpin::Error> = match v.mode.as_str() {
@@ -81,13 +96,7 @@ fn check(v: &Vector) -> Result<(), String> {
                 }
                 contractpin::jcs::write_str(&mut object, &t.name);
                 object.extend_from_slice(format!(":\"{}\"", t.digest).as_bytes());
-                let hexname: String = t.name.bytes().map(|b| format!("{b:02x}")).collect();
-                let fields: String = t
-                    .fields
-                    .iter()
-                    .map(|(f, d)| format!(",{}={d}", f.name()))
-                    .collect();
-                extra.push(format!("{hexname}={}{fields}", t.digest));
+                extra.push(tool_extra(&t.name, t.digest, &t.fields));
             }
             object.push(b'}');
             assert_eq!(
@@ -364,14 +373,7 @@ fn the_context_pipeline_gives_the_vector_field_digests() {
     for v in vectors().iter().filter(|v| v.mode == "tools-list") {
         let mut extra = Vec::new();
         let got = ctx.digest_tools_list(&v.input, fields, |t| {
-            let name = t.name.to_owned_string();
-            let hexname: String = name.bytes().map(|b| format!("{b:02x}")).collect();
-            let f: String = t
-                .fields
-                .iter()
-                .map(|(f, d)| format!(",{}={d}", f.name()))
-                .collect();
-            extra.push(format!("{hexname}={}{f}", t.digest));
+            extra.push(tool_extra(&t.name.to_owned_string(), t.digest, &t.fields));
         });
         if let Some(kind) = v.expected.strip_prefix('!') {
             assert_eq!(got.expect_err(&v.name).kind().name(), kind, "{}", v.name);

@@ -4,63 +4,22 @@
 //! detected once without `std` and cached, as `sha256::shani` does for SHA-NI.
 
 use super::Masks;
+use crate::cpu::Detected;
 use core::arch::x86_64::{
-    __cpuid, __cpuid_count, __m256i, _mm256_alignr_epi8, _mm256_and_si256, _mm256_cmpeq_epi8,
-    _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256,
-    _mm256_permute2x128_si256, _mm256_set1_epi8, _mm256_setr_epi8, _mm256_shuffle_epi8,
-    _mm256_srli_epi16, _mm256_subs_epu8, _mm256_testz_si256, _mm256_xor_si256, _xgetbv,
+    __m256i, _mm256_alignr_epi8, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256,
+    _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_permute2x128_si256,
+    _mm256_set1_epi8, _mm256_setr_epi8, _mm256_shuffle_epi8, _mm256_srli_epi16, _mm256_subs_epu8,
+    _mm256_testz_si256, _mm256_xor_si256,
 };
-use core::sync::atomic::{AtomicU8, Ordering};
 
-/// Cached detection result: 0 = not yet known, 1 = absent, 2 = present.
-static AVX2: AtomicU8 = AtomicU8::new(0);
-
-/// CPUID leaf 7 EBX bit 5 (AVX2), leaf 1 ECX bits 27 (OSXSAVE) and 28 (AVX),
-/// and XCR0 bits 1 and 2 (the OS saves XMM and YMM state).
-fn detect() -> bool {
-    // `__cpuid` / `__cpuid_count` are `unsafe fn` on older toolchains.
-    #[allow(unused_unsafe)]
-    // SAFETY: CPUID exists on every x86_64 processor and only reads identification
-    // registers; leaf 0 reports the highest leaf, and leaf 7 is read only if it exists.
-    let (leaf1_ecx, leaf7_ebx) = unsafe {
-        if __cpuid(0).eax < 7 {
-            return false;
-        }
-        (__cpuid(1).ecx, __cpuid_count(7, 0).ebx)
-    };
-    let osxsave = leaf1_ecx & (1 << 27) != 0;
-    let avx = leaf1_ecx & (1 << 28) != 0;
-    if !(osxsave && avx && leaf7_ebx & (1 << 5) != 0) {
-        return false;
-    }
-    // SAFETY: OSXSAVE (checked above) means the OS enabled XGETBV.
-    let xcr0 = unsafe { xcr0() };
-    xcr0 & 0b110 == 0b110
-}
-
-/// Reads XCR0.
-///
-/// # Safety
-/// The CPU must report OSXSAVE (CPUID leaf 1 ECX bit 27).
-#[target_feature(enable = "xsave")]
-unsafe fn xcr0() -> u64 {
-    // SAFETY: the caller guarantees OSXSAVE, so XGETBV does not fault, and
-    // XCR0 (register 0) exists whenever XGETBV does.
-    unsafe { _xgetbv(0) }
-}
+/// AVX2 (CPUID leaf 7 EBX bit 5) with AVX (leaf 1 ECX bit 28), and the OS
+/// saves the XMM and YMM state.
+static AVX2: Detected = Detected::new();
 
 /// Whether this CPU supports the AVX2 path (detected once, then cached).
 #[inline]
 pub(super) fn available() -> bool {
-    match AVX2.load(Ordering::Relaxed) {
-        2 => true,
-        1 => false,
-        _ => {
-            let present = detect();
-            AVX2.store(if present { 2 } else { 1 }, Ordering::Relaxed);
-            present
-        }
-    }
+    AVX2.get(|f| f.has(1 << 28, 1 << 5) && f.os_saves(0b110))
 }
 
 /// The 32 bytes of `bytes` at `at`.

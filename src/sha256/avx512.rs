@@ -9,66 +9,24 @@
 //! into sixteen schedule words (a 16 x 16 transpose of 32-bit words); the
 //! 64 rounds are unrolled, so the eight working variables stay in registers.
 
+use crate::cpu::Detected;
 use core::arch::x86_64::{
-    __cpuid, __cpuid_count, __m512i, _mm512_add_epi32, _mm512_loadu_si512, _mm512_ror_epi32,
-    _mm512_set1_epi32, _mm512_shuffle_epi8, _mm512_shuffle_i32x4, _mm512_srli_epi32,
-    _mm512_storeu_si512, _mm512_ternarylogic_epi32, _mm512_unpackhi_epi32, _mm512_unpackhi_epi64,
-    _mm512_unpacklo_epi32, _mm512_unpacklo_epi64, _xgetbv,
+    __m512i, _mm512_add_epi32, _mm512_loadu_si512, _mm512_ror_epi32, _mm512_set1_epi32,
+    _mm512_shuffle_epi8, _mm512_shuffle_i32x4, _mm512_srli_epi32, _mm512_storeu_si512,
+    _mm512_ternarylogic_epi32, _mm512_unpackhi_epi32, _mm512_unpackhi_epi64, _mm512_unpacklo_epi32,
+    _mm512_unpacklo_epi64,
 };
-use core::sync::atomic::{AtomicU8, Ordering};
 
-use super::many::Kernel;
-use super::{BLOCK_LEN, IV, K};
+use super::many::{Compress16, Wide};
+use super::{BLOCK_LEN, K};
 
-/// Cached detection result: 0 = not yet known, 1 = absent, 2 = present.
-static AVX512: AtomicU8 = AtomicU8::new(0);
-
-/// CPUID leaf 7 EBX bits 16 (AVX-512 F) and 30 (BW), leaf 1 ECX bit 27
-/// (OSXSAVE), and XCR0 bits 1, 2 and 5-7 (the OS saves the XMM, YMM,
-/// opmask and both halves of the ZMM state).
-fn detect() -> bool {
-    // `__cpuid` / `__cpuid_count` are `unsafe fn` on older toolchains.
-    #[allow(unused_unsafe)]
-    // SAFETY: CPUID exists on every x86_64 processor and only reads identification
-    // registers; leaf 0 reports the highest leaf, and leaf 7 is read only if it exists.
-    let (leaf1_ecx, leaf7_ebx) = unsafe {
-        if __cpuid(0).eax < 7 {
-            return false;
-        }
-        (__cpuid(1).ecx, __cpuid_count(7, 0).ebx)
-    };
-    let osxsave = leaf1_ecx & (1 << 27) != 0;
-    let f_bw = leaf7_ebx & (1 << 16) != 0 && leaf7_ebx & (1 << 30) != 0;
-    if !(osxsave && f_bw) {
-        return false;
-    }
-    // SAFETY: OSXSAVE (checked above) means the OS enabled XGETBV.
-    let xcr0 = unsafe { xcr0() };
-    xcr0 & 0b1110_0110 == 0b1110_0110
-}
-
-/// Reads XCR0.
-///
-/// # Safety
-/// The CPU must report OSXSAVE (CPUID leaf 1 ECX bit 27).
-#[target_feature(enable = "xsave")]
-unsafe fn xcr0() -> u64 {
-    // SAFETY: the caller guarantees OSXSAVE, so XGETBV does not fault, and
-    // XCR0 (register 0) exists whenever XGETBV does.
-    unsafe { _xgetbv(0) }
-}
+/// AVX-512 F and BW (CPUID leaf 7 EBX bits 16 and 30), and the OS saves
+/// the XMM, YMM, opmask and both halves of the ZMM state (XCR0 bits 1, 2, 5-7).
+static AVX512: Detected = Detected::new();
 
 /// Whether this CPU supports the kernel (detected once, then cached).
 fn available() -> bool {
-    match AVX512.load(Ordering::Relaxed) {
-        2 => true,
-        1 => false,
-        _ => {
-            let present = detect();
-            AVX512.store(if present { 2 } else { 1 }, Ordering::Relaxed);
-            present
-        }
-    }
+    AVX512.get(|f| f.has(0, 1 << 16 | 1 << 30) && f.os_saves(0b1110_0110))
 }
 
 /// The kernel; only [`Avx512::detect`] makes one, so holding one proves the
@@ -82,28 +40,11 @@ impl Avx512 {
     }
 }
 
-impl Kernel for Avx512 {
-    const LANES: usize = 16;
-    const DRAIN_AT: usize = 6;
-    type State = [[u32; 16]; 8];
-    fn new_state() -> Self::State {
-        IV.map(|w| [w; 16])
-    }
-    fn reset(&self, state: &mut Self::State, lane: usize) {
-        for (row, w) in state.iter_mut().zip(IV) {
-            row[lane] = w;
-        }
-    }
-    fn compress(&self, state: &mut Self::State, data: &[&[u8]], blocks: usize) {
-        let data: &[&[u8]; 16] = data.try_into().expect("sixteen lanes");
-        let bytes = blocks * BLOCK_LEN;
-        let data = data.map(|d| &d[..bytes]);
+impl Compress16 for Avx512 {
+    fn compress16(&self, state: &mut Wide, data: &[&[u8]; 16], blocks: usize) {
         // SAFETY: an `Avx512` exists only after `available()` reported
         // AVX-512 F and BW with OS support.
-        unsafe { compress16(state, &data, blocks) }
-    }
-    fn chaining(&self, state: &Self::State, lane: usize) -> [u32; 8] {
-        core::array::from_fn(|w| state[w][lane])
+        unsafe { compress16(state, data, blocks) }
     }
 }
 
@@ -220,7 +161,7 @@ macro_rules! message {
 /// # Safety
 /// The CPU must support AVX-512 F and BW ([`Avx512::detect`]).
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn compress16(state: &mut [[u32; 16]; 8], data: &[&[u8]; 16], blocks: usize) {
+unsafe fn compress16(state: &mut Wide, data: &[&[u8]; 16], blocks: usize) {
     let bswap = load64(&BSWAP);
     // SAFETY: a row of sixteen `u32` is 64 readable bytes; unaligned loads
     // need no alignment.

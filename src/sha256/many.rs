@@ -308,35 +308,57 @@ impl Kernel for Pairs {
     }
 }
 
-/// The portable twin of the sixteen-lane kernel: the same state layout (word
-/// `w` of lane `l` at `[w][l]`), each lane compressed on its own.
-#[cfg(test)]
-pub(crate) struct Portable16;
+/// The state of a sixteen-lane kernel: word `w` of lane `l` at `[w][l]`
+/// (a row is one 512-bit register).
+pub(crate) type Wide = [[u32; 16]; 8];
 
-#[cfg(test)]
-impl Kernel for Portable16 {
+/// A sixteen-lane compression over [`Wide`] state.
+pub(crate) trait Compress16 {
+    /// Compresses the first `blocks` whole blocks of `data[l]` into lane
+    /// `l`, for all sixteen lanes.
+    fn compress16(&self, state: &mut Wide, data: &[&[u8]; 16], blocks: usize);
+}
+
+/// Any [`Compress16`] as a [`Kernel`] of sixteen lanes.
+pub(crate) struct Sixteen<C>(pub C);
+
+impl<C: Compress16> Kernel for Sixteen<C> {
     const LANES: usize = 16;
     const DRAIN_AT: usize = 6;
-    type State = [[u32; 16]; 8];
-    fn new_state() -> Self::State {
+    type State = Wide;
+    fn new_state() -> Wide {
         IV.map(|w| [w; 16])
     }
-    fn reset(&self, state: &mut Self::State, lane: usize) {
+    fn reset(&self, state: &mut Wide, lane: usize) {
         for (row, w) in state.iter_mut().zip(IV) {
             row[lane] = w;
         }
     }
-    fn compress(&self, state: &mut Self::State, data: &[&[u8]], blocks: usize) {
+    fn compress(&self, state: &mut Wide, data: &[&[u8]], blocks: usize) {
+        let bytes = blocks * BLOCK_LEN;
+        let data: [&[u8]; 16] = core::array::from_fn(|l| &data[l][..bytes]);
+        self.0.compress16(state, &data, blocks)
+    }
+    fn chaining(&self, state: &Wide, lane: usize) -> [u32; 8] {
+        core::array::from_fn(|w| state[w][lane])
+    }
+}
+
+/// The portable twin of the sixteen-lane kernel: each lane compressed on its
+/// own, in the same state layout.
+#[cfg(test)]
+pub(crate) struct Portable16;
+
+#[cfg(test)]
+impl Compress16 for Portable16 {
+    fn compress16(&self, state: &mut Wide, data: &[&[u8]; 16], blocks: usize) {
         for (lane, bytes) in data.iter().enumerate() {
-            let mut s = self.chaining(state, lane);
+            let mut s: [u32; 8] = core::array::from_fn(|w| state[w][lane]);
             compress_resolved(Backend::Portable, &mut s, &bytes[..blocks * BLOCK_LEN]);
             for (row, w) in state.iter_mut().zip(s) {
                 row[lane] = w;
             }
         }
-    }
-    fn chaining(&self, state: &Self::State, lane: usize) -> [u32; 8] {
-        core::array::from_fn(|w| state[w][lane])
     }
 }
 
@@ -356,7 +378,7 @@ pub fn digest_many<M: Messages + ?Sized>(messages: &M, out: &mut [[u8; DIGEST_LE
     assert!(out.len() >= messages.count(), "one digest per message");
     #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256)))]
     if let Some(kernel) = super::avx512::Avx512::detect().filter(|_| messages.count() >= 16) {
-        return digest_many_with(&kernel, messages, out);
+        return digest_many_with(&Sixteen(kernel), messages, out);
     }
     digest_many_with(&Pairs(detected_backend()), messages, out)
 }
@@ -407,12 +429,12 @@ mod tests {
 
     #[test]
     fn every_kernel_gives_the_one_message_digests() {
-        check(&Portable16, "portable16");
+        check(&Sixteen(Portable16), "portable16");
         check(&Pairs(Backend::Portable), "pairs/portable");
         check(&Pairs(detected_backend()), "pairs/detected");
         #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256)))]
         match super::super::avx512::Avx512::detect() {
-            Some(k) => check(&k, "avx512"),
+            Some(k) => check(&Sixteen(k), "avx512"),
             None => {
                 std::eprintln!("NOTICE: avx512 multi-buffer: SKIPPED, the CPU lacks AVX-512 F/BW")
             }

@@ -1,4 +1,4 @@
-//! The SHA-NI compression function for `x86_64`, and CPUID detection without `std`.
+//! The SHA-NI compression function for `x86_64` (detected by [`crate::cpu`]).
 //!
 //! The SHA extensions keep the state as two vectors, ABEF and CDGH (A in the highest
 //! lane). `sha256rnds2` runs two rounds, `sha256msg1` / `sha256msg2` extend the message
@@ -10,50 +10,22 @@
 //! independent, so the core overlaps them and a pair of blocks costs little more than
 //! one. The round code is written once ([`block_rounds!`]) for any number of streams.
 
+use crate::cpu::Detected;
 use core::arch::x86_64::{
-    __cpuid, __cpuid_count, __m128i, _mm_add_epi32, _mm_alignr_epi8, _mm_blend_epi16,
-    _mm_loadu_si128, _mm_set_epi64x, _mm_sha256msg1_epu32, _mm_sha256msg2_epu32,
-    _mm_sha256rnds2_epu32, _mm_shuffle_epi32, _mm_shuffle_epi8, _mm_storeu_si128,
+    __m128i, _mm_add_epi32, _mm_alignr_epi8, _mm_blend_epi16, _mm_loadu_si128, _mm_set_epi64x,
+    _mm_sha256msg1_epu32, _mm_sha256msg2_epu32, _mm_sha256rnds2_epu32, _mm_shuffle_epi32,
+    _mm_shuffle_epi8, _mm_storeu_si128,
 };
-use core::sync::atomic::{AtomicU8, Ordering};
 
 use super::{BLOCK_LEN, K};
 
-/// Cached detection result: 0 = not yet known, 1 = absent, 2 = present.
-static SHANI: AtomicU8 = AtomicU8::new(0);
-
-/// Reads CPUID: leaf 7 EBX bit 29 (SHA), leaf 1 ECX bit 9 (SSSE3) and bit 19 (SSE4.1).
-fn detect() -> bool {
-    // `__cpuid` / `__cpuid_count` are `unsafe fn` on older toolchains and safe on newer
-    // ones; the allow keeps both quiet.
-    #[allow(unused_unsafe)]
-    // SAFETY: CPUID exists on every x86_64 processor and only reads identification
-    // registers; leaf 0 reports the highest leaf, and leaf 7 is read only if it exists.
-    let (leaf1_ecx, leaf7_ebx) = unsafe {
-        let max_leaf = __cpuid(0).eax;
-        if max_leaf < 7 {
-            return false;
-        }
-        (__cpuid(1).ecx, __cpuid_count(7, 0).ebx)
-    };
-    let ssse3 = leaf1_ecx & (1 << 9) != 0;
-    let sse41 = leaf1_ecx & (1 << 19) != 0;
-    let sha = leaf7_ebx & (1 << 29) != 0;
-    ssse3 && sse41 && sha
-}
+/// SHA (CPUID leaf 7 EBX bit 29), SSSE3 and SSE4.1 (leaf 1 ECX bits 9 and 19).
+static SHANI: Detected = Detected::new();
 
 /// Whether this CPU supports the SHA-NI path (detected once, then cached).
 #[inline]
 pub(super) fn available() -> bool {
-    match SHANI.load(Ordering::Relaxed) {
-        2 => true,
-        1 => false,
-        _ => {
-            let present = detect();
-            SHANI.store(if present { 2 } else { 1 }, Ordering::Relaxed);
-            present
-        }
-    }
+    SHANI.get(|f| f.has(1 << 9 | 1 << 19, 1 << 29))
 }
 
 /// The round constants grouped by four, one vector load per group.

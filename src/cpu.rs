@@ -1,0 +1,89 @@
+//! What this `x86_64` CPU can run, read without `std`: the CPUID feature
+//! bits and whether the operating system saves the vector state (XCR0),
+//! each answer detected once and cached in an atomic. The one home of
+//! feature detection for the SIMD back ends (`arch::avx2`, `sha256::shani`,
+//! `sha256::avx512`).
+
+use core::arch::x86_64::{__cpuid, __cpuid_count, _xgetbv};
+use core::sync::atomic::{AtomicU8, Ordering};
+
+/// The CPUID feature words the back ends test.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Features {
+    /// Leaf 1 ECX (SSSE3 bit 9, SSE4.1 bit 19, OSXSAVE bit 27, AVX bit 28).
+    pub leaf1_ecx: u32,
+    /// Leaf 7 subleaf 0 EBX (AVX2 bit 5, AVX-512 F bit 16, SHA bit 29,
+    /// AVX-512 BW bit 30).
+    pub leaf7_ebx: u32,
+}
+
+impl Features {
+    /// Reads CPUID; all zeros when leaf 7 does not exist.
+    pub(crate) fn read() -> Features {
+        // `__cpuid` / `__cpuid_count` are `unsafe fn` on older toolchains
+        // and safe on newer ones; the allow keeps both quiet.
+        #[allow(unused_unsafe)]
+        // SAFETY: CPUID exists on every x86_64 processor and only reads
+        // identification registers; leaf 0 reports the highest leaf, and
+        // leaves 1 and 7 are read only if they exist.
+        unsafe {
+            if __cpuid(0).eax < 7 {
+                return Features::default();
+            }
+            Features {
+                leaf1_ecx: __cpuid(1).ecx,
+                leaf7_ebx: __cpuid_count(7, 0).ebx,
+            }
+        }
+    }
+
+    /// Whether every bit of `leaf1_ecx` and of `leaf7_ebx` is set.
+    pub(crate) fn has(&self, leaf1_ecx: u32, leaf7_ebx: u32) -> bool {
+        self.leaf1_ecx & leaf1_ecx == leaf1_ecx && self.leaf7_ebx & leaf7_ebx == leaf7_ebx
+    }
+
+    /// Whether the operating system saves every state component of `xcr0`
+    /// (bit 1 XMM, 2 YMM, 5-7 the AVX-512 opmask and ZMM halves).
+    pub(crate) fn os_saves(&self, xcr0: u64) -> bool {
+        if !self.has(1 << 27, 0) {
+            return false;
+        }
+        // SAFETY: OSXSAVE (checked above) means the OS enabled XGETBV.
+        unsafe { read_xcr0() & xcr0 == xcr0 }
+    }
+}
+
+/// Reads XCR0.
+///
+/// # Safety
+/// The CPU must report OSXSAVE (CPUID leaf 1 ECX bit 27).
+#[target_feature(enable = "xsave")]
+unsafe fn read_xcr0() -> u64 {
+    // SAFETY: the caller guarantees OSXSAVE, so XGETBV does not fault, and
+    // XCR0 (register 0) exists whenever XGETBV does.
+    unsafe { _xgetbv(0) }
+}
+
+/// One feature's detection result: detected on first use, then cached.
+pub(crate) struct Detected(AtomicU8);
+
+impl Detected {
+    /// Not detected yet.
+    pub(crate) const fn new() -> Detected {
+        Detected(AtomicU8::new(0))
+    }
+
+    /// The cached answer, or `detect`'s (then cached).
+    #[inline]
+    pub(crate) fn get(&self, detect: fn(&Features) -> bool) -> bool {
+        match self.0.load(Ordering::Relaxed) {
+            2 => true,
+            1 => false,
+            _ => {
+                let present = detect(&Features::read());
+                self.0.store(if present { 2 } else { 1 }, Ordering::Relaxed);
+                present
+            }
+        }
+    }
+}
