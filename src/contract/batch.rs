@@ -31,7 +31,8 @@ pub(crate) struct Done {
 /// A way of hashing the tools of one list, in the order given.
 pub(crate) trait ToolHasher {
     /// Hashes (or queues) the tool projected by `projection`, whose name node
-    /// is `name`; `emit` gets each finished tool, in order.
+    /// is `name`; `emit` gets each finished tool, in order. After an error
+    /// the caller flushes (the tools before it are reported), then reports it.
     fn add(
         &mut self,
         input: &[u8],
@@ -197,14 +198,13 @@ impl ToolHasher for Batch {
             // Longer than the whole buffer: hashed as it is written.
             OneAtATime.add(input, nodes, (projection, name), fields, emit)
         };
-        let written = match self.write(input, nodes, projection) {
-            Ok(Some(w)) => w,
-            Ok(None) if self.queued.is_empty() => return alone(emit),
-            other => {
-                // The tools before this one are reported before its error,
-                // and a full buffer is hashed before this contract goes in.
+        let written = match self.write(input, nodes, projection)? {
+            Some(w) => w,
+            None if self.queued.is_empty() => return alone(emit),
+            None => {
+                // The buffer is full: hash it, then write this contract again.
                 self.flush(emit);
-                match other.and_then(|_| self.write(input, nodes, projection))? {
+                match self.write(input, nodes, projection)? {
                     Some(w) => w,
                     None => return alone(emit),
                 }

@@ -173,7 +173,8 @@ impl<const CAP: usize> GrowBuf<CAP> {
         }
     }
 
-    /// Bytes written since the last [`GrowBuf::clear`] (counting any past `CAP`).
+    /// How many bytes are written since the last [`GrowBuf::clear`] (a
+    /// write refused past `CAP` adds none).
     pub(crate) fn len(&self) -> usize {
         self.len
     }

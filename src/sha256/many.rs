@@ -89,8 +89,10 @@ const MAX_RUN: usize = 32;
 /// A lane with nothing to do compresses these (its result is never read).
 static IDLE: [u8; MAX_RUN * BLOCK_LEN] = [0; MAX_RUN * BLOCK_LEN];
 
-/// One idle block.
-static IDLE_BLOCK: [u8; BLOCK_LEN] = [0; BLOCK_LEN];
+/// One idle block: the first of [`IDLE`].
+fn idle_block() -> &'static [u8; BLOCK_LEN] {
+    IDLE.first_chunk().unwrap_or(&[0; BLOCK_LEN])
+}
 
 /// One lane's message: the whole blocks still to compress, then the tail
 /// (the last partial block and the padding, one or two blocks).
@@ -154,8 +156,8 @@ impl<'m> Lane<'m> {
             Next::Whole(block) => block,
             Next::Tail(at) => self.tail[at..]
                 .first_chunk::<BLOCK_LEN>()
-                .unwrap_or(&IDLE_BLOCK),
-            Next::Idle => &IDLE_BLOCK,
+                .unwrap_or(idle_block()),
+            Next::Idle => idle_block(),
         }
     }
 }
@@ -180,6 +182,24 @@ fn digest_of(state: [u32; 8]) -> [u8; DIGEST_LEN] {
     out
 }
 
+/// The messages not yet given to a lane.
+struct Waiting<'m, M: ?Sized> {
+    messages: &'m M,
+    next: usize,
+    count: usize,
+}
+
+impl<'m, M: Messages + ?Sized> Waiting<'m, M> {
+    /// A lane for the next message, if any is left.
+    fn take(&mut self) -> Option<Lane<'m>> {
+        let i = self.next;
+        (i < self.count).then(|| {
+            self.next += 1;
+            Lane::start(i, self.messages.message(i))
+        })
+    }
+}
+
 /// Hashes every message of `messages` with `kernel`, writing digest `i` to
 /// `out[i]`.
 pub(crate) fn digest_many_with<K: Kernel, M: Messages + ?Sized>(
@@ -191,20 +211,23 @@ pub(crate) fn digest_many_with<K: Kernel, M: Messages + ?Sized>(
     let lanes = K::LANES.min(MAX_LANES);
     let mut state = K::new_state();
     let mut lane = [Lane::IDLE; MAX_LANES];
-    let mut next = 0;
+    let mut waiting = Waiting {
+        messages,
+        next: 0,
+        count,
+    };
     let mut active = 0;
-    for (i, l) in lane[..lanes].iter_mut().enumerate() {
-        if next < count {
-            *l = Lane::start(next, messages.message(next));
+    for (i, slot) in lane[..lanes].iter_mut().enumerate() {
+        if let Some(l) = waiting.take() {
+            *slot = l;
             kernel.reset(&mut state, i);
-            next += 1;
             active += 1;
         }
     }
     let mut next_block = [Next::Idle; MAX_LANES];
     let mut finished = [false; MAX_LANES];
     while active > 0 {
-        if next == count && active <= K::DRAIN_AT {
+        if waiting.next == count && active <= K::DRAIN_AT {
             drain(kernel, &state, &mut lane[..lanes], out);
             return;
         }
@@ -226,10 +249,9 @@ pub(crate) fn digest_many_with<K: Kernel, M: Messages + ?Sized>(
             }
             lane[i] = Lane::IDLE;
             active -= 1;
-            if next < count {
-                lane[i] = Lane::start(next, messages.message(next));
+            if let Some(l) = waiting.take() {
+                lane[i] = l;
                 kernel.reset(&mut state, i);
-                next += 1;
                 active += 1;
             }
         }
