@@ -15,10 +15,11 @@
 #   Python MCP  contractpin.mcp_guard with the MCP Python SDK 1.30.0 and 2.3.0
 #           (.venv-mcp1, .venv-mcp2 from .ci/install-servers.sh) against
 #           server-everything and tests/mcp/fake_server.py over stdio
-#   Miri    tests/ffi_abi.rs, tests/ffi_verify.rs, tests/ffi_guard.rs, tests/ffi_guard_instructions.rs
-#           and tests/ffi_verify_server.rs under `cargo +nightly miri`
-#           (the unsafe code of src/ffi), when the nightly toolchain has Miri;
-#           about 3 minutes cold. CONTRACTPIN_SKIP_MIRI=1 skips it.
+#   Miri    tests/ffi_abi.rs, tests/ffi_verify.rs, tests/ffi_lock.rs, tests/ffi_guard.rs,
+#           tests/ffi_guard_instructions.rs and tests/ffi_verify_server.rs under
+#           `cargo +nightly miri` (the unsafe code of src/ffi), when the nightly
+#           toolchain has Miri, in two lanes side by side; about 4 minutes on
+#           the 2-core CI machine. CONTRACTPIN_SKIP_MIRI=1 skips it.
 #
 #   scripts/test-bindings.sh            # dev profile: scripts/build-lib.sh --debug (target/lib/debug)
 #   scripts/test-bindings.sh --release  # scripts/build-lib.sh --release (target/lib/release)
@@ -32,6 +33,8 @@
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
+# shellcheck source=scripts/lanes.sh
+. scripts/lanes.sh
 
 profile=debug
 case "${1:-}" in
@@ -188,12 +191,18 @@ cli_reports() {
 }
 run cli-reports cli_reports
 
-miri_suite() {
-  cargo +nightly miri test --no-default-features --features ffi,std \
-    --test ffi_abi --test ffi_verify --test ffi_lock --test ffi_guard --test ffi_guard_instructions \
-    --test ffi_verify_server 2>&1 | grep -E '^(test result|error|failures)|Undefined Behavior' 
+# Miri interprets on one core, so its test binaries run in two lanes side by
+# side (scripts/lanes.sh), split by their time under Miri on the CI machine
+# (ffi_guard 130 s, ffi_verify_server 98 s, ffi_lock 83 s, ffi_verify 79 s,
+# ffi_abi 25 s, ffi_guard_instructions 17 s).
+miri_run() {
+  cargo +nightly miri test --no-default-features --features ffi,std "$@" 2>&1 |
+    grep -E '^(test result|error|failures)|Undefined Behavior'
   return "${PIPESTATUS[0]}"
 }
+miri_lane_a() { miri_run --test ffi_guard --test ffi_verify --test ffi_abi; }
+miri_lane_b() { miri_run --test ffi_verify_server --test ffi_lock --test ffi_guard_instructions; }
+miri_suite() { lanes miri_lane_a miri_lane_b; }
 if [ "${CONTRACTPIN_SKIP_MIRI:-0}" = 1 ]; then
   summary+=("miri: skipped (CONTRACTPIN_SKIP_MIRI=1)")
 elif cargo +nightly miri --version >/dev/null 2>&1; then

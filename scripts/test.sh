@@ -11,6 +11,9 @@ export CARGO_TERM_COLOR=never
 # (tests/support/tools.rs). Only the `hermetic` suite below unsets it.
 export CONTRACTPIN_REQUIRE_TOOLS=1
 
+# shellcheck source=scripts/lanes.sh
+. scripts/lanes.sh
+
 passed=0
 failed=0
 failures=()
@@ -41,6 +44,15 @@ core_has_no_dependencies() {
   done
 }
 
+# `cargo test` of the workspace's default members, as two lanes side by
+# side (scripts/lanes.sh): the library's tests (unit, integration, doc) and
+# the CLI's. Most of their time is spent waiting on the MCP servers, proxies
+# and timeouts they start, not on the CPU. Each package is tested with its own
+# feature set, as `cargo test -p` gives it.
+lib_tests() { cargo test -p contractpin; }
+cli_tests() { cargo test -p contractpin-cli; }
+cargo_test() { lanes lib_tests cli_tests; }
+
 # Every feature of the library builds on its own (a build, not a test: the
 # tests' dev-dependency on the crate itself turns on std, ffi and https).
 feature_matrix() {
@@ -58,19 +70,27 @@ hermetic() {
   local bin log
   bin="$(bash scripts/hermetic-path.sh "${CARGO_TARGET_DIR:-$root/target}/hermetic-bin")" || return 1
   log="${CARGO_TARGET_DIR:-$root/target}/hermetic.log"
-  env -u CONTRACTPIN_REQUIRE_TOOLS PATH="$bin" cargo test --no-fail-fast > "$log" 2>&1
-  local rc=$?
+  # Per package, as in `cargo_test`, so the builds are the same ones.
+  local rc=0 pkg
+  : > "$log"
+  for pkg in contractpin contractpin-cli; do
+    env -u CONTRACTPIN_REQUIRE_TOOLS PATH="$bin" cargo test --no-fail-fast -p "$pkg" >> "$log" 2>&1 || rc=1
+  done
   grep -E '^test result:' "$log" | awk '{p+=$4; f+=$6} END {printf "hermetic cargo test: %d passed, %d failed\n", p, f}'
   echo "hermetic cargo test: $(grep -c '\*\*\* SKIPPED' "$log") tests skipped for a missing program (log: $log)"
   [ "$rc" -eq 0 ] || { grep -E '^(test .* FAILED|failures:|---- )' "$log" | head -40; return 1; }
   grep -q '\*\*\* SKIPPED' "$log" || { echo "hermetic: nothing skipped, so nothing was hidden"; return 1; }
 }
 
-# The portable SHA-256 back end forced on (RustCrypto-style --cfg), in a
-# target directory of its own so the main one keeps its build.
-sha256_portable() {
-  RUSTFLAGS="--cfg contractpin_portable_sha256" CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/portable-sha256" \
-    cargo test -p contractpin --lib --test conformance
+# The portable back ends forced on (RustCrypto-style --cfg), both in one
+# build, in a target directory of its own so the main one keeps its build:
+# the portable SHA-256 (no SHA-NI, no AVX-512 lanes) and the SWAR scanning and
+# structural index (no SSE2/AVX2). The two are independent of each other; the
+# native ones run in `cargo test`.
+portable() {
+  RUSTFLAGS="--cfg contractpin_portable_sha256 --cfg contractpin_portable_simd" \
+    CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/portable" \
+    cargo test -p contractpin --lib --test conformance --test jsontestsuite --test properties
 }
 
 # Installed test programs (node_modules, the .venv-* virtualenvs) are never
@@ -85,10 +105,9 @@ suite core-deps core_has_no_dependencies
 suite docs env RUSTDOCFLAGS="-D warnings" cargo doc -p contractpin --no-deps --all-features
 suite feature-matrix feature_matrix
 suite no-std-bare-metal bash smoke/no_std/run.sh
-suite cargo-test cargo test
+suite cargo-test cargo_test
 suite hermetic hermetic
-suite sha256-portable sha256_portable
-suite simd-portable env RUSTFLAGS="--cfg contractpin_portable_simd" CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/portable-simd" cargo test -p contractpin --lib --test jsontestsuite --test conformance --test properties
+suite portable portable
 suite cross-qemu bash scripts/test-cross.sh
 suite vectors-fresh python3 vectors/make_vectors.py --check
 suite number-tables-fresh python3 scripts/gen_number_tables.py --check
