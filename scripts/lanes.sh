@@ -1,13 +1,14 @@
-# Sourced by the test scripts: `lanes FN...` runs the shell functions FN side
+# Sourced by scripts/test-bindings.sh: `lanes FN...` runs the shell functions FN side
 # by side, each with its output in a log of its own, then prints each log in
 # the order given, with how long the lane took and how it ended. Returns
 # non-zero if any lane failed.
 #
-# For suites that spend their time waiting on child processes or that use one
-# core each (test binaries that start MCP servers and proxies, Miri): on the
-# 2-core CI machine two lanes finish well before one. Cargo takes its build
-# lock only while it compiles, so two `cargo test` lanes compile one after
-# the other and run their tests at the same time.
+# For work that keeps one core busy each and nothing else: Miri's test
+# binaries (scripts/test-bindings.sh). Cargo takes its build lock only while
+# it compiles, so two `cargo miri test` lanes build once and then run side by
+# side. (`cargo test` itself was tried as a library lane and a CLI lane: 401
+# -> 390 s in CI, because its tests keep both cores busy already and the
+# library lane needed a build of its own; it stays one command.)
 lanes() {
   local dir name i rc=0
   local -a pids=()

@@ -11,9 +11,6 @@ export CARGO_TERM_COLOR=never
 # (tests/support/tools.rs). Only the `hermetic` suite below unsets it.
 export CONTRACTPIN_REQUIRE_TOOLS=1
 
-# shellcheck source=scripts/lanes.sh
-. scripts/lanes.sh
-
 passed=0
 failed=0
 failures=()
@@ -44,15 +41,6 @@ core_has_no_dependencies() {
   done
 }
 
-# `cargo test` of the workspace's default members, as two lanes side by
-# side (scripts/lanes.sh): the library's tests (unit, integration, doc) and
-# the CLI's. Most of their time is spent waiting on the MCP servers, proxies
-# and timeouts they start, not on the CPU. Each package is tested with its own
-# feature set, as `cargo test -p` gives it.
-lib_tests() { cargo test -p contractpin; }
-cli_tests() { cargo test -p contractpin-cli; }
-cargo_test() { lanes lib_tests cli_tests; }
-
 # Every feature of the library builds on its own (a build, not a test: the
 # tests' dev-dependency on the crate itself turns on std, ffi and https).
 feature_matrix() {
@@ -70,12 +58,8 @@ hermetic() {
   local bin log
   bin="$(bash scripts/hermetic-path.sh "${CARGO_TARGET_DIR:-$root/target}/hermetic-bin")" || return 1
   log="${CARGO_TARGET_DIR:-$root/target}/hermetic.log"
-  # Per package, as in `cargo_test`, so the builds are the same ones.
-  local rc=0 pkg
-  : > "$log"
-  for pkg in contractpin contractpin-cli; do
-    env -u CONTRACTPIN_REQUIRE_TOOLS PATH="$bin" cargo test --no-fail-fast -p "$pkg" >> "$log" 2>&1 || rc=1
-  done
+  env -u CONTRACTPIN_REQUIRE_TOOLS PATH="$bin" cargo test --no-fail-fast > "$log" 2>&1
+  local rc=$?
   grep -E '^test result:' "$log" | awk '{p+=$4; f+=$6} END {printf "hermetic cargo test: %d passed, %d failed\n", p, f}'
   echo "hermetic cargo test: $(grep -c '\*\*\* SKIPPED' "$log") tests skipped for a missing program (log: $log)"
   [ "$rc" -eq 0 ] || { grep -E '^(test .* FAILED|failures:|---- )' "$log" | head -40; return 1; }
@@ -105,7 +89,7 @@ suite core-deps core_has_no_dependencies
 suite docs env RUSTDOCFLAGS="-D warnings" cargo doc -p contractpin --no-deps --all-features
 suite feature-matrix feature_matrix
 suite no-std-bare-metal bash smoke/no_std/run.sh
-suite cargo-test cargo_test
+suite cargo-test cargo test
 suite hermetic hermetic
 suite portable portable
 suite cross-qemu bash scripts/test-cross.sh
