@@ -628,8 +628,17 @@ fn random_pair_run(backend: Backend, seed: u64, steps: usize) -> usize {
 
 #[test]
 fn pair_random_writes_match_one_way_and_portable() {
-    let (seeds, steps) = if cfg!(miri) { (2, 60) } else { (64, 600) };
+    let (seeds, steps): (u64, usize) = if cfg!(miri) { (2, 60) } else { (64, 600) };
     for backend in backends() {
+        // The write and buffering logic is the same for every back end; the
+        // many seeds are for SHA-NI's interleaved streams. The portable back
+        // end (all there is off x86-64, where this ran for 42 s of the 47 s
+        // of the unit tests under qemu-s390x) gets an eighth of them.
+        let seeds = if backend == Backend::Portable {
+            seeds.div_ceil(8)
+        } else {
+            seeds
+        };
         let mut compared = 0;
         for seed in 0..seeds {
             compared += random_pair_run(backend, seed, steps);
