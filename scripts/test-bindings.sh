@@ -202,7 +202,12 @@ miri_run() {
 }
 miri_lane_a() { miri_run --test ffi_guard --test ffi_verify --test ffi_abi; }
 miri_lane_b() { miri_run --test ffi_verify_server --test ffi_lock --test ffi_guard_instructions; }
-miri_suite() { lanes miri_lane_a miri_lane_b; }
+miri_suite() {
+  # Miri's sysroot first, once: on a fresh machine two lanes would both build it.
+  local out
+  out="$(cargo +nightly miri setup 2>&1)" || { echo "$out"; return 1; }
+  lanes miri_lane_a miri_lane_b
+}
 if [ "${CONTRACTPIN_SKIP_MIRI:-0}" = 1 ]; then
   summary+=("miri: skipped (CONTRACTPIN_SKIP_MIRI=1)")
 elif cargo +nightly miri --version >/dev/null 2>&1; then
