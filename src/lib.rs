@@ -81,6 +81,12 @@ pub mod verify;
 #[path = "../tests/support/rng.rs"]
 mod test_rng;
 
+/// The unit tests' reader of `vectors/vectors.tsv`; its one home is
+/// `tests/support/vectors_tsv.rs`.
+#[cfg(test)]
+#[path = "../tests/support/vectors_tsv.rs"]
+mod test_vectors;
+
 pub use contract::instructions::instructions_digest;
 pub use contract::tools_list::{ListOptions, ListSummary, ToolReport};
 pub use contract::{Field, FieldDigests, JsonStr};

@@ -5,52 +5,17 @@
 
 #[path = "support/tools.rs"]
 mod tools;
+#[path = "support/vectors_tsv.rs"]
+mod vectors_tsv;
 use std::process::Command;
+use vectors_tsv::{unhex, vectors, Vector};
 
 use contractpin::{
     canonicalize, digest_tools_list, tool_contract, tool_digest, Digest, ListOptions,
 };
 
-fn unhex(s: &str) -> Vec<u8> {
-    if s == "-" {
-        return Vec::new();
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
-        .collect()
-}
-
 fn sha(bytes: &[u8]) -> String {
     Digest(contractpin::sha256::digest(bytes)).to_string()
-}
-
-struct Vector {
-    name: String,
-    mode: String,
-    input: Vec<u8>,
-    expected: String,
-    digest: String,
-    extra: String,
-}
-
-fn vectors() -> Vec<Vector> {
-    let text = std::fs::read_to_string("vectors/vectors.tsv").expect("vectors/vectors.tsv");
-    text.lines()
-        .filter(|l| !l.starts_with('#'))
-        .map(|line| {
-            let c: Vec<&str> = line.split('\t').collect();
-            assert_eq!(c.len(), 6, "malformed line: {line}");
-            Vector {
-                name: c[0].into(),
-                mode: c[1].into(),
-                input: unhex(c[2]),
-                expected: c[3].into(),
-                digest: c[4].into(),
-                extra: c[5].into(),
-            }
-        })
-        .collect()
 }
 
 /// One tool's entry in a tools-list vector's `extra` column: the hex of its
