@@ -198,6 +198,11 @@ impl<'m, M: Messages + ?Sized> Waiting<'m, M> {
             Lane::start(i, self.messages.message(i))
         })
     }
+
+    /// Whether every message has been given to a lane.
+    fn is_empty(&self) -> bool {
+        self.next == self.count
+    }
 }
 
 /// Hashes every message of `messages` with `kernel`, writing digest `i` to
@@ -227,7 +232,7 @@ pub(crate) fn digest_many_with<K: Kernel, M: Messages + ?Sized>(
     let mut next_block = [Next::Idle; MAX_LANES];
     let mut finished = [false; MAX_LANES];
     while active > 0 {
-        if waiting.next == count && active <= K::DRAIN_AT {
+        if waiting.is_empty() && active <= K::DRAIN_AT {
             drain(kernel, &state, &mut lane[..lanes], out);
             return;
         }
