@@ -60,7 +60,13 @@ cp "$target/release/bench-table" "$new_bin"
 
 # The fastest repetition of one run, in ms.
 fastest() {
-  "$1" profile "$2" "$3" "$seconds" | sed -n 's/.*fastest \([0-9.]*\) ms.*/\1/p'
+  local ms
+  ms="$("$1" profile "$2" "$3" "$seconds" | sed -n 's/.*fastest \([0-9.]*\) ms.*/\1/p')"
+  if [[ -z "$ms" ]]; then
+    echo "bench-ab: $1 profile $2 $3 printed no fastest time" >&2
+    exit 1
+  fi
+  echo "$ms"
 }
 
 # Least and median of the figures given.
