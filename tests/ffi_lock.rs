@@ -141,6 +141,7 @@ fn a_refused_lock_says_where_and_why() {
     assert_eq!(st, contractpin_status::LockInvalid);
     assert!(!error.is_null());
     assert_eq!(
+        // SAFETY: `error` is the live, non-null error `parse` handed out.
         unsafe { contractpin_lock_error_status(error) },
         contractpin_status::LockInvalid
     );
@@ -151,6 +152,7 @@ fn a_refused_lock_says_where_and_why() {
     assert!(text(contractpin_lock_error_detail, error).contains("tool_count is 5"));
     let mut at = 7usize;
     assert_eq!(
+        // SAFETY: a live error and a valid out-pointer.
         unsafe { contractpin_lock_error_offset(error, &mut at) },
         contractpin_status::NotFound
     );
@@ -163,10 +165,12 @@ fn a_refused_lock_says_where_and_why() {
     assert_eq!(st, contractpin_status::LockSyntax);
     let mut at = 0usize;
     assert_eq!(
+        // SAFETY: a live error and a valid out-pointer.
         unsafe { contractpin_lock_error_offset(error, &mut at) },
         contractpin_status::Ok
     );
     assert_eq!((at, offset), (20, 20));
+    // SAFETY: freed once.
     unsafe { contractpin_lock_error_free(error) };
 
     let (st, error, _) = parse(text_lock.replacen("\"1\"", "\"2\"", 1).as_bytes())
@@ -174,6 +178,7 @@ fn a_refused_lock_says_where_and_why() {
         .unwrap();
     assert_eq!(st, contractpin_status::LockUnsupportedVersion);
     assert_eq!(text(contractpin_lock_error_path, error), "contractpin");
+    // SAFETY: freed once.
     unsafe { contractpin_lock_error_free(error) };
 }
 
