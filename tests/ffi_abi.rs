@@ -298,8 +298,8 @@ fn tool_digest_text_and_bytes() {
     assert_eq!(st, contractpin_status::Ok);
     assert_eq!(text[71], 0, "NUL after 71 characters");
     assert_eq!(text[72], 0x55, "nothing past the NUL");
-    // SAFETY: NUL-terminated above.
     assert_eq!(
+        // SAFETY: NUL-terminated above.
         unsafe { CStr::from_ptr(text.as_ptr()) }.to_str().unwrap(),
         ECHO_DIGEST
     );
@@ -317,18 +317,18 @@ fn tool_digest_text_and_bytes() {
     // SAFETY: 32 readable bytes, 72 writable.
     let st = unsafe { contractpin_digest_to_text(raw.as_ptr(), again.as_mut_ptr()) };
     assert_eq!(st, contractpin_status::Ok);
-    // SAFETY: NUL-terminated.
     assert_eq!(
+        // SAFETY: NUL-terminated.
         unsafe { CStr::from_ptr(again.as_ptr()) }.to_str().unwrap(),
         ECHO_DIGEST
     );
-    // SAFETY: NULLs are rejected.
     assert_eq!(
+        // SAFETY: NULLs are rejected.
         unsafe { contractpin_digest_to_text(ptr::null(), again.as_mut_ptr()) },
         contractpin_status::NullArgument
     );
-    // SAFETY: NULLs are rejected.
     assert_eq!(
+        // SAFETY: NULLs are rejected.
         unsafe { contractpin_digest_to_text(raw.as_ptr(), ptr::null_mut()) },
         contractpin_status::NullArgument
     );

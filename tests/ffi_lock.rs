@@ -75,6 +75,7 @@ fn verify(lock: &Handle, name: &str, list: &[u8], flags: u32) -> Result<i32, con
     }
     // SAFETY: a live report, freed once.
     let code = unsafe { contractpin_report_exit_code(report) };
+    // SAFETY: the same report, freed once, after its last use.
     unsafe { contractpin_report_free(report) };
     Ok(code)
 }
@@ -100,14 +101,15 @@ fn parse_once_verify_many() {
     // SAFETY: a live handle.
     assert_eq!(unsafe { contractpin_lock_server_count(lock.0) }, 1);
     let (mut p, mut n) = (ptr::null(), 0usize);
-    // SAFETY: a live handle, valid out-parameters.
     assert_eq!(
+        // SAFETY: a live handle, valid out-parameters.
         unsafe { contractpin_lock_server_name(lock.0, 0, &mut p, &mut n) },
         contractpin_status::Ok
     );
     // SAFETY: owned by the handle.
     assert_eq!(unsafe { std::slice::from_raw_parts(p, n) }, b"example");
     assert_eq!(
+        // SAFETY: a live handle, valid out-parameters (index 1 is refused).
         unsafe { contractpin_lock_server_name(lock.0, 1, &mut p, &mut n) },
         contractpin_status::IndexOutOfRange
     );

@@ -73,8 +73,8 @@ impl Server {
     }
     fn digest(&self) -> [u8; 32] {
         let mut d = [0u8; 32];
-        // SAFETY: live server, 32-byte buffer.
         assert_eq!(
+            // SAFETY: live server, 32-byte buffer.
             unsafe { contractpin_server_digest(self.0, d.as_mut_ptr()) },
             contractpin_status::Ok
         );
@@ -82,8 +82,8 @@ impl Server {
     }
     fn tool_digest(&self, i: usize) -> [u8; 32] {
         let mut d = [0u8; 32];
-        // SAFETY: live server, 32-byte buffer.
         assert_eq!(
+            // SAFETY: live server, 32-byte buffer.
             unsafe { contractpin_server_tool_digest(self.0, i, d.as_mut_ptr()) },
             contractpin_status::Ok
         );
@@ -91,8 +91,8 @@ impl Server {
     }
     fn fields(&self, i: usize) -> u32 {
         let mut m = 0;
-        // SAFETY: live server.
         assert_eq!(
+            // SAFETY: live server.
             unsafe { contractpin_server_tool_fields(self.0, i, &mut m) },
             contractpin_status::Ok
         );
