@@ -335,59 +335,75 @@ impl Kernel for Pairs {
     }
 }
 
-/// The state of a sixteen-lane kernel: word `w` of lane `l` at `[w][l]`
-/// (a row is one 512-bit register).
-pub(crate) type Wide = [[u32; 16]; 8];
+/// The sixteen-lane kernel: built where the AVX-512 back end exists (and in
+/// the tests, for its portable twin), so other builds carry no dead code.
+#[cfg(any(
+    test,
+    all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256))
+))]
+mod sixteen {
+    use super::{Kernel, BLOCK_LEN, IV};
 
-/// A sixteen-lane compression over [`Wide`] state.
-pub(crate) trait Compress16 {
-    /// Compresses the first `blocks` whole blocks of `data[l]` into lane
-    /// `l`, for all sixteen lanes.
-    fn compress16(&self, state: &mut Wide, data: &[&[u8]; 16], blocks: usize);
-}
+    /// The state of a sixteen-lane kernel: word `w` of lane `l` at `[w][l]`
+    /// (a row is one 512-bit register).
+    pub(crate) type Wide = [[u32; 16]; 8];
 
-/// Any [`Compress16`] as a [`Kernel`] of sixteen lanes.
-pub(crate) struct Sixteen<C>(pub C);
-
-impl<C: Compress16> Kernel for Sixteen<C> {
-    const LANES: usize = 16;
-    const DRAIN_AT: usize = 6;
-    type State = Wide;
-    fn new_state() -> Wide {
-        IV.map(|w| [w; 16])
+    /// A sixteen-lane compression over [`Wide`] state.
+    pub(crate) trait Compress16 {
+        /// Compresses the first `blocks` whole blocks of `data[l]` into lane
+        /// `l`, for all sixteen lanes.
+        fn compress16(&self, state: &mut Wide, data: &[&[u8]; 16], blocks: usize);
     }
-    fn reset(&self, state: &mut Wide, lane: usize) {
-        for (row, w) in state.iter_mut().zip(IV) {
-            row[lane] = w;
+
+    /// Any [`Compress16`] as a [`Kernel`] of sixteen lanes.
+    pub(crate) struct Sixteen<C>(pub C);
+
+    impl<C: Compress16> Kernel for Sixteen<C> {
+        const LANES: usize = 16;
+        const DRAIN_AT: usize = 6;
+        type State = Wide;
+        fn new_state() -> Wide {
+            IV.map(|w| [w; 16])
+        }
+        fn reset(&self, state: &mut Wide, lane: usize) {
+            for (row, w) in state.iter_mut().zip(IV) {
+                row[lane] = w;
+            }
+        }
+        fn compress(&self, state: &mut Wide, data: &[&[u8]], blocks: usize) {
+            let bytes = blocks * BLOCK_LEN;
+            let data: [&[u8]; 16] = core::array::from_fn(|l| &data[l][..bytes]);
+            self.0.compress16(state, &data, blocks)
+        }
+        fn chaining(&self, state: &Wide, lane: usize) -> [u32; 8] {
+            core::array::from_fn(|w| state[w][lane])
         }
     }
-    fn compress(&self, state: &mut Wide, data: &[&[u8]], blocks: usize) {
-        let bytes = blocks * BLOCK_LEN;
-        let data: [&[u8]; 16] = core::array::from_fn(|l| &data[l][..bytes]);
-        self.0.compress16(state, &data, blocks)
-    }
-    fn chaining(&self, state: &Wide, lane: usize) -> [u32; 8] {
-        core::array::from_fn(|w| state[w][lane])
-    }
-}
 
-/// The portable twin of the sixteen-lane kernel: each lane compressed on its
-/// own, in the same state layout.
-#[cfg(test)]
-pub(crate) struct Portable16;
+    /// The portable twin of the sixteen-lane kernel: each lane compressed on its
+    /// own, in the same state layout.
+    #[cfg(test)]
+    pub(crate) struct Portable16;
 
-#[cfg(test)]
-impl Compress16 for Portable16 {
-    fn compress16(&self, state: &mut Wide, data: &[&[u8]; 16], blocks: usize) {
-        for (lane, bytes) in data.iter().enumerate() {
-            let mut s: [u32; 8] = core::array::from_fn(|w| state[w][lane]);
-            compress_resolved(Backend::Portable, &mut s, &bytes[..blocks * BLOCK_LEN]);
-            for (row, w) in state.iter_mut().zip(s) {
-                row[lane] = w;
+    #[cfg(test)]
+    impl Compress16 for Portable16 {
+        fn compress16(&self, state: &mut Wide, data: &[&[u8]; 16], blocks: usize) {
+            for (lane, bytes) in data.iter().enumerate() {
+                let mut s: [u32; 8] = core::array::from_fn(|w| state[w][lane]);
+                super::compress_resolved(
+                    super::Backend::Portable,
+                    &mut s,
+                    &bytes[..blocks * BLOCK_LEN],
+                );
+                for (row, w) in state.iter_mut().zip(s) {
+                    row[lane] = w;
+                }
             }
         }
     }
 }
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256)))]
+pub(crate) use sixteen::{Compress16, Sixteen, Wide};
 
 /// The digest of every message of `messages` (`out[i]` for message `i`;
 /// `out` must be at least as long), hashed several at a time with the
@@ -422,6 +438,7 @@ pub fn digest_many_lanes() -> usize {
 
 #[cfg(test)]
 mod tests {
+    use super::sixteen::{Portable16, Sixteen};
     use super::*;
     use crate::sha256::digest;
     use std::vec::Vec;
