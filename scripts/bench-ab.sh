@@ -47,11 +47,17 @@ fi
 base_bin="$work/bench-table-${base_rev:0:12}"
 if [[ ! -x "$base_bin" ]]; then
   tree="$work/tree-${base_rev:0:12}"
+  # A run stopped half-way may have left its worktree behind.
+  rm -rf "$tree"
+  git worktree prune
   git worktree add --quiet --detach "$tree" "$base_rev"
+  trap 'git worktree remove --force "$tree" 2>/dev/null || true' EXIT
   echo "bench-ab: building the base (${base_rev:0:12}) ..." >&2
   (cd "$tree" && CARGO_TARGET_DIR="$work/target" cargo build --quiet --release -p contractpin-bench-peers)
-  cp "$work/target/release/bench-table" "$base_bin"
+  cp "$work/target/release/bench-table" "$base_bin.partial"
+  mv "$base_bin.partial" "$base_bin"
   git worktree remove --force "$tree"
+  trap - EXIT
 fi
 echo "bench-ab: building the working tree ..." >&2
 CARGO_TARGET_DIR="$target" cargo build --quiet --release -p contractpin-bench-peers
