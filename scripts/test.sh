@@ -71,8 +71,9 @@ hermetic() {
 # the portable SHA-256 (no SHA-NI, no AVX-512 lanes) and the SWAR scanning and
 # structural index (no SSE2/AVX2). The two are independent of each other; the
 # native ones run in `cargo test`.
+portable_cfgs="--cfg contractpin_portable_sha256 --cfg contractpin_portable_simd"
 portable() {
-  RUSTFLAGS="--cfg contractpin_portable_sha256 --cfg contractpin_portable_simd" \
+  RUSTFLAGS="$portable_cfgs" \
     CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/portable" \
     cargo test -p contractpin --lib --test conformance --test jsontestsuite --test properties
 }
@@ -85,7 +86,7 @@ portable() {
 clippy_all() {
   local dir="${CARGO_TARGET_DIR:-target}/clippy" rc=0 t
   cargo clippy --all-targets --all-features -- -D warnings || rc=1
-  RUSTFLAGS="--cfg contractpin_portable_sha256 --cfg contractpin_portable_simd" \
+  RUSTFLAGS="$portable_cfgs" \
     CARGO_TARGET_DIR="$dir/portable" cargo clippy -q -p contractpin --lib -- -D warnings || rc=1
   for t in aarch64-unknown-linux-gnu s390x-unknown-linux-gnu; do
     CARGO_TARGET_DIR="$dir/cross" cargo clippy -q -p contractpin --lib --target "$t" -- -D warnings || rc=1
