@@ -163,11 +163,38 @@ def tools_lists():
     return out
 
 
+def enforcer():
+    """Sessions for the enforcer target, in the byte language of
+    src/proxy/fuzzing.rs: a policy byte (bit 0 observe, bit 1 block, bit 2
+    instructions unchecked), then per step an id byte, an operation byte
+    and the operation's own bytes."""
+    listing = [0, 0, 1]                 # client: tools/list, id 0
+    pinned_page = [0, 1, 2, 0, 2, 1]    # server: id 0, tools a and b as pinned
+    call_a = [1, 3, 0, 1]               # client: tools/call a, id 1
+    changed = [0, 2]                    # server: list_changed
+    call_escaped = [2, 3, 3, 1]         # client: tools/call "\u0061", id 2
+    drift_page = [0, 1, 3, 3, 6, 1, 1]  # server: a drifted, c unpinned, a respelled
+    init = [1, 4]                       # client: initialize, id 1
+    drifted_instructions = [1, 5, 2, 1]
+    respelled_instructions = [1, 5, 1, 1]
+    instructions_and_tools = [1, 5, 0, 0]
+    session = (listing + pinned_page + call_a + changed + call_escaped + listing
+               + drift_page + call_a + init + drifted_instructions)
+    for policy, name in [(0, "enforce-hide"), (2, "enforce-block"), (1, "observe"),
+                         (4, "enforce-no-instructions")]:
+        put("enforcer", "session-%s.bin" % name, bytes([policy] + session))
+    put("enforcer", "handshake-with-tools.bin",
+        bytes([0] + init + instructions_and_tools + init + respelled_instructions))
+    put("enforcer", "batch.bin", bytes([0] + [0, 6] + listing + pinned_page + [1, 6] + call_a + changed))
+    put("enforcer", "mutated.bin", bytes([0] + listing + [0, 7] + pinned_page + [0, 40, ord('"')] + call_a))
+    put("enforcer", "raw.bin", bytes([0] + [0, 8, 1, 20]) + b'{"jsonrpc":"2.0","id":0' + bytes(listing))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--bin", required=True, help="the contractpin binary (for the lock seeds)")
     args = ap.parse_args()
-    for target in ("parser", "writer", "numbers", "ffi", "lock", "tools_list"):
+    for target in ("parser", "writer", "numbers", "ffi", "lock", "tools_list", "enforcer"):
         shutil.rmtree(os.path.join(CORPUS, target), ignore_errors=True)
     picks, jcs, hand, examples = json_seeds()
     for name, data in picks + jcs + hand + examples:
@@ -180,6 +207,7 @@ def main():
         put("tools_list", name, data)
     ffi([(n, d) for n, d in tl if len(d) < 2000] + [(n, d) for n, d in hand])
     locks(os.path.abspath(args.bin))
+    enforcer()
     for target in sorted(os.listdir(CORPUS)):
         files = os.listdir(os.path.join(CORPUS, target))
         size = sum(os.path.getsize(os.path.join(CORPUS, target, f)) for f in files)

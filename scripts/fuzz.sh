@@ -3,7 +3,7 @@
 #
 #   scripts/fuzz.sh [--ci] [--seconds N] [target...]
 #
-# Targets (fuzz/fuzz_targets/): parser writer numbers ffi lock tools_list
+# Targets (fuzz/fuzz_targets/): parser writer numbers ffi lock tools_list enforcer
 # (default: all). Every target is built with `cargo +nightly fuzz build`,
 # then run for N seconds starting from its committed seed corpus
 # fuzz/corpus/<target>/ (read-only: new inputs go to a working corpus under
@@ -12,7 +12,7 @@
 # kept in fuzz/artifacts/<target>/ and the command to replay it is printed.
 #
 #   --seconds N   fuzzing time per target (default 60; with --ci 10)
-#   --ci          the CI budget: 10 s per target, 60 s of fuzzing in all
+#   --ci          the CI budget: 10 s per target, 70 s of fuzzing in all
 #                 (as many targets at once as there are cores), about
 #                 2 minutes with the cold build on 2 cores
 #
@@ -21,14 +21,14 @@
 #
 # If the nightly toolchain or cargo-fuzz is missing (.ci/install-fuzz.sh
 # installs both), the script says so loudly and FALLS BACK to the seeded
-# property tests of tests/properties.rs, which check the same invariants on
-# the stable toolchain (more cases the longer --seconds is). That is not
-# fuzzing, and the output says so.
+# property tests of tests/properties.rs and src/proxy/fuzzing.rs, which
+# check the same invariants on the stable toolchain (more cases the longer
+# --seconds is). That is not fuzzing, and the output says so.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
-all_targets=(parser writer numbers ffi lock tools_list)
+all_targets=(parser writer numbers ffi lock tools_list enforcer)
 ci=0
 seconds=""
 targets=()
@@ -73,8 +73,9 @@ banner() {
 
 fallback() {
   banner "NOT FUZZING: $1" \
-    "Falling back to the seeded property tests (tests/properties.rs), which check" \
-    "the same invariants as the fuzz targets on the stable toolchain." \
+    "Falling back to the seeded property tests (tests/properties.rs and" \
+    "src/proxy/fuzzing.rs), which check the same invariants as the fuzz targets" \
+    "on the stable toolchain." \
     "Install the fuzzer with: bash .ci/install-fuzz.sh"
   # Scale the cases with the requested time (3000 cases take a few seconds).
   local cases=$(( seconds * ${#targets[@]} * 100 ))
@@ -82,6 +83,9 @@ fallback() {
   echo "==> CONTRACTPIN_PROPERTY_CASES=$cases cargo test --test properties"
   CONTRACTPIN_PROPERTY_CASES=$cases cargo test --test properties
   local rc=$?
+  # The enforcer target's sessions are checked inside the crate (src/proxy/fuzzing.rs).
+  echo "==> CONTRACTPIN_PROPERTY_CASES=$cases cargo test --features std --lib proxy::fuzzing"
+  CONTRACTPIN_PROPERTY_CASES=$cases cargo test --features std --lib proxy::fuzzing || rc=1
   banner "fuzz.sh: fallback property tests $( [ $rc -eq 0 ] && echo passed || echo FAILED ); no fuzzing was done"
   exit $rc
 }

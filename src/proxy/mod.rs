@@ -40,6 +40,11 @@
 //! The event log format: `src/proxy/log.rs` (and `contractpin proxy --help`).
 
 mod enforce;
+/// The fuzz target's and the property test's check of whole sessions (not
+/// part of the API: built only for them).
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
+pub mod fuzzing;
 mod gate;
 #[cfg(feature = "mcp-http")]
 pub(crate) mod http;
