@@ -7,6 +7,10 @@
 //! generator and the checks: `src/proxy/fuzzing.rs`.
 #![no_main]
 
+// The checks are built only for cargo-fuzz, which sets `--cfg fuzzing`.
+#[cfg(not(fuzzing))]
+compile_error!("build the enforcer target with `cargo +nightly fuzz build enforcer` (it sets --cfg fuzzing), or RUSTFLAGS=\"--cfg fuzzing\"");
+
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     contractpin::proxy::fuzzing::check_session(data);
 });

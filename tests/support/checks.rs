@@ -502,6 +502,7 @@ pub use ffi_checks::check_ffi;
 mod ffi_checks {
     use super::{show, Bytes};
     use contractpin::ffi::*;
+    use contractpin::guard::{guard_page, GuardDecision, GuardMode};
     use contractpin::{Context, Limits, ListOptions};
     use core::ptr;
     use std::ffi::CStr;
@@ -596,7 +597,7 @@ mod ffi_checks {
         let params = b.take(24).to_vec();
         let payload = b.rest();
         let mut b = Bytes::new(&params);
-        match op % 8 {
+        match op % 9 {
             0 => canonicalize(&mut b, payload),
             1 => tool_contract(&mut b, payload),
             2 => tool_digest(&mut b, payload),
@@ -604,7 +605,8 @@ mod ffi_checks {
             4 => sha256(&mut b, payload),
             5 => statics(&mut b, payload),
             6 => verify(&mut b, payload),
-            _ => digest_text(&mut b, payload),
+            7 => digest_text(&mut b, payload),
+            _ => guard(&mut b, payload),
         }
     }
 
@@ -1079,7 +1081,7 @@ mod ffi_checks {
             2 => (EXAMPLE_LOCK, DRIFTED_LIST),
             _ => (EXAMPLE_LOCK, payload),
         };
-        let names: [&[u8]; 4] = [b"files", b"nope", b"", b"\xff"];
+        let names: [&[u8]; 4] = [b"example", b"nope", b"", b"\xff"];
         let name = names[b.u8() as usize % 4];
         let flags = match b.u8() % 4 {
             0 => 1,
@@ -1187,6 +1189,153 @@ mod ffi_checks {
                 "report JSON is not JSON"
             );
             contractpin_report_free(out);
+        }
+    }
+    /// `contractpin_guard_page` and its accessors, against the library's
+    /// `guard::guard_page`: status and error offset in the documented order
+    /// of checks, then the result bytes, the passing tools, the events, their
+    /// JSON lines and the callable set, entry by entry, with indexes past the
+    /// end refused.
+    fn guard(b: &mut Bytes<'_>, payload: &[u8]) {
+        let page: &[u8] = match b.u8() % 4 {
+            0 => EXAMPLE_LIST,
+            1 => DRIFTED_LIST,
+            _ => payload,
+        };
+        let names: [&[u8]; 4] = [b"example", b"example", b"nope", b"\xff"];
+        let name = names[b.u8() as usize % 4];
+        let flags = match b.u8() % 4 {
+            0 => CONTRACTPIN_GUARD_OBSERVE,
+            1 => b.u32(),
+            _ => 0,
+        };
+        let (lim, rust_limits) = limits(b);
+        let lim_ptr = lim
+            .as_ref()
+            .map_or(ptr::null(), |l| l as *const contractpin_limits);
+        let mut lock: *mut contractpin_lock = ptr::null_mut();
+        // SAFETY: the lock bytes are readable; `lock` is a local.
+        let st = unsafe {
+            contractpin_lock_parse(
+                EXAMPLE_LOCK.as_ptr(),
+                EXAMPLE_LOCK.len(),
+                &mut lock,
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        };
+        assert_eq!(code(st), 0, "the example lock parses");
+        let mut out: *mut contractpin_guard_result = ptr::null_mut();
+        let mut err_off = Some(OFFSET_SENTINEL);
+        // SAFETY: each pointer valid for its length; the lock is live.
+        let status = unsafe {
+            contractpin_guard_page(
+                lock,
+                name.as_ptr(),
+                name.len(),
+                page.as_ptr(),
+                page.len(),
+                flags,
+                lim_ptr,
+                &mut out,
+                opt_ptr(&mut err_off),
+            )
+        };
+        let mode = if flags == CONTRACTPIN_GUARD_OBSERVE {
+            GuardMode::Observe
+        } else {
+            GuardMode::Enforce
+        };
+        let expected =
+            if flags & !CONTRACTPIN_GUARD_OBSERVE != 0 || std::str::from_utf8(name).is_err() {
+                Err(101)
+            } else if name != b"example" {
+                Err(69)
+            } else {
+                let pinned = &contractpin::lock::Lock::parse(EXAMPLE_LOCK)
+                    .unwrap()
+                    .servers["example"];
+                guard_page(pinned, page, mode, &rust_limits).map_err(|e| {
+                    assert_eq!(
+                        err_off,
+                        Some(e.offset()),
+                        "guard error offset, {}",
+                        show(page)
+                    );
+                    e.kind() as u32
+                })
+            };
+        // SAFETY: `lock` came from `contractpin_lock_parse`, freed once; the
+        // result does not depend on it.
+        unsafe { contractpin_lock_free(lock) };
+        let decision = match expected {
+            Err(want) => {
+                assert_eq!(code(status), want, "guard of {}", show(page));
+                assert!(out.is_null(), "out written on failure");
+                return;
+            }
+            Ok(d) => d,
+        };
+        assert_eq!(code(status), 0, "guard of {}", show(page));
+        assert!(!out.is_null());
+        // SAFETY: `out` is live until freed just after; out-pointers are locals.
+        unsafe {
+            guard_result_matches(out, &decision, mode, b);
+            contractpin_guard_result_free(out);
+        }
+    }
+
+    /// The accessors of a live guard result agree with `decision`.
+    ///
+    /// # Safety
+    /// `r` is a live result of `contractpin_guard_page`.
+    unsafe fn guard_result_matches(
+        r: *const contractpin_guard_result,
+        decision: &GuardDecision,
+        mode: GuardMode,
+        b: &mut Bytes<'_>,
+    ) {
+        let span = |st: contractpin_status, p: *const u8, len: usize| -> Option<Vec<u8>> {
+            // SAFETY: on success the library wrote a span it owns, live with `r`.
+            (code(st) == 0).then(|| unsafe { std::slice::from_raw_parts(p, len) }.to_vec())
+        };
+        let (mut p, mut len): (*const u8, usize) = (ptr::null(), 0);
+        // SAFETY: `r` is live by the caller's contract, the out-pointers are
+        // locals (the same holds for each call below).
+        let st = unsafe { contractpin_guard_result_bytes(r, &mut p, &mut len) };
+        assert_eq!(
+            span(st, p, len).as_deref(),
+            Some(decision.result.as_slice())
+        );
+        // SAFETY: as above.
+        let passed = unsafe { contractpin_guard_result_passed_count(r) };
+        assert_eq!(passed, decision.passed.len());
+        // SAFETY: as above.
+        let events = unsafe { contractpin_guard_result_event_count(r) };
+        assert_eq!(events, decision.events.len());
+        for _ in 0..3 {
+            let i = b.u8() as usize % (passed + 2);
+            // SAFETY: as above.
+            let st = unsafe { contractpin_guard_result_passed_name(r, i, &mut p, &mut len) };
+            let want = decision.passed.get(i).map(|s| s.as_bytes().to_vec());
+            assert_eq!(span(st, p, len), want, "passed name {i}");
+            assert!(want.is_some() || code(st) == 103);
+            let i = b.u8() as usize % (events + 2);
+            // SAFETY: as above.
+            let st = unsafe { contractpin_guard_result_event_json(r, i, &mut p, &mut len) };
+            let want = decision.events.get(i).map(|e| e.to_json("example"));
+            assert_eq!(span(st, p, len), want, "event line {i}");
+            assert!(want.is_some() || code(st) == 103);
+        }
+        let callable: Vec<&str> = decision.callable(mode).collect();
+        let tried = decision
+            .passed
+            .iter()
+            .chain(decision.events.iter().map(|e| &e.tool));
+        for tool in tried.map(String::as_str).chain(["", "nope", "search_web"]) {
+            // SAFETY: as above; `tool` is readable for its length.
+            let got = unsafe { contractpin_guard_result_callable(r, tool.as_ptr(), tool.len()) };
+            assert_eq!(got == 1, callable.contains(&tool), "callable {tool:?}");
         }
     }
 }
