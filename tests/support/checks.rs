@@ -502,7 +502,10 @@ pub use ffi_checks::check_ffi;
 mod ffi_checks {
     use super::{show, Bytes};
     use contractpin::ffi::*;
-    use contractpin::guard::{guard_page, GuardDecision, GuardMode};
+    use contractpin::guard::{
+        guard_instructions as guard_instructions_rs, guard_page, GuardDecision, GuardMode,
+        InstructionsDecision,
+    };
     use contractpin::{Context, Limits, ListOptions};
     use core::ptr;
     use std::ffi::CStr;
@@ -512,6 +515,10 @@ mod ffi_checks {
     const EXAMPLE_LOCK: &[u8] = include_bytes!("../../examples/contractpin.lock");
     const EXAMPLE_LIST: &[u8] = include_bytes!("../../examples/tools-list.json");
     const DRIFTED_LIST: &[u8] = include_bytes!("../../examples/drifted-tools-list.json");
+    const INSTRUCTIONS_LOCK: &[u8] = include_bytes!("../../bindings/c/testdata/instructions.lock");
+    const INITIALIZE: &[u8] = include_bytes!("../../bindings/c/testdata/initialize.json");
+    const INITIALIZE_DRIFTED: &[u8] =
+        include_bytes!("../../bindings/c/testdata/initialize-drifted.json");
 
     fn code(s: contractpin_status) -> u32 {
         s as u32
@@ -597,7 +604,7 @@ mod ffi_checks {
         let params = b.take(24).to_vec();
         let payload = b.rest();
         let mut b = Bytes::new(&params);
-        match op % 9 {
+        match op % 10 {
             0 => canonicalize(&mut b, payload),
             1 => tool_contract(&mut b, payload),
             2 => tool_digest(&mut b, payload),
@@ -606,7 +613,8 @@ mod ffi_checks {
             5 => statics(&mut b, payload),
             6 => verify(&mut b, payload),
             7 => digest_text(&mut b, payload),
-            _ => guard(&mut b, payload),
+            8 => guard(&mut b, payload),
+            _ => guard_instructions(&mut b, payload),
         }
     }
 
@@ -1191,6 +1199,32 @@ mod ffi_checks {
             contractpin_report_free(out);
         }
     }
+    /// A lock the C ABI parsed (freed with `contractpin_lock_free`).
+    fn parsed_lock(text: &[u8]) -> *mut contractpin_lock {
+        let mut lock: *mut contractpin_lock = ptr::null_mut();
+        // SAFETY: the lock bytes are readable; `lock` is a local.
+        let st = unsafe {
+            contractpin_lock_parse(
+                text.as_ptr(),
+                text.len(),
+                &mut lock,
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        };
+        assert_eq!(code(st), 0, "a shipped lock parses");
+        lock
+    }
+
+    /// The mode `flags` ask for (when they are valid).
+    fn guard_mode(flags: u32) -> GuardMode {
+        if flags == CONTRACTPIN_GUARD_OBSERVE {
+            GuardMode::Observe
+        } else {
+            GuardMode::Enforce
+        }
+    }
+
     /// `contractpin_guard_page` and its accessors, against the library's
     /// `guard::guard_page`: status and error offset in the documented order
     /// of checks, then the result bytes, the passing tools, the events, their
@@ -1213,18 +1247,7 @@ mod ffi_checks {
         let lim_ptr = lim
             .as_ref()
             .map_or(ptr::null(), |l| l as *const contractpin_limits);
-        let mut lock: *mut contractpin_lock = ptr::null_mut();
-        // SAFETY: the lock bytes are readable; `lock` is a local.
-        let st = unsafe {
-            contractpin_lock_parse(
-                EXAMPLE_LOCK.as_ptr(),
-                EXAMPLE_LOCK.len(),
-                &mut lock,
-                ptr::null_mut(),
-                ptr::null_mut(),
-            )
-        };
-        assert_eq!(code(st), 0, "the example lock parses");
+        let lock = parsed_lock(EXAMPLE_LOCK);
         let mut out: *mut contractpin_guard_result = ptr::null_mut();
         let mut err_off = Some(OFFSET_SENTINEL);
         // SAFETY: each pointer valid for its length; the lock is live.
@@ -1241,11 +1264,7 @@ mod ffi_checks {
                 opt_ptr(&mut err_off),
             )
         };
-        let mode = if flags == CONTRACTPIN_GUARD_OBSERVE {
-            GuardMode::Observe
-        } else {
-            GuardMode::Enforce
-        };
+        let mode = guard_mode(flags);
         let expected =
             if flags & !CONTRACTPIN_GUARD_OBSERVE != 0 || std::str::from_utf8(name).is_err() {
                 Err(101)
@@ -1337,5 +1356,145 @@ mod ffi_checks {
             let got = unsafe { contractpin_guard_result_callable(r, tool.as_ptr(), tool.len()) };
             assert_eq!(got == 1, callable.contains(&tool), "callable {tool:?}");
         }
+    }
+    /// `contractpin_guard_instructions` and its accessors, against the
+    /// library's `guard::guard_instructions`, on handshake results for a
+    /// server with pinned instructions and one without.
+    fn guard_instructions(b: &mut Bytes<'_>, payload: &[u8]) {
+        let result: &[u8] = match b.u8() % 4 {
+            0 => INITIALIZE,
+            1 => INITIALIZE_DRIFTED,
+            _ => payload,
+        };
+        let names: [&[u8]; 4] = [b"acme", b"bare", b"nope", b"\xff"];
+        let name = names[b.u8() as usize % 4];
+        let flags = match b.u8() % 4 {
+            0 => CONTRACTPIN_GUARD_OBSERVE,
+            1 => b.u32(),
+            _ => 0,
+        };
+        let (lim, rust_limits) = limits(b);
+        let lim_ptr = lim
+            .as_ref()
+            .map_or(ptr::null(), |l| l as *const contractpin_limits);
+        let lock = parsed_lock(INSTRUCTIONS_LOCK);
+        let mut out: *mut contractpin_guard_instructions_result = ptr::null_mut();
+        let mut err_off = Some(OFFSET_SENTINEL);
+        // SAFETY: each pointer valid for its length; the lock is live.
+        let status = unsafe {
+            contractpin_guard_instructions(
+                lock,
+                name.as_ptr(),
+                name.len(),
+                result.as_ptr(),
+                result.len(),
+                flags,
+                lim_ptr,
+                &mut out,
+                opt_ptr(&mut err_off),
+            )
+        };
+        // SAFETY: from `contractpin_lock_parse`, freed once; the result does
+        // not depend on it.
+        unsafe { contractpin_lock_free(lock) };
+        let mode = guard_mode(flags);
+        let expected =
+            if flags & !CONTRACTPIN_GUARD_OBSERVE != 0 || std::str::from_utf8(name).is_err() {
+                Err(101)
+            } else {
+                let lock = contractpin::lock::Lock::parse(INSTRUCTIONS_LOCK).unwrap();
+                match lock.servers.get(std::str::from_utf8(name).unwrap()) {
+                    None => Err(69),
+                    Some(pinned) => guard_instructions_rs(pinned, result, mode, &rust_limits)
+                        .map_err(|e| {
+                            assert_eq!(
+                                err_off,
+                                Some(e.offset()),
+                                "instructions error offset, {}",
+                                show(result)
+                            );
+                            e.kind() as u32
+                        }),
+                }
+            };
+        let decision = match expected {
+            Err(want) => {
+                assert_eq!(code(status), want, "instructions of {}", show(result));
+                assert!(out.is_null(), "out written on failure");
+                return;
+            }
+            Ok(d) => d,
+        };
+        assert_eq!(code(status), 0, "instructions of {}", show(result));
+        // SAFETY: `out` is live until freed just after; out-pointers are locals.
+        unsafe {
+            instructions_result_matches(out, &decision);
+            contractpin_guard_instructions_result_free(out);
+        }
+    }
+
+    /// The accessors of a live instructions result agree with `decision`.
+    ///
+    /// # Safety
+    /// `r` is a live result of `contractpin_guard_instructions`.
+    unsafe fn instructions_result_matches(
+        r: *const contractpin_guard_instructions_result,
+        decision: &InstructionsDecision,
+    ) {
+        let (mut status, mut has_live, mut removed) =
+            (contractpin_instructions_status::NotChecked, -1, -1);
+        let mut live = [SENTINEL; 32];
+        // SAFETY: `r` is live by the caller's contract, the out-pointers are
+        // locals (the same holds for each call below).
+        let st = unsafe {
+            contractpin_guard_instructions_result_verdict(
+                r,
+                &mut status,
+                &mut has_live,
+                live.as_mut_ptr(),
+                &mut removed,
+            )
+        };
+        assert_eq!(code(st), 0);
+        let verdict = decision.verdict;
+        assert_eq!(
+            status,
+            contractpin_instructions_status::from(verdict.map(|v| v.status))
+        );
+        let want_live = verdict.and_then(|v| v.live);
+        assert_eq!(has_live == 1, want_live.is_some());
+        assert_eq!(
+            want_live.map_or([SENTINEL; 32], |d| d.0),
+            live,
+            "live digest"
+        );
+        assert_eq!(removed == 1, decision.removed);
+        let (mut p, mut len): (*const u8, usize) = (ptr::null(), 0);
+        // SAFETY: as above.
+        let st = unsafe { contractpin_guard_instructions_result_bytes(r, &mut p, &mut len) };
+        assert_eq!(code(st), 0);
+        // SAFETY: on success the library wrote a span it owns, live with `r`.
+        let bytes = unsafe { std::slice::from_raw_parts(p, len) };
+        assert_eq!(bytes, decision.result.as_slice(), "result bytes");
+        // SAFETY: as above.
+        let st = unsafe { contractpin_guard_instructions_result_event_json(r, &mut p, &mut len) };
+        let event = matches!(
+            status,
+            contractpin_instructions_status::Drifted
+                | contractpin_instructions_status::Added
+                | contractpin_instructions_status::Removed
+        );
+        if !event {
+            assert_eq!(code(st), 105, "no event line without an event");
+            return;
+        }
+        assert_eq!(code(st), 0);
+        // SAFETY: on success the library wrote a span it owns, live with `r`.
+        let line = unsafe { std::slice::from_raw_parts(p, len) };
+        assert!(
+            contractpin::canonicalize(line).is_ok(),
+            "event line is not JSON: {}",
+            show(line)
+        );
     }
 }
