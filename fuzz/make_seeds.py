@@ -94,9 +94,9 @@ def numbers():
 
 
 def ffi(payloads):
-    # op (10 ops) + 24 parameter bytes + payload; see tests/support/checks.rs.
+    # op (12 ops) + 24 parameter bytes + payload; see tests/support/checks.rs.
     n = 0
-    for op in range(10):
+    for op in range(12):
         for pi, (name, payload) in enumerate(payloads):
             if (op + pi) % 6:
                 continue

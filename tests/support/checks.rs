@@ -519,6 +519,9 @@ mod ffi_checks {
     const INITIALIZE: &[u8] = include_bytes!("../../bindings/c/testdata/initialize.json");
     const INITIALIZE_DRIFTED: &[u8] =
         include_bytes!("../../bindings/c/testdata/initialize-drifted.json");
+    /// A valid tools/list (other tools than INSTRUCTIONS_LOCK pins: removed
+    /// and added ones).
+    const VALID_TOOLS: &[u8] = include_bytes!("../../bindings/c/testdata/tools-page.json");
 
     fn code(s: contractpin_status) -> u32 {
         s as u32
@@ -604,7 +607,7 @@ mod ffi_checks {
         let params = b.take(24).to_vec();
         let payload = b.rest();
         let mut b = Bytes::new(&params);
-        match op % 10 {
+        match op % 12 {
             0 => canonicalize(&mut b, payload),
             1 => tool_contract(&mut b, payload),
             2 => tool_digest(&mut b, payload),
@@ -614,7 +617,9 @@ mod ffi_checks {
             6 => verify(&mut b, payload),
             7 => digest_text(&mut b, payload),
             8 => guard(&mut b, payload),
-            _ => guard_instructions(&mut b, payload),
+            9 => guard_instructions(&mut b, payload),
+            10 => lock(&mut b, payload),
+            _ => verify_server(&mut b, payload),
         }
     }
 
@@ -704,8 +709,22 @@ mod ffi_checks {
         }
     }
 
+    /// One tool object (from bindings/c/testdata/tools.json), for the
+    /// single-tool calls: random payloads are rarely a valid tool.
+    const TOOL: &[u8] = br#"{"name":"echo","description":"Echo the text back","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]},"annotations":{"readOnlyHint":true},"title":"Echo"}"#;
+
+    /// The payload, or half of the time the shipped tool object.
+    fn tool_or<'a>(b: &mut Bytes<'_>, payload: &'a [u8]) -> &'a [u8] {
+        if b.u8().is_multiple_of(2) {
+            TOOL
+        } else {
+            payload
+        }
+    }
+
     fn tool_contract(b: &mut Bytes<'_>, payload: &[u8]) {
-        let inp = input(b, payload);
+        let data = tool_or(b, payload);
+        let inp = input(b, data);
         let expected = inp.bytes.map(contractpin::tool_contract);
         let needed = match &expected {
             Some(Ok(c)) => c.len(),
@@ -756,7 +775,8 @@ mod ffi_checks {
     }
 
     fn tool_digest(b: &mut Bytes<'_>, payload: &[u8]) {
-        let inp = input(b, payload);
+        let data = tool_or(b, payload);
+        let inp = input(b, data);
         let expected = inp.bytes.map(contractpin::tool_digest);
         let null_out = b.u8().is_multiple_of(6);
         let mut text = [SENTINEL; 80];
@@ -1495,6 +1515,354 @@ mod ffi_checks {
             contractpin::canonicalize(line).is_ok(),
             "event line is not JSON: {}",
             show(line)
+        );
+    }
+    /// `contractpin_lock_parse` and the lock and lock-error accessors against
+    /// `lock::Lock::parse`, on shipped locks with one byte changed (every kind
+    /// of lock error) or payload bytes; then `contractpin_lock_verify` on the
+    /// parsed lock against `contractpin_verify` on the same bytes.
+    fn lock(b: &mut Bytes<'_>, payload: &[u8]) {
+        let split = b.u32() as usize % (payload.len() + 1);
+        let mut text = match b.u8() % 4 {
+            0 => EXAMPLE_LOCK.to_vec(),
+            1 => INSTRUCTIONS_LOCK.to_vec(),
+            _ => payload[..split].to_vec(),
+        };
+        if !text.is_empty() && !b.u8().is_multiple_of(3) {
+            let at = b.u32() as usize % text.len();
+            text[at] = b.u8();
+        }
+        let list = match b.u8() % 3 {
+            0 => EXAMPLE_LIST,
+            1 => DRIFTED_LIST,
+            _ => &payload[split..],
+        };
+        let mut lock: *mut contractpin_lock = ptr::null_mut();
+        let mut error: *mut contractpin_lock_error = ptr::null_mut();
+        let mut err_off = Some(OFFSET_SENTINEL);
+        // SAFETY: `text` is readable; the out-pointers are locals.
+        let st = unsafe {
+            contractpin_lock_parse(
+                text.as_ptr(),
+                text.len(),
+                &mut lock,
+                &mut error,
+                opt_ptr(&mut err_off),
+            )
+        };
+        match contractpin::lock::Lock::parse(&text) {
+            Err(e) => {
+                assert!((64..=68).contains(&code(st)), "lock status {st:?}");
+                assert!(lock.is_null() && !error.is_null());
+                // SAFETY: `error` is live until freed just after.
+                unsafe {
+                    lock_error_matches(error, st, &e);
+                    contractpin_lock_error_free(error);
+                }
+            }
+            Ok(parsed) => {
+                assert_eq!(code(st), 0, "lock parse of {}", show(&text));
+                assert!(!lock.is_null() && error.is_null());
+                // SAFETY: `lock` is live until freed just after.
+                unsafe {
+                    lock_matches(lock, (&parsed, &text), list, b);
+                    contractpin_lock_free(lock);
+                }
+            }
+        }
+    }
+
+    /// The accessors of a lock error agree with the library's error.
+    ///
+    /// # Safety
+    /// `error` is a live result of `contractpin_lock_parse`.
+    unsafe fn lock_error_matches(
+        error: *const contractpin_lock_error,
+        st: contractpin_status,
+        e: &contractpin::lock::LockError,
+    ) {
+        // SAFETY: `error` is live by the caller's contract, the out-pointers
+        // are locals (the same holds for each call below).
+        assert_eq!(unsafe { contractpin_lock_error_status(error) }, st);
+        let mut at = usize::MAX;
+        // SAFETY: as above.
+        let got = unsafe { contractpin_lock_error_offset(error, &mut at) };
+        match e.json_error() {
+            Some(j) => assert_eq!((code(got), at), (0, j.offset())),
+            None => assert_eq!((code(got), at), (105, usize::MAX)),
+        }
+        let (mut p, mut len): (*const u8, usize) = (ptr::null(), 0);
+        // SAFETY: as above.
+        let st = unsafe { contractpin_lock_error_path(error, &mut p, &mut len) };
+        assert_eq!(code(st), 0);
+        // SAFETY: on success the library wrote a span it owns, live with `error`.
+        let path = unsafe { std::slice::from_raw_parts(p, len) };
+        assert_eq!(path, e.path().as_bytes());
+        // SAFETY: as above.
+        let st = unsafe { contractpin_lock_error_detail(error, &mut p, &mut len) };
+        assert_eq!(code(st), 0);
+        // SAFETY: as above.
+        let detail = unsafe { std::slice::from_raw_parts(p, len) };
+        assert_eq!(detail, e.detail().as_bytes());
+    }
+
+    /// The accessors of a parsed lock agree with the library's lock, and
+    /// verifying `list` against it agrees with `contractpin_verify` on its
+    /// bytes `text`.
+    ///
+    /// # Safety
+    /// `lock` is a live result of `contractpin_lock_parse`.
+    unsafe fn lock_matches(
+        lock: *const contractpin_lock,
+        (parsed, text): (&contractpin::lock::Lock, &[u8]),
+        list: &[u8],
+        b: &mut Bytes<'_>,
+    ) {
+        // SAFETY: `lock` is live by the caller's contract, the out-pointers
+        // are locals (the same holds for each call below).
+        let n = unsafe { contractpin_lock_server_count(lock) };
+        assert_eq!(n, parsed.servers.len());
+        let mut names = Vec::new();
+        for i in 0..n + 1 {
+            let (mut p, mut len): (*const u8, usize) = (ptr::null(), 0);
+            // SAFETY: as above.
+            let st = unsafe { contractpin_lock_server_name(lock, i, &mut p, &mut len) };
+            if i == n {
+                assert_eq!(code(st), 103);
+                break;
+            }
+            assert_eq!(code(st), 0);
+            // SAFETY: on success the library wrote a span it owns, live with `lock`.
+            names.push(
+                String::from_utf8(unsafe { std::slice::from_raw_parts(p, len) }.to_vec()).unwrap(),
+            );
+        }
+        let mut want: Vec<String> = parsed.servers.keys().cloned().collect();
+        want.sort_by(|a, c| a.encode_utf16().cmp(c.encode_utf16()));
+        assert_eq!(names, want, "server names in UTF-16 order");
+        let name = names
+            .get(b.u8() as usize % (n + 1))
+            .map_or("nope", String::as_str);
+        let flags = (b.u8() % 4) as u32;
+        let mut from_handle: *mut contractpin_report = ptr::null_mut();
+        let mut from_bytes: *mut contractpin_report = ptr::null_mut();
+        // SAFETY: as above; `name` and `list` are readable for their lengths.
+        let (s1, s2) = unsafe {
+            (
+                contractpin_lock_verify(
+                    lock,
+                    name.as_ptr(),
+                    name.len(),
+                    list.as_ptr(),
+                    list.len(),
+                    flags,
+                    ptr::null(),
+                    &mut from_handle,
+                    ptr::null_mut(),
+                ),
+                contractpin_verify(
+                    text.as_ptr(),
+                    text.len(),
+                    name.as_ptr(),
+                    name.len(),
+                    list.as_ptr(),
+                    list.len(),
+                    flags,
+                    &mut from_bytes,
+                    ptr::null_mut(),
+                ),
+            )
+        };
+        assert_eq!(s1, s2, "lock_verify and verify differ on {}", show(list));
+        if code(s1) == 0 {
+            // SAFETY: both reports are live until freed just after.
+            unsafe {
+                assert_eq!(report_json(from_handle), report_json(from_bytes));
+                contractpin_report_free(from_handle);
+                contractpin_report_free(from_bytes);
+            }
+        }
+    }
+
+    /// The JSON of a report.
+    ///
+    /// # Safety
+    /// `r` is a live report.
+    unsafe fn report_json(r: *const contractpin_report) -> Vec<u8> {
+        let mut len = 0usize;
+        // SAFETY: `r` is live by the caller's contract; a NULL buffer with
+        // capacity 0 asks for the length.
+        let _ = unsafe { contractpin_report_json(r, ptr::null_mut(), 0, &mut len) };
+        let mut buf = vec![0u8; len];
+        // SAFETY: as above; `buf` is writable for `len` bytes.
+        let st = unsafe { contractpin_report_json(r, buf.as_mut_ptr(), len, &mut len) };
+        assert_eq!(code(st), 0);
+        buf
+    }
+    /// `contractpin_verify_server_with_limits` (lock bytes) and
+    /// `contractpin_lock_verify_server` (parsed lock): the same status, error
+    /// offset and input, report and JSON; the status in the documented order
+    /// of checks (flags, name, lock, server, handshake, list) against the
+    /// library; the instructions verdict and exit code consistent.
+    fn verify_server(b: &mut Bytes<'_>, payload: &[u8]) {
+        let split = b.u32() as usize % (payload.len() + 1);
+        let init: &[u8] = match b.u8() % 3 {
+            0 => INITIALIZE,
+            1 => INITIALIZE_DRIFTED,
+            _ => &payload[..split],
+        };
+        let list: &[u8] = match b.u8() % 2 {
+            0 => VALID_TOOLS,
+            _ => &payload[split..],
+        };
+        let names: [&[u8]; 4] = [b"acme", b"bare", b"nope", b"\xff"];
+        let name = names[b.u8() as usize % 4];
+        let flags = match b.u8() % 5 {
+            0 => b.u32(),
+            f => (f - 1) as u32,
+        };
+        let (lim, rust_limits) = limits(b);
+        let lim_ptr = lim
+            .as_ref()
+            .map_or(ptr::null(), |l| l as *const contractpin_limits);
+        let handle = parsed_lock(INSTRUCTIONS_LOCK);
+        let mut reports = [ptr::null_mut::<contractpin_report>(); 2];
+        let mut offsets = [OFFSET_SENTINEL; 2];
+        let mut inputs = [contractpin_input::Lock; 2];
+        // SAFETY: each pointer valid for its length; `handle` is live; the
+        // out-pointers are locals.
+        let statuses = unsafe {
+            let [r0, r1] = &mut reports;
+            let [o0, o1] = &mut offsets;
+            let [i0, i1] = &mut inputs;
+            [
+                contractpin_verify_server_with_limits(
+                    INSTRUCTIONS_LOCK.as_ptr(),
+                    INSTRUCTIONS_LOCK.len(),
+                    name.as_ptr(),
+                    name.len(),
+                    init.as_ptr(),
+                    init.len(),
+                    list.as_ptr(),
+                    list.len(),
+                    flags,
+                    lim_ptr,
+                    r0,
+                    o0,
+                    i0,
+                ),
+                contractpin_lock_verify_server(
+                    handle,
+                    name.as_ptr(),
+                    name.len(),
+                    init.as_ptr(),
+                    init.len(),
+                    list.as_ptr(),
+                    list.len(),
+                    flags,
+                    lim_ptr,
+                    r1,
+                    o1,
+                    i1,
+                ),
+            ]
+        };
+        // SAFETY: from `contractpin_lock_parse`, freed once; reports do not
+        // depend on it.
+        unsafe { contractpin_lock_free(handle) };
+        assert_eq!(statuses[0], statuses[1], "bytes and handle differ");
+        assert_eq!(offsets[0], offsets[1]);
+        let expected = if flags & !3 != 0 || std::str::from_utf8(name).is_err() {
+            Err((101, None))
+        } else if !["acme", "bare"].contains(&std::str::from_utf8(name).unwrap()) {
+            Err((69, None))
+        } else if let Err(e) = contractpin::guard::handshake_facts(init, &rust_limits) {
+            Err((
+                e.kind() as u32,
+                Some((e.offset(), contractpin_input::InitializeResult)),
+            ))
+        } else if let Err(e) =
+            Context::with_limits(rust_limits).digest_tools_list_owned(list, ListOptions::default())
+        {
+            Err((
+                e.kind() as u32,
+                Some((e.offset(), contractpin_input::ToolsList)),
+            ))
+        } else {
+            Ok(())
+        };
+        match expected {
+            Err((want, at)) => {
+                assert_eq!(
+                    code(statuses[0]),
+                    want,
+                    "verify_server of {} / {}",
+                    show(init),
+                    show(list)
+                );
+                assert!(
+                    reports.iter().all(|r| r.is_null()),
+                    "out written on failure"
+                );
+                if let Some((offset, input)) = at {
+                    assert_eq!((offsets[0], inputs[0]), (offset, input));
+                    assert_eq!(inputs[1], input);
+                }
+            }
+            Ok(()) => {
+                assert_eq!(
+                    code(statuses[0]),
+                    0,
+                    "verify_server of {} / {}",
+                    show(init),
+                    show(list)
+                );
+                // SAFETY: both reports are live until freed just after.
+                unsafe {
+                    assert_eq!(report_json(reports[0]), report_json(reports[1]));
+                    server_report_consistent(reports[0], flags);
+                    reports.iter().for_each(|&r| contractpin_report_free(r));
+                }
+            }
+        }
+    }
+
+    /// A report with a handshake: its instructions verdict is not checked
+    /// exactly when asked to ignore them, and its exit code is 1 exactly
+    /// when a tool or the instructions fail it.
+    ///
+    /// # Safety
+    /// `r` is a live report of a `*_verify_server` call.
+    unsafe fn server_report_consistent(r: *const contractpin_report, flags: u32) {
+        use contractpin_instructions_status as I;
+        let mut status = I::None;
+        // SAFETY: `r` is live by the caller's contract, the out-pointers are
+        // locals (the same holds for each call below).
+        let st = unsafe { contractpin_report_instructions(r, &mut status) };
+        assert_eq!(code(st), 0);
+        assert_eq!(
+            status == I::NotChecked,
+            flags & CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS != 0
+        );
+        let (mut u, mut d, mut a, mut rm) = (0usize, 0usize, 0usize, 0usize);
+        // SAFETY: as above.
+        let st = unsafe { contractpin_report_counts(r, &mut u, &mut d, &mut a, &mut rm) };
+        assert_eq!(code(st), 0);
+        let allow_new = flags & CONTRACTPIN_VERIFY_ALLOW_NEW != 0;
+        let instructions_fail = match status {
+            I::Drifted | I::Removed => true,
+            I::Added => !allow_new,
+            _ => false,
+        };
+        let fails = d + rm > 0 || (a > 0 && !allow_new) || instructions_fail;
+        // SAFETY: as above.
+        assert_eq!(unsafe { contractpin_report_exit_code(r) }, i32::from(fails));
+        let mut digest = [SENTINEL; 32];
+        // SAFETY: as above; `digest` is writable for 32 bytes.
+        let st = unsafe { contractpin_report_instructions_live_digest(r, digest.as_mut_ptr()) };
+        assert!(
+            code(st) == 0 || digest == [SENTINEL; 32],
+            "digest written on failure"
         );
     }
 }
