@@ -1219,6 +1219,7 @@ mod ffi_checks {
             contractpin_report_free(out);
         }
     }
+
     /// A lock the C ABI parsed (freed with `contractpin_lock_free`).
     fn parsed_lock(text: &[u8]) -> *mut contractpin_lock {
         let mut lock: *mut contractpin_lock = ptr::null_mut();
@@ -1245,78 +1246,160 @@ mod ffi_checks {
         }
     }
 
+    /// The signature both guard functions share.
+    type GuardFn<R> = unsafe extern "C" fn(
+        *const contractpin_lock,
+        *const u8,
+        usize,
+        *const u8,
+        usize,
+        u32,
+        *const contractpin_limits,
+        *mut *mut R,
+        *mut usize,
+    ) -> contractpin_status;
+
+    /// The arguments both guard calls take, and what the library decides
+    /// for them.
+    struct GuardCall<'a> {
+        input: &'a [u8],
+        name: &'static [u8],
+        flags: u32,
+        lim: Option<contractpin_limits>,
+        limits: Limits,
+    }
+
+    impl<'a> GuardCall<'a> {
+        /// One of two shipped inputs or the payload; one of the two servers
+        /// `known`, one the lock does not have or a name that is not UTF-8;
+        /// observe, enforce or random flags; limits.
+        fn pick(
+            b: &mut Bytes<'_>,
+            payload: &'a [u8],
+            shipped: [&'static [u8]; 2],
+            known: [&'static [u8]; 2],
+        ) -> GuardCall<'a> {
+            let input = match b.u8() % 4 {
+                i @ (0 | 1) => shipped[i as usize],
+                _ => payload,
+            };
+            let name = [known[0], known[1], b"nope", b"\xff"][b.u8() as usize % 4];
+            let flags = match b.u8() % 4 {
+                0 => CONTRACTPIN_GUARD_OBSERVE,
+                1 => b.u32(),
+                _ => 0,
+            };
+            let (lim, limits) = limits(b);
+            GuardCall {
+                input,
+                name,
+                flags,
+                lim,
+                limits,
+            }
+        }
+
+        /// Calls `f` (either guard function) with a lock the ABI parsed from
+        /// `lock_text`, freed before the result is read (the result must not
+        /// depend on it): the status, the result and the error offset.
+        fn run<R>(
+            &self,
+            lock_text: &[u8],
+            f: GuardFn<R>,
+        ) -> (contractpin_status, *mut R, Option<usize>) {
+            let lock = parsed_lock(lock_text);
+            let mut out: *mut R = ptr::null_mut();
+            let mut err_off = Some(OFFSET_SENTINEL);
+            // SAFETY: each pointer valid for its length; the lock is live.
+            let status = unsafe {
+                f(
+                    lock,
+                    self.name.as_ptr(),
+                    self.name.len(),
+                    self.input.as_ptr(),
+                    self.input.len(),
+                    self.flags,
+                    self.lim_ptr(),
+                    &mut out,
+                    opt_ptr(&mut err_off),
+                )
+            };
+            // SAFETY: from `contractpin_lock_parse`, freed once.
+            unsafe { contractpin_lock_free(lock) };
+            (status, out, err_off)
+        }
+
+        fn lim_ptr(&self) -> *const contractpin_limits {
+            self.lim
+                .as_ref()
+                .map_or(ptr::null(), |l| l as *const contractpin_limits)
+        }
+
+        /// The documented order of checks: flags and the name's UTF-8 (101),
+        /// the server (69), then `decide` on the pinned server, whose error
+        /// offset must be the one the ABI wrote (`err_off`).
+        fn expected<T>(
+            &self,
+            lock: &[u8],
+            err_off: Option<usize>,
+            decide: impl FnOnce(&contractpin::lock::LockServer) -> Result<T, contractpin::Error>,
+        ) -> Result<T, u32> {
+            let name = std::str::from_utf8(self.name).map_err(|_| 101u32)?;
+            if self.flags & !CONTRACTPIN_GUARD_OBSERVE != 0 {
+                return Err(101);
+            }
+            let lock = contractpin::lock::Lock::parse(lock).unwrap();
+            let pinned = lock.servers.get(name).ok_or(69u32)?;
+            decide(pinned).map_err(|e| {
+                assert_eq!(
+                    err_off,
+                    Some(e.offset()),
+                    "error offset, {}",
+                    show(self.input)
+                );
+                e.kind() as u32
+            })
+        }
+
+        /// The decision to compare the result with, once the status agrees
+        /// with `expected` and the result was written exactly on success.
+        fn decided<T>(
+            &self,
+            expected: Result<T, u32>,
+            status: contractpin_status,
+            out_null: bool,
+        ) -> Option<T> {
+            let want = expected.as_ref().err().copied().unwrap_or(0);
+            assert_eq!(code(status), want, "guard call on {}", show(self.input));
+            assert_eq!(
+                out_null,
+                want != 0,
+                "the result is written exactly on success"
+            );
+            expected.ok()
+        }
+    }
+
     /// `contractpin_guard_page` and its accessors, against the library's
     /// `guard::guard_page`: status and error offset in the documented order
     /// of checks, then the result bytes, the passing tools, the events, their
     /// JSON lines and the callable set, entry by entry, with indexes past the
     /// end refused.
     fn guard(b: &mut Bytes<'_>, payload: &[u8]) {
-        let page: &[u8] = match b.u8() % 4 {
-            0 => EXAMPLE_LIST,
-            1 => DRIFTED_LIST,
-            _ => payload,
+        let call = GuardCall::pick(
+            b,
+            payload,
+            [EXAMPLE_LIST, DRIFTED_LIST],
+            [b"example", b"example"],
+        );
+        let (status, out, err_off) = call.run(EXAMPLE_LOCK, contractpin_guard_page);
+        let mode = guard_mode(call.flags);
+        let expected = call.expected(EXAMPLE_LOCK, err_off, |pinned| {
+            guard_page(pinned, call.input, mode, &call.limits)
+        });
+        let Some(decision) = call.decided(expected, status, out.is_null()) else {
+            return;
         };
-        let names: [&[u8]; 4] = [b"example", b"example", b"nope", b"\xff"];
-        let name = names[b.u8() as usize % 4];
-        let flags = match b.u8() % 4 {
-            0 => CONTRACTPIN_GUARD_OBSERVE,
-            1 => b.u32(),
-            _ => 0,
-        };
-        let (lim, rust_limits) = limits(b);
-        let lim_ptr = lim
-            .as_ref()
-            .map_or(ptr::null(), |l| l as *const contractpin_limits);
-        let lock = parsed_lock(EXAMPLE_LOCK);
-        let mut out: *mut contractpin_guard_result = ptr::null_mut();
-        let mut err_off = Some(OFFSET_SENTINEL);
-        // SAFETY: each pointer valid for its length; the lock is live.
-        let status = unsafe {
-            contractpin_guard_page(
-                lock,
-                name.as_ptr(),
-                name.len(),
-                page.as_ptr(),
-                page.len(),
-                flags,
-                lim_ptr,
-                &mut out,
-                opt_ptr(&mut err_off),
-            )
-        };
-        let mode = guard_mode(flags);
-        let expected =
-            if flags & !CONTRACTPIN_GUARD_OBSERVE != 0 || std::str::from_utf8(name).is_err() {
-                Err(101)
-            } else if name != b"example" {
-                Err(69)
-            } else {
-                let pinned = &contractpin::lock::Lock::parse(EXAMPLE_LOCK)
-                    .unwrap()
-                    .servers["example"];
-                guard_page(pinned, page, mode, &rust_limits).map_err(|e| {
-                    assert_eq!(
-                        err_off,
-                        Some(e.offset()),
-                        "guard error offset, {}",
-                        show(page)
-                    );
-                    e.kind() as u32
-                })
-            };
-        // SAFETY: `lock` came from `contractpin_lock_parse`, freed once; the
-        // result does not depend on it.
-        unsafe { contractpin_lock_free(lock) };
-        let decision = match expected {
-            Err(want) => {
-                assert_eq!(code(status), want, "guard of {}", show(page));
-                assert!(out.is_null(), "out written on failure");
-                return;
-            }
-            Ok(d) => d,
-        };
-        assert_eq!(code(status), 0, "guard of {}", show(page));
-        assert!(!out.is_null());
         // SAFETY: `out` is live until freed just after; out-pointers are locals.
         unsafe {
             guard_result_matches(out, &decision, mode, b);
@@ -1377,75 +1460,25 @@ mod ffi_checks {
             assert_eq!(got == 1, callable.contains(&tool), "callable {tool:?}");
         }
     }
+
     /// `contractpin_guard_instructions` and its accessors, against the
     /// library's `guard::guard_instructions`, on handshake results for a
     /// server with pinned instructions and one without.
     fn guard_instructions(b: &mut Bytes<'_>, payload: &[u8]) {
-        let result: &[u8] = match b.u8() % 4 {
-            0 => INITIALIZE,
-            1 => INITIALIZE_DRIFTED,
-            _ => payload,
+        let call = GuardCall::pick(
+            b,
+            payload,
+            [INITIALIZE, INITIALIZE_DRIFTED],
+            [b"acme", b"bare"],
+        );
+        let (status, out, err_off) = call.run(INSTRUCTIONS_LOCK, contractpin_guard_instructions);
+        let mode = guard_mode(call.flags);
+        let expected = call.expected(INSTRUCTIONS_LOCK, err_off, |pinned| {
+            guard_instructions_rs(pinned, call.input, mode, &call.limits)
+        });
+        let Some(decision) = call.decided(expected, status, out.is_null()) else {
+            return;
         };
-        let names: [&[u8]; 4] = [b"acme", b"bare", b"nope", b"\xff"];
-        let name = names[b.u8() as usize % 4];
-        let flags = match b.u8() % 4 {
-            0 => CONTRACTPIN_GUARD_OBSERVE,
-            1 => b.u32(),
-            _ => 0,
-        };
-        let (lim, rust_limits) = limits(b);
-        let lim_ptr = lim
-            .as_ref()
-            .map_or(ptr::null(), |l| l as *const contractpin_limits);
-        let lock = parsed_lock(INSTRUCTIONS_LOCK);
-        let mut out: *mut contractpin_guard_instructions_result = ptr::null_mut();
-        let mut err_off = Some(OFFSET_SENTINEL);
-        // SAFETY: each pointer valid for its length; the lock is live.
-        let status = unsafe {
-            contractpin_guard_instructions(
-                lock,
-                name.as_ptr(),
-                name.len(),
-                result.as_ptr(),
-                result.len(),
-                flags,
-                lim_ptr,
-                &mut out,
-                opt_ptr(&mut err_off),
-            )
-        };
-        // SAFETY: from `contractpin_lock_parse`, freed once; the result does
-        // not depend on it.
-        unsafe { contractpin_lock_free(lock) };
-        let mode = guard_mode(flags);
-        let expected =
-            if flags & !CONTRACTPIN_GUARD_OBSERVE != 0 || std::str::from_utf8(name).is_err() {
-                Err(101)
-            } else {
-                let lock = contractpin::lock::Lock::parse(INSTRUCTIONS_LOCK).unwrap();
-                match lock.servers.get(std::str::from_utf8(name).unwrap()) {
-                    None => Err(69),
-                    Some(pinned) => guard_instructions_rs(pinned, result, mode, &rust_limits)
-                        .map_err(|e| {
-                            assert_eq!(
-                                err_off,
-                                Some(e.offset()),
-                                "instructions error offset, {}",
-                                show(result)
-                            );
-                            e.kind() as u32
-                        }),
-                }
-            };
-        let decision = match expected {
-            Err(want) => {
-                assert_eq!(code(status), want, "instructions of {}", show(result));
-                assert!(out.is_null(), "out written on failure");
-                return;
-            }
-            Ok(d) => d,
-        };
-        assert_eq!(code(status), 0, "instructions of {}", show(result));
         // SAFETY: `out` is live until freed just after; out-pointers are locals.
         unsafe {
             instructions_result_matches(out, &decision);
@@ -1517,6 +1550,7 @@ mod ffi_checks {
             show(line)
         );
     }
+
     /// `contractpin_lock_parse` and the lock and lock-error accessors against
     /// `lock::Lock::parse`, on shipped locks with one byte changed (every kind
     /// of lock error) or payload bytes; then `contractpin_lock_verify` on the
@@ -1699,6 +1733,7 @@ mod ffi_checks {
         assert_eq!(code(st), 0);
         buf
     }
+
     /// `contractpin_verify_server_with_limits` (lock bytes) and
     /// `contractpin_lock_verify_server` (parsed lock): the same status, error
     /// offset and input, report and JSON; the status in the documented order
