@@ -1243,6 +1243,46 @@ fn failed_save_leaves_no_trace() {
     assert!(!dir.path.join("no").exists());
 }
 
+/// A lock over the size every reader accepts (`MAX_LOCK_BYTES`, which
+/// contract snapshots can reach) is refused before anything is written, so
+/// the committed lock stays readable and unchanged.
+#[test]
+fn a_lock_too_large_to_read_back_is_never_written() {
+    let dir = TempDir::new("too-large");
+    let p = dir.path.join("contractpin.lock");
+    let minimal = Lock::parse(MINIMAL.as_bytes()).unwrap();
+    lock::update(&p, |_| Ok::<_, String>(minimal.clone())).unwrap();
+    let before = fs::read(&p).unwrap();
+    let r = lock::update(&p, |cur| {
+        let mut l = cur.unwrap();
+        let tool = l
+            .servers
+            .get_mut("acme")
+            .unwrap()
+            .tools
+            .get_mut("search")
+            .unwrap();
+        let big = "x".repeat(lock::MAX_LOCK_BYTES as usize);
+        tool.contract = Some(format!(r#"{{"description":"{big}","name":"search"}}"#).into_bytes());
+        Ok::<_, String>(l)
+    });
+    match r {
+        Err(UpdateError::Io(e)) => {
+            let text = e.to_string();
+            assert!(
+                text.contains(&format!(
+                    "more than the {} a lock may have",
+                    lock::MAX_LOCK_BYTES
+                )),
+                "{text}"
+            );
+        }
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+    assert_eq!(fs::read(&p).unwrap(), before, "the lock changed");
+    assert_eq!(lock::load(&p).unwrap(), minimal);
+}
+
 #[test]
 fn update_creates_modifies_and_aborts_cleanly() {
     let dir = TempDir::new("update");

@@ -321,6 +321,33 @@ fn a_bad_ssl_cert_file_is_an_error_not_a_fallback() {
     fails_with(&o, "no certificate");
     let o = init(&lock, &srv.url, &[("SSL_CERT_DIR", &missing)]);
     fails_with(&o, "SSL_CERT_DIR");
+    // Set but empty: an error, not the platform's store.
+    let o = init(&lock, &srv.url, &[("SSL_CERT_FILE", "")]);
+    fails_with(&o, "SSL_CERT_FILE is set but empty");
+    // A directory with no certificate in it (a note and a key-like file).
+    let certless = dir.path("certless");
+    std::fs::create_dir(&certless).unwrap();
+    std::fs::write(certless.join("README"), "not a certificate\n").unwrap();
+    std::fs::write(
+        certless.join("x.pem"),
+        "-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----\n",
+    )
+    .unwrap();
+    let o = init(&lock, &srv.url, &[("SSL_CERT_DIR", &s(&certless))]);
+    fails_with(&o, "holds no certificate");
+    // Never read from a device or a FIFO (a FIFO would block the run).
+    let o = init(&lock, &srv.url, &[("SSL_CERT_FILE", "/dev/zero")]);
+    fails_with(&o, "not a regular file");
+    let fifo = dir.path("fifo.pem");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(
+        made.is_ok_and(|st| st.success()),
+        "mkfifo {}",
+        fifo.display()
+    );
+    let o = init(&lock, &srv.url, &[("SSL_CERT_FILE", &s(&fifo))]);
+    fails_with(&o, "not a regular file");
+    assert!(!lock.exists(), "a lock was written without trust");
     assert_eq!(srv.requests(), 0, "a request went out without trust");
 }
 

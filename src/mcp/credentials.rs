@@ -351,6 +351,56 @@ mod tests {
         assert!(http("http://localhost:1/", &h).is_ok());
     }
 
+    /// Each header the user gives is refused, naming the header and never
+    /// its value, when its name is not a token, is one the client sets
+    /// itself, is given twice (in any case), or its value could split the
+    /// request (CR, LF, NUL).
+    #[test]
+    fn bad_headers_are_refused_without_their_values() {
+        let h = |pairs: &[(&str, &str)]| -> std::vec::Vec<(String, String)> {
+            pairs
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect()
+        };
+        let secret = "s3cr3t-value-123";
+        for (headers, why) in [
+            (h(&[("X Token", secret)]), "is not a valid HTTP header name"),
+            (
+                h(&[("X-Token:", secret)]),
+                "is not a valid HTTP header name",
+            ),
+            (h(&[("", secret)]), "is not a valid HTTP header name"),
+            (h(&[("Host", secret)]), "is set by the client itself"),
+            (
+                h(&[("MCP-Session-Id", secret)]),
+                "is set by the client itself",
+            ),
+            (
+                h(&[("Authorization", secret), ("authorization", secret)]),
+                "is given twice",
+            ),
+            (
+                h(&[("X-Token", "a\r\nX-Injected: 1")]),
+                "contains a line break or NUL",
+            ),
+            (h(&[("X-Token", "a\nb")]), "contains a line break or NUL"),
+            (h(&[("X-Token", "a\0b")]), "contains a line break or NUL"),
+        ] {
+            let e = http("https://mcp.example/", &headers)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(why), "{headers:?}: {e}");
+            assert!(
+                !e.contains(secret) && !e.contains("Injected"),
+                "a value printed: {e}"
+            );
+        }
+        let fine = h(&[("Authorization", secret), ("X-Api-Key", "k")]);
+        let c = http("https://mcp.example/", &fine).unwrap();
+        assert!(c.secrets.iter().any(|s| s == secret));
+    }
+
     #[test]
     fn forms_cover_encoded_echoes() {
         let s = with_forms(std::vec!["tok/abc+def".to_string()], 4);

@@ -165,6 +165,21 @@ fn block_answers_the_listing_with_an_error_naming_the_tools() {
     assert!(log.text().contains(r#""status":"listing-blocked"}"#));
 }
 
+/// A blocked listing's error names at most twenty tools, then how many more
+/// (a hostile server cannot grow the error without bound).
+#[test]
+fn a_blocked_listing_names_twenty_tools_then_counts() {
+    let (e, _log) = enforcer(GuardMode::Enforce, OnDrift::Block);
+    let tools: Vec<String> = (0..25)
+        .map(|i| std::format!(r#"{{"name":"t{i:02}","inputSchema":{{}}}}"#))
+        .collect();
+    let page = std::format!(r#"{{"tools":[{}]}}"#, tools.join(","));
+    let got = list(&e, "3", &page).unwrap();
+    assert!(got.contains("t19 (unpinned) and 5 more)"), "{got}");
+    assert!(!got.contains("t20"), "a 21st name: {got}");
+    assert!(got.contains(r#""code":-32603"#), "{got}");
+}
+
 #[test]
 fn a_page_the_guard_rejects_fails_closed() {
     let dup = r#"{"tools":[{"name":"b","description":"B","inputSchema":{"type":"object"}},{"name":"b","inputSchema":{}}]}"#;
