@@ -174,7 +174,8 @@ with the lock's instructions_digest: instructions that drifted, are not a string
 pinned (an entry made with init --ignore-instructions pins none) are removed from the result \
 (--on-drift hide) or the client's initialize is answered with error -32603 (--on-drift block); \
 instructions the lock pins but the server no longer sends are only logged; \
---ignore-instructions passes them through unchecked, as verify --ignore-instructions. A line from the server that is not a JSON-RPC message is dropped. --mode observe changes \
+--ignore-instructions passes them through unchecked, as verify --ignore-instructions. A line from the server that is not a JSON-RPC message is dropped; an answer of an http server \
+over --max-line-bytes is a JSON-RPC error for its request, never read whole. --mode observe changes \
 nothing on the wire and only logs.\n\n\
 Log: one JSON object per line (keys in canonical order; at, server, status, and tool, changed, \
 live, pinned or reason) for each drifted or unpinned tool, refused or unverified call, blocked \
@@ -241,7 +242,7 @@ pub struct ProxyArgs {
         allow_hyphen_values = true
     )]
     pub headers: Vec<String>,
-    /// Longest accepted line, from the server or the client, in bytes [default: 16777216]
+    /// Longest accepted message in bytes: a line from a stdio server or the client, an SSE event or JSON answer from an http server [default: 16777216 for lines, 67108864 over http]
     #[arg(long, value_name = "BYTES")]
     pub max_line_bytes: Option<usize>,
     /// Largest tools/list page checked, in bytes (a larger one is an error for the client) [default: 67108864]

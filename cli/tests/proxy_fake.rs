@@ -407,3 +407,54 @@ fn cloak_over_streamable_http() {
     assert!(calls[0].contains("get_weather"), "{record}");
     assert_eq!(log_lines(&dir.read("proxy.log"), "drifted").len(), 1);
 }
+
+/// `--max-line-bytes` bounds each message of an http server too (an SSE
+/// event or a JSON answer): an answer over it is a JSON-RPC error for the
+/// client's request, never read whole, and the session goes on.
+#[test]
+fn an_http_answer_over_the_message_limit_is_an_error_for_the_client() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
+    let dir = Dir::new("http-huge");
+    let server = HttpServer::start(|port_file| {
+        let mut c = std::process::Command::new(python());
+        c.args([&fake(), "--transport", "http", "--port", "0", "--port-file"])
+            .arg(port_file)
+            .args(["--scenario", "huge-line", "--huge-bytes", "300000"]);
+        c
+    });
+    let lock = dir.lock();
+    let init = cp(
+        &[
+            "init",
+            "--lock",
+            &lock,
+            "--name",
+            "fake",
+            "--http",
+            &server.url,
+        ],
+        b"",
+        60,
+    );
+    assert_eq!(init.code, 0, "{init:#?}");
+    let mut s = Session::start(&proxy_args(&dir, "fake", &["--max-line-bytes", "100000"]));
+    s.handshake("t");
+    let answer = s.call(7, "tools/list", "{}");
+    assert!(
+        answer.contains(r#""id":7"#) && answer.contains(r#""error""#),
+        "{answer}"
+    );
+    assert!(answer.contains("larger than 100000 bytes"), "{answer}");
+    // Still there: the next request is answered.
+    let again = s.call(8, "ping", "{}");
+    assert!(again.contains(r#""id":8"#), "{again}");
+    s.close();
+    assert_eq!(
+        s.exit(std::time::Duration::from_secs(30)),
+        0,
+        "{}",
+        s.stderr()
+    );
+}
