@@ -312,6 +312,91 @@ fn claude_code_http_entry_becomes_a_stdio_entry_and_missing_variables_are_named(
     assert_eq!(st.now(), st.original);
 }
 
+/// A header with a literal value in the configuration is not in the lock
+/// (init never stores a literal): wrap names the header, never its value,
+/// says the proxy will not send it, and the value stays in the backup only.
+#[test]
+fn a_literal_header_is_named_never_shown_and_not_sent() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
+    let st = setup("claude-code.mcp.json");
+    let secret = "Bearer l1teral-s3cret-value";
+    let text = st.original.replace("${CLAUDE_CODE_EXAMPLE_KEY}", secret);
+    std::fs::write(&st.config, &text).unwrap();
+    let srv = FakeHttp::start("http", "ok", &[]);
+    cp(&[
+        "init",
+        "--lock",
+        &s(&st.lock),
+        "--name",
+        "remote-api",
+        "--http",
+        &srv.url,
+    ])
+    .run()
+    .code(0);
+    let o = st.wrap(&[]);
+    o.code(0);
+    assert!(
+        o.err().contains(
+            "server \"remote-api\" sends header X-API-Key, which the lock does not store \
+             (a literal value is never stored): the proxy will not send it"
+        ),
+        "{}",
+        o.err()
+    );
+    for (what, t) in [
+        ("stdout", o.out()),
+        ("stderr", o.err()),
+        ("the lock", read(&st.lock)),
+    ] {
+        assert!(!t.contains("l1teral-s3cret"), "the value is in {what}: {t}");
+    }
+    assert!(
+        !st.now().contains("l1teral-s3cret"),
+        "the value is in the wrapped file"
+    );
+    assert!(
+        read(&st.backup()).contains(secret),
+        "the backup keeps the original"
+    );
+    st.unwrap(&[]).code(0);
+    assert_eq!(st.now(), text);
+}
+
+/// `unwrap` with a backup but no wrapped entry in the file: when the file
+/// equals the backup the backup is removed, otherwise it is kept with a
+/// warning; the file is never changed.
+#[test]
+fn unwrap_with_nothing_wrapped_keeps_or_removes_the_backup() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
+    let st = setup("claude-code.mcp.json");
+    st.pin(Some("fake-stdio"));
+    st.wrap(&[]).code(0);
+    // The user put the original back by hand.
+    std::fs::write(&st.config, &st.original).unwrap();
+    let o = st.unwrap(&[]);
+    o.code(0);
+    assert!(o.out().contains("nothing to unwrap in"), "{}", o.out());
+    assert!(
+        !st.backup().exists(),
+        "a backup equal to the file is removed"
+    );
+    assert_eq!(st.now(), st.original);
+    // Wrapped again, then replaced by hand with another unwrapped file.
+    st.wrap(&[]).code(0);
+    let other = st.original.replace("\"ok\"", "\"ok\", \"--pages\", \"1\"");
+    std::fs::write(&st.config, &other).unwrap();
+    let o = st.unwrap(&[]);
+    o.code(0);
+    assert!(o.err().contains("(no wrapped entry)"), "{}", o.err());
+    assert!(st.backup().exists(), "a backup that differs is kept");
+    assert_eq!(st.now(), other);
+}
+
 #[test]
 fn vscode_mcp_json_keeps_comments_and_disabled_entries() {
     if !cli_support::tools::needs(&["python3"]) {
