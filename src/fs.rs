@@ -123,6 +123,36 @@ mod tests {
         }
     }
 
+    /// A FIFO with no writer and a socket are refused at once: the read
+    /// happens on another thread, and must be over within 5 s.
+    #[cfg(unix)]
+    #[test]
+    fn refuses_a_fifo_and_a_socket_without_waiting() {
+        let dir =
+            std::env::temp_dir().join(std::format!("contractpin-fs-kinds-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        let socket = dir.join("socket");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        for (path, kind) in [(fifo, "a FIFO"), (socket, "a socket")] {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let p = path.clone();
+            std::thread::spawn(move || tx.send(read_regular_file(&p, 1 << 20).map(|_| ())));
+            let got = rx.recv_timeout(std::time::Duration::from_secs(5));
+            match got {
+                Ok(Err(ReadFileError::NotRegular(k))) => assert_eq!(k, kind, "{}", path.display()),
+                // A socket cannot be opened as a file at all: refused too.
+                Ok(Err(ReadFileError::Io(e))) if kind == "a socket" => {
+                    assert_eq!(e.raw_os_error(), Some(libc::ENXIO), "{e}")
+                }
+                other => panic!("{}: {other:?}", path.display()),
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn bounds_the_size() {
         let p = std::env::temp_dir().join(std::format!("contractpin-fs-{}", std::process::id()));
