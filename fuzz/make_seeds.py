@@ -187,6 +187,12 @@ def enforcer():
         bytes([0] + init + instructions_and_tools + init + respelled_instructions))
     put("enforcer", "batch.bin", bytes([0] + [0, 6] + listing + pinned_page + [1, 6] + call_a + changed))
     put("enforcer", "mutated.bin", bytes([0] + listing + [0, 7] + pinned_page + [0, 40, ord('"')] + call_a))
+    # A second listing without b: b is no longer callable.
+    put("enforcer", "relisting.bin",
+        bytes([0] + listing + pinned_page + [1, 0, 1] + [1, 1, 1, 0, 1] + [2, 3, 1, 1]))
+    # A page answering no request (id 3) lists b: it makes nothing callable.
+    put("enforcer", "unmatched-page.bin",
+        bytes([0] + listing + [0, 1, 1, 0, 1] + [3, 1, 1, 2, 1] + [2, 3, 1, 1]))
     put("enforcer", "raw.bin", bytes([0] + [0, 8, 1, 20]) + b'{"jsonrpc":"2.0","id":0' + bytes(listing))
 
 

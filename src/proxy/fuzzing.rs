@@ -21,7 +21,11 @@
 //!   reaching the client carries instructions other than the pinned ones
 //!   (when they are checked), and no `tools/call` reaches the server for a
 //!   tool that no `tools` result shown to the client since the last
-//!   `list_changed` listed with its pinned contract.
+//!   `list_changed` listed with its pinned contract;
+//! - in enforce mode, more exactly (until a batch goes by): no `tools/call`
+//!   reaches the server unless the call policy documented in
+//!   `src/proxy/gate.rs`, replayed here from the messages and from what the
+//!   client was shown ([`Listings`]), lets it through.
 
 use std::boxed::Box;
 use std::collections::BTreeSet;
@@ -31,7 +35,7 @@ use std::vec::Vec;
 
 use super::enforce::{Enforcer, Policy, ToServer};
 use super::log::EventLog;
-use super::message::{decode, Scratch};
+use super::message::{decode, id_key, kind, IdKey, Kind, Scratch};
 use super::OnDrift;
 use crate::guard::GuardMode;
 use crate::json::{Tag, Value};
@@ -210,6 +214,117 @@ struct Model {
     /// Tools listed to the client (with their pinned contract, in enforce
     /// mode) since the last `list_changed` it was sent.
     shown: BTreeSet<String>,
+    /// The call policy replayed from what the client was shown; `None`
+    /// once a batch went by (batches are not modelled: `shown` still holds).
+    listings: Option<Listings>,
+}
+
+/// Where the listing stands (the policy of `src/proxy/gate.rs`'s docs).
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+enum Listing {
+    #[default]
+    None,
+    Current,
+    Stale,
+}
+
+/// The documented call policy, replayed from the messages: a listing
+/// starts with the answer to a `tools/list` without a cursor and its tools
+/// shown to the client are the callable ones; cursor pages add theirs while
+/// the listing is current; tools a page reported (listed by the server, not
+/// shown to the client) become uncallable, from any page; a refused page
+/// leaves nothing callable; `list_changed` makes nothing callable until the
+/// next listing; an answer no request matches makes nothing callable.
+#[derive(Default)]
+struct Listings {
+    state: Listing,
+    callable: BTreeSet<String>,
+    /// `tools/list` requests forwarded and not answered, and whether each
+    /// was without a cursor.
+    pending: Vec<(IdKey, bool)>,
+}
+
+impl Listings {
+    /// A client message that reached the server.
+    fn request(&mut self, m: Value<'_>) {
+        let Kind::Request { method, id } = kind(m) else {
+            return;
+        };
+        let Some(key) = id_key(id).filter(|_| method.str_eq("tools/list")) else {
+            return;
+        };
+        let cursor = m.get("params").and_then(|p| p.get("cursor"));
+        self.pending.retain(|(k, _)| *k != key);
+        self.pending.push((key, cursor.is_none_or(|c| c.is_null())));
+    }
+
+    /// A server message `input`, which reached the client as `output`.
+    fn server(&mut self, input: Value<'_>, output: Value<'_>) {
+        match kind(input) {
+            Kind::Notification { method }
+                if method.str_eq("notifications/tools/list_changed")
+                    && self.state == Listing::Current =>
+            {
+                self.state = Listing::Stale;
+            }
+            Kind::Response { id, result } => {
+                let answered = id_key(id).and_then(|k| {
+                    let at = self.pending.iter().position(|(p, _)| *p == k)?;
+                    Some(self.pending.remove(at).1)
+                });
+                let listed = result
+                    .filter(|r| r.tag() == Tag::Object)
+                    .and_then(|r| r.get("tools"));
+                match (answered, listed) {
+                    (Some(first), _) => self.page(Some(first), listed, output),
+                    (None, Some(_)) => self.page(None, listed, output),
+                    (None, None) => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A page (`first`: `None` when no request matches it) whose tools were
+    /// `listed` by the server and reached the client in `output`.
+    fn page(&mut self, first: Option<bool>, listed: Option<Value<'_>>, output: Value<'_>) {
+        let shown = output.get("result").and_then(|r| r.get("tools")).map(names);
+        let Some(shown) = shown else {
+            // Refused (an error in its place).
+            if first.is_some() || self.state == Listing::Current {
+                self.state = Listing::Current;
+                self.callable.clear();
+            }
+            return;
+        };
+        let reported: BTreeSet<String> = listed
+            .map(names)
+            .unwrap_or_default()
+            .difference(&shown)
+            .cloned()
+            .collect();
+        match first {
+            Some(true) => {
+                self.state = Listing::Current;
+                self.callable = shown;
+            }
+            Some(false) if self.state == Listing::Current => self.callable.extend(shown),
+            _ => {}
+        }
+        self.callable.retain(|n| !reported.contains(n));
+    }
+
+    fn may_call(&self, name: &str) -> bool {
+        self.state == Listing::Current && self.callable.contains(name)
+    }
+}
+
+/// The decoded names of the tools of a `tools` array.
+fn names(tools: Value<'_>) -> BTreeSet<String> {
+    tools
+        .elements()
+        .filter_map(|t| t.get("name").and_then(decode))
+        .collect()
 }
 
 /// Runs the session the bytes describe; panics when a decision breaks a
@@ -247,6 +362,7 @@ pub fn check_session(data: &[u8]) {
         mode,
         check_instructions,
         shown: BTreeSet::new(),
+        listings: Some(Listings::default()),
     };
     let mut scratch = Scratch::default();
     for _ in 0..MAX_STEPS {
@@ -288,6 +404,22 @@ fn parsed(bytes: &[u8], newline: bool, f: impl FnOnce(Value<'_>)) {
             shown(bytes)
         ),
     });
+}
+
+/// Calls `f` with the roots of `line` (a server line the enforcer accepted)
+/// and of `out` (what it wrote for it).
+fn parsed_both<R>(line: &[u8], out: &[u8], f: impl FnOnce(Value<'_>, Value<'_>) -> R) -> R {
+    let mut first = Scratch::default();
+    let mut second = Scratch::default();
+    first.with(line, |input| {
+        second.with(&out[..out.len() - 1], |output| match (input, output) {
+            (Ok(i), Ok(o)) => f(i.root(), o.root()),
+            _ => panic!(
+                "a line the enforcer passed on does not parse: {:?}",
+                shown(out)
+            ),
+        })
+    })
 }
 
 fn shown(bytes: &[u8]) -> String {
@@ -346,22 +478,43 @@ impl Model {
             ToServer::Rebuilt(b) => b.as_slice(),
             ToServer::Nothing => return,
         };
+        if !self.enforcing() {
+            return parsed(sent, false, |_| {});
+        }
         parsed(sent, false, |root| {
+            if root.tag() == Tag::Array {
+                self.listings = None;
+            }
             each_message(root, |m| {
-                let call = m.get("method").and_then(decode).as_deref() == Some("tools/call");
-                if !call || !self.enforcing() {
-                    return;
+                if m.get("method").and_then(decode).as_deref() == Some("tools/call") {
+                    self.call_sent(m, sent);
                 }
-                let name = m.get("params").and_then(|p| p.get("name")).and_then(decode);
-                let name = name.unwrap_or_default();
-                assert!(
-                    self.shown.contains(&name),
-                    "tools/call {name:?} reached the server, but no listing since the last \
-                     list_changed showed it pinned: {:?}",
-                    shown(sent)
-                );
+                if let Some(l) = &mut self.listings {
+                    l.request(m);
+                }
             })
         });
+    }
+
+    /// A `tools/call` that reached the server: its tool was shown pinned
+    /// since the last `list_changed`, and the policy lets it be called.
+    fn call_sent(&self, m: Value<'_>, sent: &[u8]) {
+        let name = m.get("params").and_then(|p| p.get("name")).and_then(decode);
+        let name = name.unwrap_or_default();
+        assert!(
+            self.shown.contains(&name),
+            "tools/call {name:?} reached the server, but no listing since the last \
+             list_changed showed it pinned: {:?}",
+            shown(sent)
+        );
+        if let Some(l) = &self.listings {
+            assert!(
+                l.may_call(&name),
+                "tools/call {name:?} reached the server, but the latest listing shown to the \
+                 client did not hold it: {:?}",
+                shown(sent)
+            );
+        }
     }
 
     fn server(&mut self, e: &Enforcer, line: &[u8], scratch: &mut Scratch) {
@@ -374,6 +527,25 @@ impl Model {
         parsed(&out, true, |root| {
             each_message(root, |m| self.shown_to_client(&out, m));
         });
+        if self.enforcing() {
+            self.replay(line, &out);
+        }
+    }
+
+    /// Replays one server line into the call policy: the message as the
+    /// server sent it and as the client got it.
+    fn replay(&mut self, line: &[u8], out: &[u8]) {
+        let Some(mut listings) = self.listings.take() else {
+            return;
+        };
+        let single = parsed_both(line, out, |input, output| {
+            let single = input.tag() == Tag::Object && output.tag() == Tag::Object;
+            if single {
+                listings.server(input, output);
+            }
+            single
+        });
+        self.listings = single.then_some(listings);
     }
 
     /// Checks one message the client gets, and notes what it lists.
@@ -471,6 +643,7 @@ mod tests {
             mode: GuardMode::Enforce,
             check_instructions: true,
             shown: BTreeSet::new(),
+            listings: None,
         };
         let line = format!(
             r#"{{"jsonrpc":"2.0","id":1,"result":{{"tools":[{}]}}}}"#,
