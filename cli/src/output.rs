@@ -84,7 +84,7 @@ pub fn github_actions() -> bool {
 }
 
 /// Terminal styling: ANSI colour only when stdout is a terminal and
-/// `NO_COLOR` is not set (https://no-color.org; any value disables colour).
+/// `NO_COLOR` is not set (<https://no-color.org>; any value disables colour).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Style {
     colour: bool,
