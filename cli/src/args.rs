@@ -242,7 +242,7 @@ pub struct ProxyArgs {
         allow_hyphen_values = true
     )]
     pub headers: Vec<String>,
-    /// Longest accepted message in bytes: a line from a stdio server or the client, an SSE event or JSON answer from an http server [default: 16777216 for lines, 67108864 over http]
+    /// Longest accepted message in bytes: a line from a stdio server or the client, an SSE event or JSON answer from an http server [default: 16777216]
     #[arg(long, value_name = "BYTES")]
     pub max_line_bytes: Option<usize>,
     /// Largest tools/list page checked, in bytes (a larger one is an error for the client) [default: 67108864]

@@ -69,10 +69,10 @@ fn options(args: &ProxyArgs) -> Result<ProxyOptions, Failure> {
         ("--max-tools", args.max_tools),
     ])?;
     if let Some(n) = args.max_line_bytes {
-        // One bound per message, whichever way the server talks.
         o.client.max_line_bytes = n;
-        o.client.max_response_bytes = n;
     }
+    // One bound per message, whichever way the server talks.
+    o.client.max_response_bytes = o.client.max_line_bytes;
     if let Some(d) = limits::seconds("--timeout", args.timeout)? {
         o.client.request_timeout = d;
     }
