@@ -42,6 +42,12 @@ mod rng;
 #[allow(unused_imports)] // for gen.rs; not every includer uses it
 pub use rng::Rng;
 
+/// A parsed `contractpin_lock` freed on drop, from its one home next to
+/// this file (the C ABI guard tests use it too).
+#[cfg(feature = "ffi")]
+#[path = "ffi_lock.rs"]
+mod ffi_lock;
+
 /// Reads fuzz bytes as a stream of small decisions (zeros when exhausted).
 pub struct Bytes<'a> {
     data: &'a [u8],
@@ -500,6 +506,7 @@ pub use ffi_checks::check_ffi;
 
 #[cfg(feature = "ffi")]
 mod ffi_checks {
+    use super::ffi_lock::Lock;
     use super::{show, Bytes};
     use contractpin::ffi::*;
     use contractpin::guard::{
@@ -1220,23 +1227,6 @@ mod ffi_checks {
         }
     }
 
-    /// A lock the C ABI parsed (freed with `contractpin_lock_free`).
-    fn parsed_lock(text: &[u8]) -> *mut contractpin_lock {
-        let mut lock: *mut contractpin_lock = ptr::null_mut();
-        // SAFETY: the lock bytes are readable; `lock` is a local.
-        let st = unsafe {
-            contractpin_lock_parse(
-                text.as_ptr(),
-                text.len(),
-                &mut lock,
-                ptr::null_mut(),
-                ptr::null_mut(),
-            )
-        };
-        assert_eq!(code(st), 0, "a shipped lock parses");
-        lock
-    }
-
     /// The mode `flags` ask for (when they are valid).
     fn guard_mode(flags: u32) -> GuardMode {
         if flags == CONTRACTPIN_GUARD_OBSERVE {
@@ -1307,13 +1297,13 @@ mod ffi_checks {
             lock_text: &[u8],
             f: GuardFn<R>,
         ) -> (contractpin_status, *mut R, Option<usize>) {
-            let lock = parsed_lock(lock_text);
+            let lock = Lock::parse(lock_text);
             let mut out: *mut R = ptr::null_mut();
             let mut err_off = Some(OFFSET_SENTINEL);
             // SAFETY: each pointer valid for its length; the lock is live.
             let status = unsafe {
                 f(
-                    lock,
+                    lock.0,
                     self.name.as_ptr(),
                     self.name.len(),
                     self.input.as_ptr(),
@@ -1324,8 +1314,7 @@ mod ffi_checks {
                     opt_ptr(&mut err_off),
                 )
             };
-            // SAFETY: from `contractpin_lock_parse`, freed once.
-            unsafe { contractpin_lock_free(lock) };
+            drop(lock);
             (status, out, err_off)
         }
 
@@ -1760,7 +1749,7 @@ mod ffi_checks {
         let lim_ptr = lim
             .as_ref()
             .map_or(ptr::null(), |l| l as *const contractpin_limits);
-        let handle = parsed_lock(INSTRUCTIONS_LOCK);
+        let handle = Lock::parse(INSTRUCTIONS_LOCK);
         let mut reports = [ptr::null_mut::<contractpin_report>(); 2];
         let mut offsets = [OFFSET_SENTINEL; 2];
         let mut inputs = [contractpin_input::Lock; 2];
@@ -1787,7 +1776,7 @@ mod ffi_checks {
                     i0,
                 ),
                 contractpin_lock_verify_server(
-                    handle,
+                    handle.0,
                     name.as_ptr(),
                     name.len(),
                     init.as_ptr(),
@@ -1802,9 +1791,8 @@ mod ffi_checks {
                 ),
             ]
         };
-        // SAFETY: from `contractpin_lock_parse`, freed once; reports do not
-        // depend on it.
-        unsafe { contractpin_lock_free(handle) };
+        // Freed before the reports are read: they do not depend on it.
+        drop(handle);
         assert_eq!(statuses[0], statuses[1], "bytes and handle differ");
         assert_eq!(offsets[0], offsets[1]);
         let expected = if flags & !3 != 0 || std::str::from_utf8(name).is_err() {
