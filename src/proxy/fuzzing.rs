@@ -275,10 +275,8 @@ impl Listings {
                 let listed = result
                     .filter(|r| r.tag() == Tag::Object)
                     .and_then(|r| r.get("tools"));
-                match (answered, listed) {
-                    (Some(first), _) => self.page(Some(first), listed, output),
-                    (None, Some(_)) => self.page(None, listed, output),
-                    (None, None) => {}
+                if answered.is_some() || listed.is_some() {
+                    self.page(answered, listed, output);
                 }
             }
             _ => {}
@@ -406,53 +404,32 @@ fn parsed(bytes: &[u8], newline: bool, f: impl FnOnce(Value<'_>)) {
     });
 }
 
-/// Calls `f` with the roots of `line` (a server line the enforcer accepted)
-/// and of `out` (what it wrote for it).
-fn parsed_both<R>(line: &[u8], out: &[u8], f: impl FnOnce(Value<'_>, Value<'_>) -> R) -> R {
-    let mut first = Scratch::default();
-    let mut second = Scratch::default();
-    first.with(line, |input| {
-        second.with(&out[..out.len() - 1], |output| match (input, output) {
-            (Ok(i), Ok(o)) => f(i.root(), o.root()),
-            _ => panic!(
-                "a line the enforcer passed on does not parse: {:?}",
-                shown(out)
-            ),
-        })
-    })
-}
-
 fn shown(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// In observe mode a server line changes only when it is a batch with
-/// elements that are not JSON-RPC messages: `out` must be the others, each
-/// as received.
-fn kept_elements(line: &[u8], out: &[u8]) {
-    let mut received = Vec::new();
-    parsed(line, false, |root| {
-        assert_eq!(
-            root.tag(),
-            Tag::Array,
-            "observe mode changed a server message: {:?}",
+/// elements that are not JSON-RPC messages: `out` (parsed: `output`) must
+/// be the others, each as received in `line` (parsed: `input`).
+fn kept_elements(line: &[u8], input: Value<'_>, out: &[u8], output: Value<'_>) {
+    assert_eq!(
+        input.tag(),
+        Tag::Array,
+        "observe mode changed a server message: {:?}",
+        shown(out)
+    );
+    let received: Vec<&[u8]> = input
+        .elements()
+        .map(|el| &line[crate::json::value_span(line, el)])
+        .collect();
+    for el in output.elements() {
+        let sent = &out[crate::json::value_span(out, el)];
+        assert!(
+            received.contains(&sent),
+            "observe mode changed an element of a batch: {:?}",
             shown(out)
         );
-        received = root
-            .elements()
-            .map(|el| line[crate::json::value_span(line, el)].to_vec())
-            .collect();
-    });
-    parsed(out, true, |root| {
-        for el in root.elements() {
-            let sent = &out[crate::json::value_span(out, el)];
-            assert!(
-                received.iter().any(|r| r == sent),
-                "observe mode changed an element of a batch: {:?}",
-                shown(out)
-            );
-        }
-    });
+    }
 }
 
 /// The messages of a line: the object, or the elements of a batch.
@@ -521,31 +498,29 @@ impl Model {
         let Some(out) = e.server(line.to_vec(), scratch) else {
             return;
         };
-        if !self.enforcing() && out[..out.len() - 1] != *line {
-            kept_elements(line, &out);
-        }
-        parsed(&out, true, |root| {
-            each_message(root, |m| self.shown_to_client(&out, m));
+        parsed(&out, true, |output| {
+            each_message(output, |m| self.shown_to_client(&out, m));
+            // The enforcer decided on the line, so it parses.
+            Scratch::default().with(line, |input| {
+                let input = input.expect("a line the enforcer passed on parses").root();
+                if self.enforcing() {
+                    self.replay(input, output);
+                } else if out[..out.len() - 1] != *line {
+                    kept_elements(line, input, &out, output);
+                }
+            })
         });
-        if self.enforcing() {
-            self.replay(line, &out);
-        }
     }
 
-    /// Replays one server line into the call policy: the message as the
-    /// server sent it and as the client got it.
-    fn replay(&mut self, line: &[u8], out: &[u8]) {
-        let Some(mut listings) = self.listings.take() else {
-            return;
-        };
-        let single = parsed_both(line, out, |input, output| {
-            let single = input.tag() == Tag::Object && output.tag() == Tag::Object;
-            if single {
-                listings.server(input, output);
-            }
-            single
-        });
-        self.listings = single.then_some(listings);
+    /// Replays one server message into the call policy: as the server sent
+    /// it (`input`) and as the client got it (`output`). A batch ends the
+    /// replay.
+    fn replay(&mut self, input: Value<'_>, output: Value<'_>) {
+        let single = input.tag() == Tag::Object && output.tag() == Tag::Object;
+        match &mut self.listings {
+            Some(listings) if single => listings.server(input, output),
+            _ => self.listings = None,
+        }
     }
 
     /// Checks one message the client gets, and notes what it lists.
