@@ -599,6 +599,12 @@ mod ffi_checks {
         (Some(l), Limits::from(l))
     }
 
+    /// The `limits` argument of a call: NULL (the defaults) or the given ones.
+    fn limits_ptr(lim: &Option<contractpin_limits>) -> *const contractpin_limits {
+        lim.as_ref()
+            .map_or(ptr::null(), |l| l as *const contractpin_limits)
+    }
+
     fn opt_ptr<T>(v: &mut Option<T>) -> *mut T {
         v.as_mut().map_or(ptr::null_mut(), |r| r as *mut T)
     }
@@ -661,9 +667,7 @@ mod ffi_checks {
         let (mut out, cap, out_null) = out_buffer(b, needed);
         let mut out_len = (!b.u8().is_multiple_of(8)).then_some(usize::MAX);
         let mut err_off = b.u8().is_multiple_of(2).then_some(OFFSET_SENTINEL);
-        let lim_ptr = lim
-            .as_ref()
-            .map_or(ptr::null(), |l| l as *const contractpin_limits);
+        let lim_ptr = limits_ptr(&lim);
         // SAFETY: every pointer is NULL or valid for its documented length.
         let status = unsafe {
             contractpin_canonicalize_with_limits(
@@ -851,9 +855,7 @@ mod ffi_checks {
         let null_out = b.u8().is_multiple_of(8);
         let mut out: *mut contractpin_server = ptr::null_mut();
         let mut err_off = Some(OFFSET_SENTINEL);
-        let lim_ptr = lim
-            .as_ref()
-            .map_or(ptr::null(), |l| l as *const contractpin_limits);
+        let lim_ptr = limits_ptr(&lim);
         // SAFETY: pointers NULL or valid.
         let status = unsafe {
             contractpin_digest_tools_list_with_limits(
@@ -1124,9 +1126,7 @@ mod ffi_checks {
             _ => 0,
         };
         let (lim, rust_limits) = limits(b);
-        let lim_ptr = lim
-            .as_ref()
-            .map_or(ptr::null(), |l| l as *const contractpin_limits);
+        let lim_ptr = limits_ptr(&lim);
         let mut out: *mut contractpin_report = ptr::null_mut();
         let mut err_off = Some(OFFSET_SENTINEL);
         // SAFETY: each pointer valid for its length.
@@ -1319,9 +1319,7 @@ mod ffi_checks {
         }
 
         fn lim_ptr(&self) -> *const contractpin_limits {
-            self.lim
-                .as_ref()
-                .map_or(ptr::null(), |l| l as *const contractpin_limits)
+            limits_ptr(&self.lim)
         }
 
         /// The documented order of checks: flags and the name's UTF-8 (101),
@@ -1746,9 +1744,7 @@ mod ffi_checks {
             f => (f - 1) as u32,
         };
         let (lim, rust_limits) = limits(b);
-        let lim_ptr = lim
-            .as_ref()
-            .map_or(ptr::null(), |l| l as *const contractpin_limits);
+        let lim_ptr = limits_ptr(&lim);
         let handle = Lock::parse(INSTRUCTIONS_LOCK);
         let mut reports = [ptr::null_mut::<contractpin_report>(); 2];
         let mut offsets = [OFFSET_SENTINEL; 2];
