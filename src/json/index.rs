@@ -11,8 +11,9 @@
 //! - **strings**: the bytes from an unescaped opening quote up to, not
 //!   including, its closing quote (a prefix XOR of the unescaped quotes);
 //! - **structural bits**: every unescaped quote (opening and closing),
-//!   every `{}[],:` outside strings, and the first byte of every run of
-//!   other bytes outside strings (a number or literal, or garbage);
+//!   every backslash inside a string that starts an escape (is not itself
+//!   escaped), every `{}[],:` outside strings, and the first byte of every
+//!   run of other bytes outside strings (a number or literal, or garbage);
 //! - a flag for control characters inside strings (always an error), and
 //!   one for invalid UTF-8 when the classifier checks it (AVX2).
 //!
@@ -71,7 +72,8 @@ struct Carry {
 /// The structural bits of one block, and whether a string holds a control character.
 #[inline(always)]
 fn structurals(m: Masks, carry: &mut Carry) -> (u64, bool) {
-    let quote = m.quote & !escaped_bytes(m.backslash, &mut carry.escaped);
+    let escaped = escaped_bytes(m.backslash, &mut carry.escaped);
+    let quote = m.quote & !escaped;
     // Set from an opening quote up to (not including) its closing quote.
     let in_string = prefix_xor(quote) ^ carry.in_string;
     carry.in_string = ((in_string as i64) >> 63) as u64;
@@ -79,19 +81,10 @@ fn structurals(m: Masks, carry: &mut Carry) -> (u64, bool) {
     let other = outside & !(m.op | m.ws);
     let run_starts = other & !((other << 1) | carry.other);
     carry.other = other >> 63;
-    let bits = (m.op & outside) | quote | run_starts;
+    // (An opening quote is in `in_string` but is never a backslash.)
+    let escapes = m.backslash & !escaped & in_string;
+    let bits = (m.op & outside) | quote | run_starts | escapes;
     (bits, m.ctrl & in_string != 0)
-}
-
-/// Widens `range` (first and last backslash so far) by the backslash bits
-/// `found` of the block at `base`.
-#[inline(always)]
-fn note_backslashes(range: &mut Option<(usize, usize)>, base: usize, found: u64) {
-    if found != 0 {
-        let first = base + found.trailing_zeros() as usize;
-        let last = base + 63 - found.leading_zeros() as usize;
-        *range = Some((range.map_or(first, |r| r.0), last));
-    }
 }
 
 /// The index of one input, read block by block as the tape builder asks.
@@ -105,8 +98,6 @@ pub(crate) struct Index<'a> {
     next_block: usize,
     /// Structural bits of the current block not handed out yet.
     bits: u64,
-    /// Backslash bits of the current block.
-    backslash: u64,
     /// A control character inside a string has been seen.
     control_in_string: bool,
     /// The classifier found invalid UTF-8.
@@ -123,7 +114,6 @@ impl<'a> Index<'a> {
             base: 0,
             next_block: 0,
             bits: 0,
-            backslash: 0,
             control_in_string: false,
             utf8_error: false,
         }
@@ -156,7 +146,6 @@ impl<'a> Index<'a> {
         self.base = start;
         self.next_block = start + 64;
         self.bits = bits;
-        self.backslash = masks.backslash;
         self.control_in_string |= control;
         self.utf8_error |= masks.utf8_error;
         true
@@ -173,31 +162,6 @@ impl<'a> Index<'a> {
         let at = self.bits.trailing_zeros() as usize;
         self.bits &= self.bits - 1;
         Some(self.base + at)
-    }
-
-    /// For the opening quote at `open` (just returned by [`Index::next`]):
-    /// the offset of its closing quote and of the first and last backslash
-    /// between them (if any), or `None` when the string is not closed.
-    #[inline(always)]
-    pub(crate) fn string_end(&mut self, open: usize) -> Option<(usize, Option<(usize, usize)>)> {
-        // Position in the current block from which bytes belong to the body (1..=64).
-        let mut from = (open + 1 - self.base) as u32;
-        let mut backslashes = None;
-        loop {
-            let body = u64::MAX.checked_shl(from).unwrap_or(0);
-            if self.bits != 0 {
-                let at = self.bits.trailing_zeros();
-                self.bits &= self.bits - 1;
-                let found = self.backslash & body & ((1u64 << at) - 1);
-                note_backslashes(&mut backslashes, self.base, found);
-                return Some((self.base + at as usize, backslashes));
-            }
-            note_backslashes(&mut backslashes, self.base, self.backslash & body);
-            if !self.advance() {
-                return None;
-            }
-            from = 0;
-        }
     }
 
     /// Whether a control character (below 0x20) was seen inside a string
@@ -227,31 +191,22 @@ mod tests {
     use super::*;
     use std::vec::Vec;
 
-    /// A closing quote and the first and last backslash of its string.
-    type Close = (usize, Option<(usize, usize)>);
-
-    /// The naive reference, one byte at a time: the structural offsets,
-    /// each closing quote with the backslashes of its string, and whether a
-    /// string held a control character.
-    fn naive(input: &[u8]) -> (Vec<usize>, Vec<Close>, bool) {
-        let (mut bits, mut closes, mut control) = (Vec::new(), Vec::new(), false);
+    /// The naive reference, one byte at a time: the structural offsets and
+    /// whether a string held a control character.
+    fn naive(input: &[u8]) -> (Vec<usize>, bool) {
+        let (mut bits, mut control) = (Vec::new(), false);
         let (mut in_string, mut escape_next, mut prev_other) = (false, false, false);
-        let mut backslashes: Option<(usize, usize)> = None;
         for (i, &b) in input.iter().enumerate() {
             let escaped = escape_next;
             escape_next = b == b'\\' && !escaped;
             let other = if b == b'"' && !escaped {
                 bits.push(i);
-                if in_string {
-                    closes.push((i, backslashes));
-                }
                 in_string = !in_string;
-                backslashes = None;
                 false
             } else if in_string {
                 control |= b < 0x20;
-                if b == b'\\' {
-                    backslashes = Some((backslashes.map_or(i, |r| r.0), i));
+                if b == b'\\' && !escaped {
+                    bits.push(i);
                 }
                 false
             } else if matches!(b, b'{' | b'}' | b'[' | b']' | b',' | b':') {
@@ -267,26 +222,17 @@ mod tests {
             };
             prev_other = other;
         }
-        (bits, closes, control)
+        (bits, control)
     }
 
-    /// The index's answer, asking for string ends after opening quotes.
-    fn indexed(input: &[u8], classifier: Classifier) -> (Vec<usize>, Vec<Close>, bool) {
+    /// The index's answer.
+    fn indexed(input: &[u8], classifier: Classifier) -> (Vec<usize>, bool) {
         let mut index = Index::new(input, classifier);
-        let (mut bits, mut closes) = (Vec::new(), Vec::new());
+        let mut bits = Vec::new();
         while let Some(at) = index.next() {
             bits.push(at);
-            if input[at] == b'"' {
-                match index.string_end(at) {
-                    Some((close, backslashes)) => {
-                        bits.push(close);
-                        closes.push((close, backslashes));
-                    }
-                    None => break,
-                }
-            }
         }
-        (bits, closes, index.control_in_string())
+        (bits, index.control_in_string())
     }
 
     fn check(input: &[u8]) {

@@ -22,7 +22,7 @@
 //! error, at which point the exact parser runs from the start and reports it.
 //! The tests below hold the two to the same verdicts and tapes.
 
-use crate::arch::{self, Class, Classifier};
+use crate::arch::Classifier;
 
 use super::index::Index;
 use super::number_token::scan_number;
@@ -61,40 +61,20 @@ fn literal(input: &[u8], pos: usize, word: &[u8], tag: Tag, parent: u32) -> Opti
         .then(|| Node::new(tag, false, pos, word.len(), parent))
 }
 
-/// The node of the string whose opening quote is at `open`.
+/// The node of the string whose opening quote is at `open`: the index
+/// hands out each escape's backslash, then the closing quote.
 #[inline(always)]
 fn string(input: &[u8], index: &mut Index, open: usize, parent: u32) -> Option<Node> {
-    let (close, backslashes) = index.string_end(open)?;
-    if let Some((first, last)) = backslashes {
-        if !escapes_valid(input, first, last, close) {
-            return None;
+    let mut at = index.next()?;
+    let escaped = input[at] == b'\\';
+    while input[at] == b'\\' {
+        let next = scan_escape(input, at).ok()?;
+        // A surrogate pair's second backslash is inside the escape just read.
+        while at < next {
+            at = index.next()?;
         }
     }
-    let escaped = backslashes.is_some();
-    Some(Node::new(
-        Tag::String,
-        escaped,
-        open + 1,
-        close - open - 1,
-        parent,
-    ))
-}
-
-/// Whether the backslashes of a string body ending at `end`, the first at
-/// `pos` and the last at `last`, each start a valid escape that ends by
-/// `end` (the escapes the exact scanner accepts).
-fn escapes_valid(input: &[u8], mut pos: usize, last: usize, end: usize) -> bool {
-    loop {
-        match scan_escape(input, pos) {
-            Ok(next) if next <= end => pos = next,
-            _ => return false,
-        }
-        // Past the last backslash (possibly consumed by this escape): done.
-        if pos > last {
-            return true;
-        }
-        pos = arch::find(&input[..end], pos, Class::Backslash);
-    }
+    Some(Node::new(Tag::String, escaped, open + 1, at - open - 1, parent))
 }
 
 /// The key whose opening quote is at `open`, in the open object `cur` at
@@ -238,7 +218,7 @@ mod tests {
     fn check(input: &[u8]) {
         let mut exact = Vec::new();
         let verdict = parse_exact(input, &mut exact, &Limits::DEFAULT);
-        for (name, classifier) in arch::all_classifiers() {
+        for (name, classifier) in crate::arch::all_classifiers() {
             let mut fast = Vec::new();
             let ok = parse_valid(input, &mut fast, Limits::DEFAULT.max_depth, classifier);
             let shown = || std::string::String::from_utf8_lossy(input).into_owned();
@@ -422,7 +402,7 @@ mod tests {
     #[test]
     fn limits_make_the_fast_path_give_up() {
         let mut nodes = Vec::new();
-        let classify = arch::classifier();
+        let classify = crate::arch::classifier();
         assert!(parse_valid(b"[[1]]", &mut nodes, 2, classify));
         assert!(!parse_valid(b"[[[1]]]", &mut nodes, 2, classify));
         let mut scratch = [Node::EMPTY; 2];
