@@ -4,12 +4,15 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::contract::batch::{Batch, OneAtATime, ToolHasher};
-use crate::contract::tool::{project, write_contract};
+use crate::contract::tool::{digest_tool, project, write_contract};
+use crate::contract::tools_list::{digest_parsed_list, ListShape};
 use crate::contract::tools_list::{ListOptions, ToolReport};
 use crate::contract::FieldDigests;
 use crate::digest::Digest;
 use crate::error::Error;
+use crate::jcs::write_value;
 use crate::jcs::Sink;
+use crate::json::onepass::Canon;
 use crate::json::{Node, Store};
 use crate::limits::Limits;
 use crate::scratch_api::{canonical_to, contract_to, digest_list_in, tool_digest_in};
@@ -77,24 +80,20 @@ pub fn digest_with_contracts(
     let mut tools = Vec::new();
     let mut offsets = Vec::new();
     let (digest, _) = ctx.digest_tools_list(input, options, |t| {
-        tools.push(ToolDigest {
-            name: t.name.to_owned_string(),
-            digest: t.digest,
-            fields: t.fields,
-        });
+        tools.push(tool_digest_of(t));
         offsets.push(t.offset);
     })?;
     // The list's tape is still in `ctx.nodes` (the digest only relinked the
     // name nodes, which the writer does not follow), so each contract is
     // written from it.
-    let nodes = &ctx.nodes[..];
+    let (nodes, canon) = (&ctx.nodes[..], ctx.canon.bytes());
     let contracts = tools
         .iter()
         .zip(offsets)
         .map(|(tool, offset)| {
             let projection = project(input, nodes, tool_at(nodes, offset))?;
             let mut out = Vec::new();
-            write_contract(&mut out, input, nodes, &projection)?;
+            write_contract(&mut out, input, nodes, canon, &projection)?;
             Ok((tool.name.clone(), out))
         })
         .collect::<Result<_, Error>>()?;
@@ -125,6 +124,15 @@ pub fn digest_tools_list(input: &[u8]) -> Result<ServerDigest, Error> {
     )
 }
 
+/// The owned form of one tool's report.
+fn tool_digest_of(t: &ToolReport<'_>) -> ToolDigest {
+    ToolDigest {
+        name: t.name.to_owned_string(),
+        digest: t.digest,
+        fields: t.fields,
+    }
+}
+
 /// Digests a tools/list into `store`, collecting an owned [`ServerDigest`].
 fn owned_list_in<S: Store, H: ToolHasher>(
     input: &[u8],
@@ -135,11 +143,7 @@ fn owned_list_in<S: Store, H: ToolHasher>(
 ) -> Result<ServerDigest, Error> {
     let mut tools = Vec::new();
     let summary = digest_list_in(input, store, limits, options, hasher, |t| {
-        tools.push(ToolDigest {
-            name: t.name.to_owned_string(),
-            digest: t.digest,
-            fields: t.fields,
-        })
+        tools.push(tool_digest_of(t))
     })?;
     Ok(ServerDigest {
         digest: summary.digest,
@@ -158,6 +162,9 @@ pub struct Context {
     /// (`contract::batch`), at most 128 KiB of contracts.
     batch: Batch,
     limits: Limits,
+    /// The one-pass canonicalizer's buffers: the bytes of the collapsed
+    /// containers of the last parse (`json::tape`).
+    canon: Canon,
 }
 
 impl Context {
@@ -205,14 +212,31 @@ impl Context {
 
     /// Writes the canonical bytes of `input` to any sink.
     pub fn canonicalize_to<K: Sink>(&mut self, input: &[u8], sink: &mut K) -> Result<(), Error> {
-        self.reserve_nodes(input);
+        if self.parse_collapsed(input) {
+            return write_value(sink, input, &self.nodes, self.canon.bytes(), 0);
+        }
         canonical_to(input, &mut self.nodes, &self.limits, sink)
     }
 
     /// Tool digest and field digests of one tool object.
     pub fn tool_digest(&mut self, input: &[u8]) -> Result<(Digest, FieldDigests), Error> {
-        self.reserve_nodes(input);
+        if self.parse_collapsed(input) {
+            let projection = project(input, &self.nodes, 0)?;
+            return digest_tool(input, &self.nodes, self.canon.bytes(), &projection, true);
+        }
         tool_digest_in(input, &mut self.nodes, &self.limits)
+    }
+
+    /// Parses `input` the one-pass way: the containers below a tools/list's
+    /// tools' members collapsed into `self.canon` ([`ListShape`]), the rest
+    /// as nodes. `false` when it could not (invalid input, a limit, or an
+    /// input this path does not take): the classic parse must then run,
+    /// which also reports the error.
+    fn parse_collapsed(&mut self, input: &[u8]) -> bool {
+        self.reserve_nodes(input);
+        self.canon.reset(input.len());
+        let mut shape = ListShape(&mut self.canon);
+        crate::json::parse_fast(input, &mut self.nodes, &self.limits, &mut shape)
     }
 
     /// Digests a tools/list, calling `on_tool` for each tool in name order;
@@ -223,7 +247,18 @@ impl Context {
         options: ListOptions,
         on_tool: F,
     ) -> Result<(Digest, usize), Error> {
-        self.reserve_nodes(input);
+        if self.parse_collapsed(input) {
+            let summary = digest_parsed_list(
+                input,
+                &mut self.nodes,
+                self.canon.bytes(),
+                &self.limits,
+                options,
+                &mut self.batch,
+                on_tool,
+            )?;
+            return Ok((summary.digest, summary.tool_count));
+        }
         let summary = digest_list_in(
             input,
             &mut self.nodes,
@@ -241,13 +276,9 @@ impl Context {
         input: &[u8],
         options: ListOptions,
     ) -> Result<ServerDigest, Error> {
-        self.reserve_nodes(input);
-        owned_list_in(
-            input,
-            &mut self.nodes,
-            &self.limits,
-            options,
-            &mut self.batch,
-        )
+        let mut tools = Vec::new();
+        let (digest, _) =
+            self.digest_tools_list(input, options, |t| tools.push(tool_digest_of(t)))?;
+        Ok(ServerDigest { digest, tools })
     }
 }

@@ -9,7 +9,6 @@ use crate::error::{Error, ErrorKind};
 use crate::jcs::{write_value, Sink, SliceSink};
 use crate::json::{Node, SliceStore, Store};
 use crate::limits::Limits;
-use crate::sha256::Sha256;
 
 /// Parses into `store` and writes the canonical form of the whole document.
 pub(crate) fn canonical_to<S: Store, K: Sink>(
@@ -19,7 +18,7 @@ pub(crate) fn canonical_to<S: Store, K: Sink>(
     sink: &mut K,
 ) -> Result<(), Error> {
     crate::json::parser_entry(input, store, limits)?;
-    write_value(sink, input, store.nodes(), 0)
+    write_value(sink, input, store.nodes(), &[], 0)
 }
 
 /// Parses one tool object into `store` and writes its canonical contract.
@@ -33,7 +32,7 @@ pub(crate) fn contract_to<S: Store, K: Sink>(
     crate::json::parser_entry(input, store, limits)?;
     let nodes = store.nodes();
     let projection = project(input, nodes, 0)?;
-    crate::contract::tool::write_contract(sink, input, nodes, &projection)
+    crate::contract::tool::write_contract(sink, input, nodes, &[], &projection)
 }
 
 /// Parses one tool object into `store`; its tool digest and field digests.
@@ -45,7 +44,7 @@ pub(crate) fn tool_digest_in<S: Store>(
     crate::json::parser_entry(input, store, limits)?;
     let nodes = store.nodes();
     let projection = project(input, nodes, 0)?;
-    digest_tool(input, nodes, &projection, true)
+    digest_tool(input, nodes, &[], &projection, true)
 }
 
 /// Canonicalizes any JSON document into `out`, returning the length written.
@@ -115,18 +114,5 @@ pub(crate) fn digest_list_in<S: Store, H: ToolHasher, F: FnMut(&ToolReport<'_>)>
     on_tool: F,
 ) -> Result<ListSummary, Error> {
     crate::json::parser_entry(input, store, limits)?;
-    let mut server = Sha256::new();
-    let tool_count = digest_parsed_list(
-        input,
-        store.nodes(),
-        limits,
-        options,
-        &mut server,
-        hasher,
-        on_tool,
-    )?;
-    Ok(ListSummary {
-        digest: Digest(server.finalize()),
-        tool_count,
-    })
+    digest_parsed_list(input, store.nodes(), &[], limits, options, hasher, on_tool)
 }

@@ -37,6 +37,7 @@ pub(crate) trait ToolHasher {
         &mut self,
         input: &[u8],
         nodes: &[Node],
+        canon: &[u8],
         tool: (&Projection, u32),
         fields: bool,
         emit: &mut dyn FnMut(Done),
@@ -54,11 +55,12 @@ impl ToolHasher for OneAtATime {
         &mut self,
         input: &[u8],
         nodes: &[Node],
+        canon: &[u8],
         (projection, name): (&Projection, u32),
         fields: bool,
         emit: &mut dyn FnMut(Done),
     ) -> Result<(), Error> {
-        let (digest, fields) = digest_tool(input, nodes, projection, fields)?;
+        let (digest, fields) = digest_tool(input, nodes, canon, projection, fields)?;
         emit(Done {
             name,
             digest,
@@ -143,6 +145,7 @@ impl Batch {
         &mut self,
         input: &[u8],
         nodes: &[Node],
+        canon: &[u8],
         projection: &Projection,
     ) -> Result<Option<Written>, Error> {
         let start = self.buf.len();
@@ -151,7 +154,7 @@ impl Batch {
             value_start: start,
             values: [None; 5],
         };
-        let written = emit_contract(&mut out, input, nodes, projection);
+        let written = emit_contract(&mut out, input, nodes, canon, projection);
         let values = out.values;
         let fits = self.buf.bytes().is_some();
         if written.is_err() || !fits {
@@ -190,21 +193,22 @@ impl ToolHasher for Batch {
         &mut self,
         input: &[u8],
         nodes: &[Node],
+        canon: &[u8],
         (projection, name): (&Projection, u32),
         fields: bool,
         emit: &mut dyn FnMut(Done),
     ) -> Result<(), Error> {
         let alone = |emit: &mut dyn FnMut(Done)| {
             // Longer than the whole buffer: hashed as it is written.
-            OneAtATime.add(input, nodes, (projection, name), fields, emit)
+            OneAtATime.add(input, nodes, canon, (projection, name), fields, emit)
         };
-        let written = match self.write(input, nodes, projection)? {
+        let written = match self.write(input, nodes, canon, projection)? {
             Some(w) => w,
             None if self.queued.is_empty() => return alone(emit),
             None => {
                 // The buffer is full: hash it, then write this contract again.
                 self.flush(emit);
-                match self.write(input, nodes, projection)? {
+                match self.write(input, nodes, canon, projection)? {
                     Some(w) => w,
                     None => return alone(emit),
                 }

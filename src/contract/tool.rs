@@ -78,10 +78,11 @@ fn write_field<S: Sink>(
     sink: &mut S,
     input: &[u8],
     nodes: &[Node],
+    canon: &[u8],
     slot: Option<usize>,
 ) -> Result<(), Error> {
     match slot {
-        Some(i) => write_value(sink, input, nodes, i),
+        Some(i) => write_value(sink, input, nodes, canon, i),
         None => {
             sink.write(b"null");
             Ok(())
@@ -164,11 +165,14 @@ impl ContractOut for Paired<'_> {
     }
 }
 
-/// Writes the canonical contract (spec section 2) to `out`, one member at a time.
+/// Writes the canonical contract (spec section 2) to `out`, one member at a
+/// time. `canon` holds the bytes of the tape's collapsed containers
+/// (`json::tape`; empty for a tape without any).
 pub(super) fn emit_contract<O: ContractOut>(
     out: &mut O,
     input: &[u8],
     nodes: &[Node],
+    canon: &[u8],
     projection: &Projection,
 ) -> Result<(), Error> {
     let mut first = true;
@@ -181,7 +185,7 @@ pub(super) fn emit_contract<O: ContractOut>(
         first = false;
         out.frame(f.name().as_bytes());
         out.frame(b"\":");
-        write_field(&mut Values(&mut *out), input, nodes, slot)?;
+        write_field(&mut Values(&mut *out), input, nodes, canon, slot)?;
         out.end_value(f);
     }
     out.frame(b"}");
@@ -193,9 +197,10 @@ pub(crate) fn write_contract<S: Sink>(
     sink: &mut S,
     input: &[u8],
     nodes: &[Node],
+    canon: &[u8],
     projection: &Projection,
 ) -> Result<(), Error> {
-    emit_contract(&mut Plain(sink), input, nodes, projection)
+    emit_contract(&mut Plain(sink), input, nodes, canon, projection)
 }
 
 /// Tool digest (and optionally field digests, from the same pass) of the
@@ -203,6 +208,7 @@ pub(crate) fn write_contract<S: Sink>(
 pub(crate) fn digest_tool(
     input: &[u8],
     nodes: &[Node],
+    canon: &[u8],
     projection: &Projection,
     with_fields: bool,
 ) -> Result<(Digest, FieldDigests), Error> {
@@ -211,7 +217,7 @@ pub(crate) fn digest_tool(
         // One stream: `Sha256`'s own block buffer already takes short pieces
         // cheaply (a `Staged` buffer in front measured 2-3% slower).
         let mut hasher = Sha256::new();
-        write_contract(&mut hasher, input, nodes, projection)?;
+        write_contract(&mut hasher, input, nodes, canon, projection)?;
         return Ok((Digest(hasher.finalize()), fields));
     }
     let mut values = Staged::new(Both(Sha256Pair::new()));
@@ -219,7 +225,7 @@ pub(crate) fn digest_tool(
         values: &mut values,
         fields: &mut fields,
     };
-    emit_contract(&mut out, input, nodes, projection)?;
+    emit_contract(&mut out, input, nodes, canon, projection)?;
     out.values.flush();
     let digest = Digest(out.values.inner.0.finalize_reset_a());
     Ok((digest, fields))

@@ -16,9 +16,9 @@ use super::tool::project;
 use super::{FieldDigests, JsonStr};
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind};
-use crate::jcs::Sink;
 use crate::json::{find_adjacent_equal, next_index, sort_list, unescape, Node, Tag, END};
 use crate::limits::Limits;
+use crate::sha256::Sha256;
 
 /// One tool's digests, handed to the caller in canonical name order.
 #[derive(Clone, Copy, Debug)]
@@ -58,24 +58,63 @@ fn offset_of(nodes: &[Node], i: usize) -> usize {
     }
 }
 
+/// Whether the key (string) node `n` spells `key` after unescaping.
+fn key_is(input: &[u8], n: &Node, key: &str) -> bool {
+    let raw = &input[n.start()..n.start() + n.value()];
+    if n.flag() {
+        unescape::decoded_eq(raw, key.as_bytes())
+    } else {
+        raw == key.as_bytes()
+    }
+}
+
 /// Value index of the member `key` of the object at `obj`.
 fn find_member(input: &[u8], nodes: &[Node], obj: usize, key: &str) -> Option<usize> {
     let end = nodes[obj].value();
     let mut k = obj + 1;
     while k < end {
-        let n = &nodes[k];
-        let raw = &input[n.start()..n.start() + n.value()];
-        let hit = if n.flag() {
-            unescape::decoded_eq(raw, key.as_bytes())
-        } else {
-            raw == key.as_bytes()
-        };
-        if hit {
+        if key_is(input, &nodes[k], key) {
             return Some(k + 1);
         }
         k = next_index(nodes, k + 1);
     }
     None
+}
+
+/// The containers the shapes above read node by node stay nodes: the root,
+/// an object that is an element of such an array (a page or a tool), and
+/// the value of a `result` or `tools` member of such an object. Every other
+/// array or object (a tool's schemas and annotations, an `error` object,
+/// `_meta`) is canonicalized whole by the one-pass canonicalizer and kept
+/// as one collapsed node (`json::tape`), which the contract writer copies.
+#[cfg(feature = "alloc")]
+pub(crate) struct ListShape<'c>(pub &'c mut crate::json::onepass::Canon);
+
+#[cfg(feature = "alloc")]
+impl crate::json::Containers for ListShape<'_> {
+    #[inline]
+    fn collapse(
+        &mut self,
+        input: &[u8],
+        index: &mut crate::json::Index<'_>,
+        pos: usize,
+        place: crate::json::Place<'_>,
+        max_depth: u32,
+    ) -> Result<Option<(usize, usize)>, ()> {
+        use crate::json::Place;
+        let nodes = match place {
+            Place::Root => true,
+            Place::Element => input[pos] == b'{',
+            Place::Member(key) => key_is(input, key, "result") || key_is(input, key, "tools"),
+        };
+        if nodes {
+            return Ok(None);
+        }
+        self.0
+            .container(input, index, pos, max_depth)
+            .map(Some)
+            .ok_or(())
+    }
 }
 
 fn is_page(input: &[u8], nodes: &[Node], i: usize) -> bool {
@@ -160,20 +199,24 @@ fn collect_tools(input: &[u8], nodes: &mut [Node], limits: &Limits) -> Result<(u
     Ok((head, count))
 }
 
-/// Digests every tool of a parsed tools/list. The canonical server object
-/// `{name: tool_digest, ...}` is written to `server`; `on_tool` sees each
+/// Digests every tool of the tools/list parsed into `nodes` (`canon`: the
+/// bytes of its collapsed containers, see `json::tape`; empty for a tape
+/// without any): the server digest of the canonical server object
+/// `{name: tool_digest, ...}`, and the tool count. `on_tool` sees each
 /// tool in canonical name order. Rewrites the `link` fields of name nodes.
 /// `hasher` decides how the contracts are hashed (one at a time, or in
 /// batches); the digests, the order and any error are the same.
-pub(crate) fn digest_parsed_list<S: Sink, H: ToolHasher, F: FnMut(&ToolReport<'_>)>(
+pub(crate) fn digest_parsed_list<H: ToolHasher, F: FnMut(&ToolReport<'_>)>(
     input: &[u8],
     nodes: &mut [Node],
+    canon: &[u8],
     limits: &Limits,
     options: ListOptions,
-    server: &mut S,
     hasher: &mut H,
     mut on_tool: F,
-) -> Result<usize, Error> {
+) -> Result<ListSummary, Error> {
+    let mut hash = Sha256::new();
+    let server = &mut hash;
     let (head, count) = collect_tools(input, nodes, limits)?;
     let (head, maybe_equal) = sort_list(input, nodes, head);
     if maybe_equal {
@@ -203,7 +246,7 @@ pub(crate) fn digest_parsed_list<S: Sink, H: ToolHasher, F: FnMut(&ToolReport<'_
         let n = &nodes[name as usize];
         let added = project(input, nodes, n.parent as usize).and_then(|projection| {
             let tool = (&projection, name);
-            hasher.add(input, nodes, tool, options.field_digests, &mut emit)
+            hasher.add(input, nodes, canon, tool, options.field_digests, &mut emit)
         });
         if let Err(e) = added {
             hasher.flush(&mut emit);
@@ -213,5 +256,8 @@ pub(crate) fn digest_parsed_list<S: Sink, H: ToolHasher, F: FnMut(&ToolReport<'_
     }
     hasher.flush(&mut emit);
     object.end(server);
-    Ok(count)
+    Ok(ListSummary {
+        digest: Digest(hash.finalize()),
+        tool_count: count,
+    })
 }

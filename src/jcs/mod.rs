@@ -22,7 +22,11 @@ pub(crate) use key_order::{cmp_utf8_as_utf16, utf16_rank};
 pub(crate) use sink::GrowBuf;
 pub(crate) use sink::Staged;
 pub use sink::{CountSink, Sink, SliceSink, Tee};
+#[cfg(feature = "alloc")]
+pub(crate) use string::write_code_point;
 pub use string::{write_str, write_string};
+#[cfg(feature = "alloc")]
+pub(crate) use writer::write_number;
 pub(crate) use writer::write_value;
 
 use crate::error::Error;
@@ -30,5 +34,5 @@ use crate::json::Value;
 
 /// Writes `value` (and everything under it) in canonical form.
 pub fn write<S: Sink>(sink: &mut S, value: Value<'_>) -> Result<(), Error> {
-    write_value(sink, value.tape.input, value.tape.nodes, value.index)
+    write_value(sink, value.tape.input, value.tape.nodes, &[], value.index)
 }

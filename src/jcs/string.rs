@@ -8,7 +8,7 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// Writes the canonical escape (or the literal UTF-8) of one code point.
 #[inline]
-fn write_code_point<S: Sink>(sink: &mut S, cp: u32) {
+pub(crate) fn write_code_point<S: Sink>(sink: &mut S, cp: u32) {
     match cp {
         0x22 => sink.write(b"\\\""),
         0x5c => sink.write(b"\\\\"),

@@ -62,17 +62,23 @@ fn write_key<S: Sink>(sink: &mut S, input: &[u8], node: &Node) {
     }
 }
 
-/// Writes the subtree rooted at node `root` in canonical form.
+/// Writes the subtree rooted at node `root` in canonical form. `canon`
+/// holds the bytes of the tape's collapsed containers (see `json::tape`;
+/// empty for a tape without any).
 pub(crate) fn write_value<S: Sink>(
     sink: &mut S,
     input: &[u8],
     nodes: &[Node],
+    canon: &[u8],
     root: usize,
 ) -> Result<(), Error> {
     let mut i = root;
     'enter: loop {
         let n = &nodes[i];
         match n.tag() {
+            Tag::Object | Tag::Array if n.flag() => {
+                sink.write(&canon[n.collapsed_range()]);
+            }
             Tag::Object => {
                 if n.link == END {
                     sink.write(b"{}");

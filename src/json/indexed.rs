@@ -32,16 +32,67 @@ use super::tape::{Node, Tag, NO_PARENT};
 
 /// Parses valid `input` into `store` over the structural index; `false`
 /// (with the store in any state) for invalid input or when `store` is full
-/// or nesting goes past `max_depth`.
-pub(super) fn parse_valid<S: Store>(
+/// or nesting goes past `max_depth`. `containers` decides which arrays and
+/// objects become nodes ([`Nodes`]: all of them).
+pub(crate) fn parse_valid<S: Store, C: Containers>(
     input: &[u8],
     store: &mut S,
     max_depth: u32,
     classifier: Classifier,
+    containers: &mut C,
 ) -> bool {
     store.clear();
     (classifier.checks_utf8 || core::str::from_utf8(input).is_ok())
-        && build(input, store, max_depth, classifier).is_some()
+        && build(input, store, max_depth, classifier, containers).is_some()
+}
+
+/// Where a container value sits, for [`Containers::collapse`].
+#[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Place<'n> {
+    /// The document's top-level value.
+    Root,
+    /// An element of an array.
+    Element,
+    /// The value of the member whose key node is this.
+    Member(&'n Node),
+}
+
+/// What the tape builder does with each array or object value: parse it
+/// into nodes, or hand it whole to the one-pass canonicalizer
+/// (`json::onepass`) and keep one collapsed node (see `json::tape`).
+pub(crate) trait Containers {
+    /// For the container whose bracket is at `pos` (just handed out by
+    /// `index`), at `place`, with `max_depth` levels left counting itself:
+    /// `Ok(None)` to parse it into nodes; `Ok(Some((at, len)))` when it has
+    /// been canonicalized (the index read up to its closing bracket) into
+    /// bytes `at..at + len` of the canonicalizer's buffer; `Err(())` to give
+    /// up, as for invalid input.
+    fn collapse(
+        &mut self,
+        input: &[u8],
+        index: &mut Index,
+        pos: usize,
+        place: Place<'_>,
+        max_depth: u32,
+    ) -> Result<Option<(usize, usize)>, ()>;
+}
+
+/// The plain tape: every container becomes nodes.
+pub(crate) struct Nodes;
+
+impl Containers for Nodes {
+    #[inline(always)]
+    fn collapse(
+        &mut self,
+        _: &[u8],
+        _: &mut Index,
+        _: usize,
+        _: Place<'_>,
+        _: u32,
+    ) -> Result<Option<(usize, usize)>, ()> {
+        Ok(None)
+    }
 }
 
 /// Whether the number or literal that ended at `end` is a whole run: the
@@ -74,7 +125,13 @@ fn string(input: &[u8], index: &mut Index, open: usize, parent: u32) -> Option<N
             at = index.next()?;
         }
     }
-    Some(Node::new(Tag::String, escaped, open + 1, at - open - 1, parent))
+    Some(Node::new(
+        Tag::String,
+        escaped,
+        open + 1,
+        at - open - 1,
+        parent,
+    ))
 }
 
 /// The key whose opening quote is at `open`, in the open object `cur` at
@@ -99,11 +156,12 @@ fn key<S: Store>(
 }
 
 /// The tape builder; `None` gives up.
-fn build<S: Store>(
+fn build<S: Store, C: Containers>(
     input: &[u8],
     store: &mut S,
     max_depth: u32,
     classifier: Classifier,
+    containers: &mut C,
 ) -> Option<()> {
     let mut index = Index::new(input, classifier);
     let mut cur = NO_PARENT;
@@ -120,26 +178,37 @@ fn build<S: Store>(
                 if depth >= max_depth {
                     return None;
                 }
-                depth += 1;
                 let tag = if b == b'{' { Tag::Object } else { Tag::Array };
-                if !store.push(Node::new(tag, false, pos, 0, cur)) {
-                    return None;
-                }
-                cur = count as u32;
-                count += 1;
-                in_object = b == b'{';
-                let next = index.next()?;
-                match (b, input[next]) {
-                    (b'{', b'}') | (b'[', b']') => None,
-                    (b'{', _) => {
-                        key(input, &mut index, store, next, cur, count)?;
-                        count += 1;
-                        pos = index.next()?;
-                        continue 'value;
+                let place = match (cur, in_object) {
+                    (NO_PARENT, _) => Place::Root,
+                    (_, true) => Place::Member(&store.nodes()[count - 1]),
+                    (_, false) => Place::Element,
+                };
+                let collapsed =
+                    containers.collapse(input, &mut index, pos, place, max_depth - depth);
+                if let Some((at, len)) = collapsed.ok()? {
+                    Some(Node::collapsed(tag, pos, at, len, cur))
+                } else {
+                    depth += 1;
+                    if !store.push(Node::new(tag, false, pos, 0, cur)) {
+                        return None;
                     }
-                    _ => {
-                        pos = next;
-                        continue 'value;
+                    cur = count as u32;
+                    count += 1;
+                    in_object = b == b'{';
+                    let next = index.next()?;
+                    match (b, input[next]) {
+                        (b'{', b'}') | (b'[', b']') => None,
+                        (b'{', _) => {
+                            key(input, &mut index, store, next, cur, count)?;
+                            count += 1;
+                            pos = index.next()?;
+                            continue 'value;
+                        }
+                        _ => {
+                            pos = next;
+                            continue 'value;
+                        }
                     }
                 }
             }
@@ -220,7 +289,13 @@ mod tests {
         let verdict = parse_exact(input, &mut exact, &Limits::DEFAULT);
         for (name, classifier) in crate::arch::all_classifiers() {
             let mut fast = Vec::new();
-            let ok = parse_valid(input, &mut fast, Limits::DEFAULT.max_depth, classifier);
+            let ok = parse_valid(
+                input,
+                &mut fast,
+                Limits::DEFAULT.max_depth,
+                classifier,
+                &mut Nodes,
+            );
             let shown = || std::string::String::from_utf8_lossy(input).into_owned();
             assert_eq!(ok, verdict.is_ok(), "{name}: {verdict:?} on {:?}", shown());
             if ok {
@@ -229,105 +304,8 @@ mod tests {
         }
     }
 
+    use super::super::test_docs::{mutate, value};
     use crate::test_rng::Rng;
-
-    const WS: &[&str] = &["", "", "", " ", "\n", "\t", "\r\n  ", "    "];
-    const TEXT: &[&str] = &[
-        "a",
-        "plain text ",
-        "é",
-        "€",
-        "😀",
-        "中文",
-        "\\n",
-        "\\\"",
-        "\\\\",
-        "\\/",
-        "\\u00e9",
-        "\\ud83d\\ude00",
-        "\\u2028",
-        "\\\\\\\"",
-        "Ж",
-        "\u{e000}",
-        "0123456789abcdef",
-        "\\t",
-    ];
-    const NUMBERS: &[&str] = &[
-        "0",
-        "-0",
-        "1",
-        "-12",
-        "1.5",
-        "-0.0",
-        "1e21",
-        "5e-324",
-        "2.5E+10",
-        "123456789012345678",
-        "0.000001",
-        "1.7976931348623157e308",
-    ];
-
-    fn string(r: &mut Rng, out: &mut Vec<u8>) {
-        out.push(b'"');
-        for _ in 0..r.below(12) {
-            out.extend_from_slice(r.pick(TEXT).as_bytes());
-        }
-        out.push(b'"');
-    }
-
-    fn value(r: &mut Rng, depth: usize, out: &mut Vec<u8>) {
-        out.extend_from_slice(r.pick(WS).as_bytes());
-        match if depth > 5 { r.below(4) } else { r.below(7) } {
-            0 => string(r, out),
-            1 => out.extend_from_slice(r.pick(NUMBERS).as_bytes()),
-            2 => out.extend_from_slice(r.pick(&["true", "false", "null"]).as_bytes()),
-            3 => string(r, out),
-            4 | 5 => {
-                out.push(b'{');
-                for i in 0..r.below(6) {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    out.extend_from_slice(r.pick(WS).as_bytes());
-                    string(r, out);
-                    out.extend_from_slice(r.pick(WS).as_bytes());
-                    out.push(b':');
-                    value(r, depth + 1, out);
-                }
-                out.extend_from_slice(r.pick(WS).as_bytes());
-                out.push(b'}');
-            }
-            _ => {
-                out.push(b'[');
-                for i in 0..r.below(6) {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    value(r, depth + 1, out);
-                }
-                out.extend_from_slice(r.pick(WS).as_bytes());
-                out.push(b']');
-            }
-        }
-        out.extend_from_slice(r.pick(WS).as_bytes());
-    }
-
-    /// One damaging edit: a byte replaced, inserted or removed, or a cut.
-    fn mutate(r: &mut Rng, doc: &mut Vec<u8>) {
-        const BYTES: &[u8] = b"\"\\{}[],: \t\n\x00\x01\x1f\x7f\x80\xc3\xa9\xed\xf4\xff0-.eEtnfu";
-        if doc.is_empty() {
-            return;
-        }
-        let at = r.below(doc.len());
-        match r.below(4) {
-            0 => doc[at] = *r.pick(BYTES),
-            1 => doc.insert(at, *r.pick(BYTES)),
-            2 => {
-                doc.remove(at);
-            }
-            _ => doc.truncate(at),
-        }
-    }
 
     #[test]
     fn generated_and_mutated_documents() {
@@ -403,14 +381,16 @@ mod tests {
     fn limits_make_the_fast_path_give_up() {
         let mut nodes = Vec::new();
         let classify = crate::arch::classifier();
-        assert!(parse_valid(b"[[1]]", &mut nodes, 2, classify));
-        assert!(!parse_valid(b"[[[1]]]", &mut nodes, 2, classify));
+        assert!(parse_valid(b"[[1]]", &mut nodes, 2, classify, &mut Nodes));
+        assert!(!parse_valid(
+            b"[[[1]]]", &mut nodes, 2, classify, &mut Nodes
+        ));
         let mut scratch = [Node::EMPTY; 2];
         let mut store = super::super::parser::SliceStore {
             buf: &mut scratch,
             len: 0,
         };
-        assert!(!parse_valid(b"[1,2]", &mut store, 8, classify));
-        assert!(parse_valid(b"[1]", &mut store, 8, classify));
+        assert!(!parse_valid(b"[1,2]", &mut store, 8, classify, &mut Nodes));
+        assert!(parse_valid(b"[1]", &mut store, 8, classify, &mut Nodes));
     }
 }

@@ -106,7 +106,7 @@ pub(crate) fn sort_list(input: &[u8], nodes: &mut [Node], head: u32) -> (u32, bo
 /// (0xF0..0xF4). No other byte changes; 0xFE and 0xFF never occur in UTF-8, so
 /// distinct words keep distinct keys.
 #[inline(always)]
-fn utf16_key(word: u64) -> u64 {
+pub(crate) fn utf16_key(word: u64) -> u64 {
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     // Bytes equal to 0xEE or 0xEF become zero; everything else stays non-zero.

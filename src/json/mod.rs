@@ -14,16 +14,26 @@ mod index;
 mod indexed;
 mod key_sort;
 mod number_token;
+#[cfg(feature = "alloc")]
+pub(crate) mod onepass;
 mod parser;
 #[cfg(feature = "alloc")]
 mod span;
 mod string_scan;
 mod tape;
+#[cfg(test)]
+mod test_docs;
 pub(crate) mod unescape;
 
+#[cfg(feature = "alloc")]
+pub(crate) use index::Index;
+#[cfg(feature = "alloc")]
+pub(crate) use indexed::{Containers, Place};
 pub(crate) use key_sort::{find_adjacent_equal, sort_list, END};
 #[cfg(feature = "alloc")]
 pub(crate) use parser::is_ws;
+#[cfg(feature = "alloc")]
+pub(crate) use parser::parse_fast;
 pub(crate) use parser::parse_into as parser_entry;
 pub use parser::scratch_needed;
 pub(crate) use parser::{SliceStore, Store};

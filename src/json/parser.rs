@@ -156,14 +156,25 @@ pub(crate) fn parse_into<S: Store>(
     store: &mut S,
     limits: &Limits,
 ) -> Result<(), Error> {
-    let classifier = crate::arch::classifier();
-    if (classifier.checks_utf8 || cfg!(contractpin_portable_simd))
-        && input.len() <= limits.max_input.min(MAX_INPUT)
-        && super::indexed::parse_valid(input, store, limits.max_depth, classifier)
-    {
+    if parse_fast(input, store, limits, &mut super::indexed::Nodes) {
         return Ok(());
     }
     parse_exact(input, store, limits)
+}
+
+/// The fast path of [`parse_into`] alone, with `containers` deciding which
+/// arrays and objects become nodes: `true` when it parsed `input` (valid,
+/// within the limits); `false` when the exact parser must run.
+pub(crate) fn parse_fast<S: Store, C: super::indexed::Containers>(
+    input: &[u8],
+    store: &mut S,
+    limits: &Limits,
+    containers: &mut C,
+) -> bool {
+    let classifier = crate::arch::classifier();
+    (classifier.checks_utf8 || cfg!(contractpin_portable_simd))
+        && input.len() <= limits.max_input.min(MAX_INPUT)
+        && super::indexed::parse_valid(input, store, limits.max_depth, classifier, containers)
 }
 
 /// The exact parser: one byte at a time, the reference for every verdict

@@ -15,6 +15,16 @@
 //! - `parent`: index of the enclosing array or object ([`NO_PARENT`] for the root).
 //!
 //! A key node is always immediately followed by its value.
+//!
+//! **Collapsed containers.** The digest pipeline of a reused `Context`
+//! parses the bulk of a document (everything below the tools' members) with
+//! the one-pass canonicalizer (`json::onepass`), which writes the canonical
+//! bytes of a whole array or object to a separate buffer instead of nodes.
+//! Such a container is one node with the flag set: `start` is still its
+//! offset in the input, the value is the length of its canonical bytes and
+//! `link` their offset in that buffer; it has no child nodes
+//! ([`next_index`] steps over it as over a scalar). Tapes with collapsed
+//! nodes stay inside the crate: [`Tape`] and [`Value`] never see one.
 
 /// Marks the root's parent.
 pub const NO_PARENT: u32 = u32::MAX;
@@ -102,6 +112,25 @@ impl Node {
         self.meta = (self.meta & !VALUE_MASK) | value as u32;
     }
 
+    /// A collapsed container (see the module docs): `canon[at..at + len]`
+    /// holds its canonical bytes.
+    #[inline]
+    pub(crate) fn collapsed(tag: Tag, start: usize, at: usize, len: usize, parent: u32) -> Node {
+        Node {
+            start: start as u32,
+            meta: ((tag as u32) << TAG_SHIFT) | FLAG | (len as u32),
+            link: at as u32,
+            parent,
+        }
+    }
+
+    /// For a collapsed container (see the module docs): where its canonical
+    /// bytes are in the one-pass canonicalizer's buffer.
+    #[inline]
+    pub(crate) fn collapsed_range(&self) -> core::ops::Range<usize> {
+        self.link as usize..self.link as usize + self.value()
+    }
+
     /// Byte offset of the token in the input. For strings this is the first
     /// byte after the opening quote.
     #[inline]
@@ -110,12 +139,13 @@ impl Node {
     }
 }
 
-/// Index of the first node after the subtree rooted at `i`.
+/// Index of the first node after the subtree rooted at `i` (a collapsed
+/// container has no subtree on the tape).
 #[inline]
 pub(crate) fn next_index(nodes: &[Node], i: usize) -> usize {
     let n = &nodes[i];
     match n.tag() {
-        Tag::Array | Tag::Object => n.value(),
+        Tag::Array | Tag::Object if !n.flag() => n.value(),
         _ => i + 1,
     }
 }

@@ -220,6 +220,9 @@ pub fn check_writer(input: &[u8], limits: Limits) {
         c.canonicalize(input).map(<[u8]>::to_vec)
     });
     let refr = reference::canonicalize(input, &ref_limits(&limits));
+    same_as_the_tape(input, &lib, |scratch, out| {
+        contractpin::canonicalize_into(input, scratch, &limits, out).map(|n| out[..n].to_vec())
+    });
     match (&lib, &refr) {
         (Ok(a), Ok(b)) => assert!(
             a == b.as_bytes(),
@@ -239,6 +242,33 @@ pub fn check_writer(input: &[u8], limits: Limits) {
             show(input),
             lib.map(|b| String::from_utf8_lossy(&b).into_owned()),
             refr
+        ),
+    }
+}
+
+/// The reused `Context` (whose one-pass route collapses most containers)
+/// against the caller-scratch API (the plain tape): the same result,
+/// errors included, kind and offset.
+fn same_as_the_tape<T: PartialEq + std::fmt::Debug>(
+    input: &[u8],
+    context: &Result<T, contractpin::Error>,
+    tape: impl FnOnce(&mut [Node], &mut [u8]) -> Result<T, contractpin::Error>,
+) {
+    let mut scratch = vec![Node::EMPTY; json::scratch_needed(input)];
+    // Canonical text is at most about 5.3 times its input (`1e20`).
+    let mut out = vec![0u8; input.len() * 6 + 64];
+    let plain = tape(&mut scratch, &mut out);
+    match (context, &plain) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "context and tape differ on {}", show(input)),
+        (Err(a), Err(b)) => assert_eq!(
+            (a.kind(), a.offset()),
+            (b.kind(), b.offset()),
+            "context and tape fail differently on {}",
+            show(input)
+        ),
+        _ => panic!(
+            "context and tape disagree on {}: {context:?} against {plain:?}",
+            show(input)
         ),
     }
 }
@@ -384,6 +414,25 @@ pub fn check_tools_list(input: &[u8], limits: Limits) {
         )
     });
     let refr = reference::tools_list(input, &ref_limits(&limits), sha256);
+    let tools_of = |s: &contractpin::ServerDigest| {
+        let tools = s.tools.iter().map(|t| (t.name.clone(), t.digest, t.fields));
+        (s.digest, tools.collect::<Vec<_>>())
+    };
+    same_as_the_tape(
+        input,
+        &lib.as_ref().map(tools_of).map_err(|e| *e),
+        |scratch, _| {
+            let mut tools = Vec::new();
+            let options = ListOptions {
+                field_digests: true,
+            };
+            let summary =
+                contractpin::digest_tools_list_with(input, scratch, &limits, options, |t| {
+                    tools.push((t.name.to_owned_string(), t.digest, t.fields))
+                })?;
+            Ok((summary.digest, tools))
+        },
+    );
     let (lib, (_, ref_digest, ref_tools)) = match (lib, refr) {
         (Err(a), Err(b)) => {
             assert_eq!(
