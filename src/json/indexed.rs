@@ -74,7 +74,13 @@ fn string(input: &[u8], index: &mut Index, open: usize, parent: u32) -> Option<N
             at = index.next()?;
         }
     }
-    Some(Node::new(Tag::String, escaped, open + 1, at - open - 1, parent))
+    Some(Node::new(
+        Tag::String,
+        escaped,
+        open + 1,
+        at - open - 1,
+        parent,
+    ))
 }
 
 /// The key whose opening quote is at `open`, in the open object `cur` at
