@@ -1,0 +1,154 @@
+//! The AVX-512 block classifier (F and BW: one 64-byte register per block,
+//! each class straight into a mask register), which also validates UTF-8
+//! (Keiser and Lemire's lookup tables, as simdjson's "icelake" kernel does
+//! it). Used when CPUID reports AVX-512 F and BW and the operating system
+//! saves the opmask and ZMM state ([`crate::cpu::avx512_bw`]); detected once
+//! and cached, as [`super::avx2`] is.
+//!
+//! Each block is the UTF-8 look-back of the next, held in a register
+//! across the run of blocks of one call.
+
+use super::utf8_tables::{BYTE_1_HIGH, BYTE_1_LOW, BYTE_2_HIGH};
+use super::{Block, Masks};
+use crate::cpu::Detected;
+use core::arch::x86_64::{
+    __m512i, _mm512_alignr_epi64, _mm512_alignr_epi8, _mm512_and_si512, _mm512_cmpeq_epi8_mask,
+    _mm512_cmple_epu8_mask, _mm512_loadu_si512, _mm512_mask_cmpeq_epi8_mask, _mm512_or_si512,
+    _mm512_set1_epi8, _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_srli_epi16,
+    _mm512_subs_epu8, _mm512_test_epi8_mask, _mm512_xor_si512,
+};
+
+/// AVX-512 F and BW with OS support, detected once.
+static AVX512: Detected = Detected::new();
+
+/// Whether this CPU supports the AVX-512 path (detected once, then cached).
+#[inline]
+pub(super) fn available() -> bool {
+    AVX512.get(crate::cpu::avx512_bw)
+}
+
+/// The 64 bytes of `bytes`.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn load(bytes: &[u8; 64]) -> __m512i {
+    // SAFETY: `bytes` holds exactly 64 readable bytes and
+    // `_mm512_loadu_si512` has no alignment requirement; AVX-512 F is
+    // enabled for this function.
+    unsafe { _mm512_loadu_si512(bytes.as_ptr().cast::<__m512i>()) }
+}
+
+/// A 16-entry table in all four 128-bit lanes, for `_mm512_shuffle_epi8`.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn table(t: [u8; 16]) -> __m512i {
+    let mut all = [0u8; 64];
+    for (i, b) in all.iter_mut().enumerate() {
+        *b = t[i % 16];
+    }
+    load(&all)
+}
+
+/// The lookups of [`masks`]: indexed by a byte's low nibble, they give the
+/// one byte of its class with that nibble (an index byte of 0x80 and above
+/// gives 0, which no byte it could match equals).
+const WS: [u8; 16] = {
+    let mut t = [0xff; 16];
+    (t[0], t[9], t[10], t[13]) = (b' ', b'\t', b'\n', b'\r');
+    t
+};
+/// `:` `{` `,` `}`, matched by the byte with bit 0x20 set (which folds
+/// `[` onto `{` and `]` onto `}`, and 0x1a and 0x0c, control bytes that
+/// are masked out, onto `:` and `,`).
+const OP: [u8; 16] = {
+    let mut t = [0; 16];
+    (t[10], t[11], t[12], t[13]) = (b':', b'{', b',', b'}');
+    t
+};
+
+/// The tables of one call, loaded once.
+#[derive(Clone, Copy)]
+struct Tables {
+    ws: __m512i,
+    op: __m512i,
+    byte_1_high: __m512i,
+    byte_1_low: __m512i,
+    byte_2_high: __m512i,
+}
+
+impl Tables {
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    fn new() -> Tables {
+        Tables {
+            ws: table(WS),
+            op: table(OP),
+            byte_1_high: table(BYTE_1_HIGH),
+            byte_1_low: table(BYTE_1_LOW),
+            byte_2_high: table(BYTE_2_HIGH),
+        }
+    }
+}
+
+/// The five class masks of the block `v`.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn masks(v: __m512i, t: &Tables) -> Masks {
+    let ctrl = _mm512_cmple_epu8_mask(v, _mm512_set1_epi8(0x1f));
+    let folded = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+    let op_of_nibble = _mm512_shuffle_epi8(t.op, v);
+    Masks {
+        quote: _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'"' as i8)),
+        backslash: _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'\\' as i8)),
+        op: _mm512_mask_cmpeq_epi8_mask(!ctrl, folded, op_of_nibble),
+        ws: _mm512_cmpeq_epi8_mask(v, _mm512_shuffle_epi8(t.ws, v)),
+        ctrl,
+    }
+}
+
+/// Nonzero bytes where `v` (with the 64 bytes before it in `prev`) is not
+/// valid UTF-8: a wrong byte pair, or a multi-byte sequence of the wrong
+/// length. A sequence cut off by the end of `v` is judged with the next block.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn utf8_errors(v: __m512i, prev: __m512i, t: &Tables) -> __m512i {
+    // Lane i of `shifted` is lane i - 1 of `v` (lane 3 of `prev` for lane 0).
+    let shifted = _mm512_alignr_epi64::<6>(v, prev);
+    let prev1 = _mm512_alignr_epi8::<15>(v, shifted);
+    let prev2 = _mm512_alignr_epi8::<14>(v, shifted);
+    let prev3 = _mm512_alignr_epi8::<13>(v, shifted);
+    let low = _mm512_set1_epi8(0x0f);
+    let high_nibble = |x: __m512i| _mm512_and_si512(_mm512_srli_epi16::<4>(x), low);
+    let byte_1_high = _mm512_shuffle_epi8(t.byte_1_high, high_nibble(prev1));
+    let byte_1_low = _mm512_shuffle_epi8(t.byte_1_low, _mm512_and_si512(prev1, low));
+    let byte_2_high = _mm512_shuffle_epi8(t.byte_2_high, high_nibble(v));
+    let special = _mm512_and_si512(_mm512_and_si512(byte_1_high, byte_1_low), byte_2_high);
+    // Third and fourth bytes of a sequence must be continuations (0x80 set
+    // in `special` for them), and nothing else may be one after the second.
+    let third = _mm512_subs_epu8(prev2, _mm512_set1_epi8((0xe0u8 - 0x80) as i8));
+    let fourth = _mm512_subs_epu8(prev3, _mm512_set1_epi8((0xf0u8 - 0x80) as i8));
+    let must_be_2_3_continuation = _mm512_and_si512(
+        _mm512_or_si512(third, fourth),
+        _mm512_set1_epi8(0x80u8 as i8),
+    );
+    _mm512_xor_si512(must_be_2_3_continuation, special)
+}
+
+/// [`super::Classifier`] with one 64-byte register per block, with the
+/// UTF-8 check (on every block: a test for all-ASCII blocks costs about as
+/// much as it saves on Unicode-heavy input, and mispredicts on it).
+///
+/// # Safety
+/// The CPU must support AVX-512 F and BW ([`available`]).
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(super) unsafe fn classify(blocks: &[Block], prev: &Block, out: &mut [Masks]) -> bool {
+    let t = Tables::new();
+    let mut prev = load(prev);
+    let mut errors = _mm512_setzero_si512();
+    for (block, m) in blocks.iter().zip(out) {
+        let v = load(block);
+        *m = masks(v, &t);
+        errors = _mm512_or_si512(errors, utf8_errors(v, prev, &t));
+        prev = v;
+    }
+    _mm512_test_epi8_mask(errors, errors) != 0
+}
