@@ -3,14 +3,14 @@
 //! CPUID reports AVX2 and the operating system saves the YMM registers;
 //! detected once without `std` and cached, as `sha256::shani` does for SHA-NI.
 
-use super::utf8_tables::{BYTE_1_HIGH, BYTE_1_LOW, BYTE_2_HIGH};
+use super::tables::{BYTE_1_HIGH, BYTE_1_LOW, BYTE_2_HIGH, OP, WS};
 use super::{Block, Masks};
 use crate::cpu::Detected;
 use core::arch::x86_64::{
-    __m256i, _mm256_alignr_epi8, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256,
-    _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_permute2x128_si256,
-    _mm256_set1_epi8, _mm256_setr_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8,
-    _mm256_srli_epi16, _mm256_subs_epu8, _mm256_testz_si256, _mm256_xor_si256,
+    __m256i, _mm256_alignr_epi8, _mm256_and_si256, _mm256_andnot_si256, _mm256_cmpeq_epi8,
+    _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256,
+    _mm256_permute2x128_si256, _mm256_set1_epi8, _mm256_setr_epi8, _mm256_setzero_si256,
+    _mm256_shuffle_epi8, _mm256_srli_epi16, _mm256_subs_epu8, _mm256_testz_si256, _mm256_xor_si256,
 };
 
 /// AVX2 (CPUID leaf 7 EBX bit 5) with AVX (leaf 1 ECX bit 28), and the OS
@@ -34,25 +34,18 @@ fn load(bytes: &[u8; 64], at: usize) -> __m256i {
 }
 
 /// The five class vectors of one 32-byte lane (0xff where a byte is in the
-/// class): quote, backslash, op, ws, ctrl.
+/// class): quote, backslash, op, ws, ctrl. `ws` and `op` by table lookup
+/// ([`WS`], [`OP`]).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn classes(v: __m256i) -> [__m256i; 5] {
+fn classes(v: __m256i, ws_table: __m256i, op_table: __m256i) -> [__m256i; 5] {
     let eq = |c: u8| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8));
-    // `[`/`{` and `]`/`}` differ only in bit 0x20.
-    let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
-    let brackets = _mm256_or_si256(
-        _mm256_cmpeq_epi8(folded, _mm256_set1_epi8(b'{' as i8)),
-        _mm256_cmpeq_epi8(folded, _mm256_set1_epi8(b'}' as i8)),
-    );
-    let op = _mm256_or_si256(brackets, _mm256_or_si256(eq(b','), eq(b':')));
-    let ws = _mm256_or_si256(
-        _mm256_or_si256(eq(b' '), eq(b'\t')),
-        _mm256_or_si256(eq(b'\n'), eq(b'\r')),
-    );
     // Unsigned v <= 0x1f: min(v, 0x1f) == v.
     let ctrl = _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0x1f)), v);
-    [eq(b'"'), eq(b'\\'), op, ws, ctrl]
+    let ws = _mm256_cmpeq_epi8(v, _mm256_shuffle_epi8(ws_table, v));
+    let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+    let op = _mm256_cmpeq_epi8(folded, _mm256_shuffle_epi8(op_table, v));
+    [eq(b'"'), eq(b'\\'), _mm256_andnot_si256(ctrl, op), ws, ctrl]
 }
 
 /// One 64-bit mask from the class vectors of the low and high lanes.
@@ -110,11 +103,13 @@ fn utf8_errors(v: __m256i, prev: __m256i) -> __m256i {
 /// The CPU must support AVX2 ([`available`]).
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn classify(blocks: &[Block], prev: &Block, out: &mut [Masks]) -> bool {
+    let (ws, op) = (table(WS), table(OP));
     let mut prev = load(prev, 32);
     let mut errors = _mm256_setzero_si256();
     for (block, m) in blocks.iter().zip(out) {
         let (lo, hi) = (load(block, 0), load(block, 32));
-        let ([q0, b0, o0, w0, c0], [q1, b1, o1, w1, c1]) = (classes(lo), classes(hi));
+        let ([q0, b0, o0, w0, c0], [q1, b1, o1, w1, c1]) =
+            (classes(lo, ws, op), classes(hi, ws, op));
         *m = Masks {
             quote: mask(q0, q1),
             backslash: mask(b0, b1),

@@ -8,7 +8,7 @@
 //! Each block is the UTF-8 look-back of the next, held in a register
 //! across the run of blocks of one call.
 
-use super::utf8_tables::{BYTE_1_HIGH, BYTE_1_LOW, BYTE_2_HIGH};
+use super::tables::{BYTE_1_HIGH, BYTE_1_LOW, BYTE_2_HIGH, OP, WS};
 use super::{Block, Masks};
 use crate::cpu::Detected;
 use core::arch::x86_64::{
@@ -47,23 +47,6 @@ fn table(t: [u8; 16]) -> __m512i {
     }
     load(&all)
 }
-
-/// The lookups of [`masks`]: indexed by a byte's low nibble, they give the
-/// one byte of its class with that nibble (an index byte of 0x80 and above
-/// gives 0, which no byte it could match equals).
-const WS: [u8; 16] = {
-    let mut t = [0xff; 16];
-    (t[0], t[9], t[10], t[13]) = (b' ', b'\t', b'\n', b'\r');
-    t
-};
-/// `:` `{` `,` `}`, matched by the byte with bit 0x20 set (which folds
-/// `[` onto `{` and `]` onto `}`, and 0x1a and 0x0c, control bytes that
-/// are masked out, onto `:` and `,`).
-const OP: [u8; 16] = {
-    let mut t = [0; 16];
-    (t[10], t[11], t[12], t[13]) = (b':', b'{', b',', b'}');
-    t
-};
 
 /// The tables of one call, loaded once.
 #[derive(Clone, Copy)]

@@ -34,7 +34,7 @@ mod sse2;
 )]
 mod swar;
 #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
-mod utf8_tables;
+mod tables;
 
 /// A set of bytes to stop at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

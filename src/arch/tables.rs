@@ -1,8 +1,31 @@
-//! The lookup tables of the UTF-8 check (Keiser and Lemire's method, as in
-//! simdjson), shared by the AVX2 and AVX-512 classifiers: each table gives,
-//! for one nibble of a byte pair (the high and low nibble of the first byte,
-//! the high nibble of the second), the error classes that nibble allows; a
-//! pair is wrong where all three agree on a class.
+//! The 16-entry lookup tables (for `pshufb`, one per 128-bit lane) of the
+//! AVX2 and AVX-512 classifiers:
+//!
+//! - [`WS`] and [`OP`], indexed by a byte's low nibble, give the one byte of
+//!   the class with that nibble, so a byte is in the class where it equals
+//!   its lookup (an index byte of 0x80 and above looks up 0, which no byte
+//!   it could match equals);
+//! - the UTF-8 check (Keiser and Lemire's method, as in simdjson): each
+//!   table gives, for one nibble of a byte pair (the high and low nibble of
+//!   the first byte, the high nibble of the second), the error classes that
+//!   nibble allows; a pair is wrong where all three agree on a class.
+
+/// Space, tab, line feed, carriage return (0xff, matched by no byte below
+/// 0x80, elsewhere).
+pub(super) const WS: [u8; 16] = {
+    let mut t = [0xff; 16];
+    (t[0], t[9], t[10], t[13]) = (b' ', b'\t', b'\n', b'\r');
+    t
+};
+
+/// `:` `{` `,` `}`, to be matched by the byte with bit 0x20 set (which folds
+/// `[` onto `{` and `]` onto `}`, and also the control bytes 0x1a and 0x0c
+/// onto `:` and `,`: a classifier masks control bytes out).
+pub(super) const OP: [u8; 16] = {
+    let mut t = [0; 16];
+    (t[10], t[11], t[12], t[13]) = (b':', b'{', b',', b'}');
+    t
+};
 
 const TOO_SHORT: u8 = 1 << 0;
 const TOO_LONG: u8 = 1 << 1;
