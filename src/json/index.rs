@@ -90,8 +90,10 @@ fn structurals(m: Masks, carry: &mut Carry) -> (u64, bool) {
 /// Blocks classified per refill (chosen by measurement: docs/PERFORMANCE.md).
 const BLOCKS: usize = 8;
 
-/// Room for the structural positions of one refill: one per byte.
+/// Room for the structural positions of one refill: one per byte (a power
+/// of two, so that [`Index::next`] masks its index instead of checking it).
 const SLOTS: usize = 64 * BLOCKS;
+const _: () = assert!(SLOTS.is_power_of_two());
 
 /// Appends the positions of the bits of `bits` (`offset` plus the bit's
 /// index) to `slots` at `tail`, and returns the new tail. simdjson's
@@ -101,14 +103,13 @@ const SLOTS: usize = 64 * BLOCKS;
 /// never read; all stay within the 64 slots from `tail`, which exist since
 /// `tail <= offset <= SLOTS - 64`.
 #[inline(always)]
-fn flatten(slots: &mut [u16; SLOTS], tail: usize, offset: usize, mut bits: u64) -> usize {
+fn flatten(slots: &mut [u32; SLOTS], tail: usize, offset: usize, mut bits: u64) -> usize {
     let count = bits.count_ones() as usize;
     let window = &mut slots[tail..tail + 64];
-    // (`offset + 64` fits: `SLOTS` is far below 2^16.)
     let mut take = || {
         let at = offset as u32 + bits.trailing_zeros();
         bits &= bits.wrapping_sub(1);
-        at as u16
+        at
     };
     window[..8].fill_with(&mut take);
     if count > 8 {
@@ -122,13 +123,15 @@ fn flatten(slots: &mut [u16; SLOTS], tail: usize, offset: usize, mut bits: u64) 
 
 /// The index of one input, classified a run of blocks at a time as the
 /// tape builder asks, the structural positions of each run flattened into
-/// a buffer that [`Index::next`] pops. About 1.4 KiB: `SLOTS` `u16`s and
+/// a buffer that [`Index::next`] pops. About 2.4 KiB: `SLOTS` `u32`s and
 /// the `BLOCKS` masks of a run.
 pub(crate) struct Index<'a> {
     input: &'a [u8],
     classifier: Classifier,
-    /// Whether [`crate::arch::bit_ops`] allows [`refill_bit_ops`].
-    bit_ops: bool,
+    /// Classifies the next run of blocks and flattens its structural
+    /// positions into `slots`, skipping runs without any; `false` at the
+    /// end of the input ([`Index::refill_run`], compiled for this CPU).
+    refill: fn(&mut Index<'a>) -> bool,
     carry: Carry,
     /// Offset of the first block of the last run: `slots` holds positions
     /// relative to it.
@@ -137,7 +140,7 @@ pub(crate) struct Index<'a> {
     next_block: usize,
     /// The structural positions of the last run; those at `head..tail`
     /// are not handed out yet.
-    slots: [u16; SLOTS],
+    slots: [u32; SLOTS],
     head: usize,
     tail: usize,
     /// The masks of the last run (kept here so no refill clears them).
@@ -156,13 +159,22 @@ fn refill_bit_ops(index: &mut Index) -> bool {
     index.refill_run()
 }
 
+/// [`refill_bit_ops`] behind a safe signature, handed out by
+/// [`Index::new`] only after [`crate::arch::bit_ops`].
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+fn refill_checked(index: &mut Index) -> bool {
+    // SAFETY: `Index::new` picks this refill only when `arch::bit_ops()`
+    // found POPCNT and BMI1 on this CPU.
+    unsafe { refill_bit_ops(index) }
+}
+
 impl<'a> Index<'a> {
     /// An index of `input`, classified with `classifier` (see [`crate::arch::classifier`]).
     pub(crate) fn new(input: &'a [u8], classifier: Classifier) -> Index<'a> {
         Index {
             input,
             classifier,
-            bit_ops: crate::arch::bit_ops(),
+            refill: Self::refill_for_this_cpu(),
             carry: Carry::default(),
             base: 0,
             next_block: 0,
@@ -175,21 +187,22 @@ impl<'a> Index<'a> {
         }
     }
 
-    /// Classifies the next run of blocks and flattens its structural
-    /// positions into `slots`, skipping runs without any; `false` at the
-    /// end of the input.
-    #[inline(never)]
-    fn refill(&mut self) -> bool {
+    /// The copy of [`Index::refill_run`] this CPU runs best.
+    fn refill_for_this_cpu() -> fn(&mut Index<'a>) -> bool {
         #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
-        if self.bit_ops {
-            // SAFETY: `bit_ops` is set only when `arch::bit_ops()` found
-            // POPCNT and BMI1 on this CPU.
-            return unsafe { refill_bit_ops(self) };
+        if crate::arch::bit_ops() {
+            return refill_checked;
         }
+        Self::refill_plain
+    }
+
+    /// [`Index::refill_run`] for any CPU.
+    #[inline(never)]
+    fn refill_plain(&mut self) -> bool {
         self.refill_run()
     }
 
-    /// What [`Index::refill`] does (the one copy of the per-block carries).
+    /// What `refill` does (the one copy of the per-block carries).
     #[inline(always)]
     fn refill_run(&mut self) -> bool {
         loop {
@@ -240,7 +253,7 @@ impl<'a> Index<'a> {
     /// The offset of the next structural byte, or `None` at the end.
     #[inline(always)]
     pub(crate) fn next(&mut self) -> Option<usize> {
-        if self.head == self.tail && !self.refill() {
+        if self.head == self.tail && !(self.refill)(self) {
             return None;
         }
         // (`head < tail <= SLOTS` here; the mask only spares a bounds check.)
@@ -310,14 +323,23 @@ mod tests {
         (bits, control)
     }
 
-    /// The index's answer.
+    /// The index's answer, the same from both copies of the refill (the
+    /// one for this CPU and the plain one).
     fn indexed(input: &[u8], classifier: Classifier) -> (Vec<usize>, bool) {
-        let mut index = Index::new(input, classifier);
-        let mut bits = Vec::new();
-        while let Some(at) = index.next() {
-            bits.push(at);
-        }
-        (bits, index.control_in_string())
+        let answer = |plain: bool| {
+            let mut index = Index::new(input, classifier);
+            if plain {
+                index.refill = Index::refill_plain;
+            }
+            let mut bits = Vec::new();
+            while let Some(at) = index.next() {
+                bits.push(at);
+            }
+            (bits, index.control_in_string())
+        };
+        let plain = answer(true);
+        assert_eq!(answer(false), plain, "the two refills on {input:?}");
+        plain
     }
 
     fn check(input: &[u8]) {
