@@ -16,6 +16,8 @@ pub(crate) struct Features {
     /// Leaf 7 subleaf 0 EBX (BMI1 bit 3, AVX2 bit 5, AVX-512 F bit 16, SHA
     /// bit 29, AVX-512 BW bit 30).
     pub leaf7_ebx: u32,
+    /// Leaf 7 subleaf 0 ECX (AVX-512 VBMI2 bit 6).
+    pub leaf7_ecx: u32,
 }
 
 impl Features {
@@ -31,9 +33,11 @@ impl Features {
             if __cpuid(0).eax < 7 {
                 return Features::default();
             }
+            let leaf7 = __cpuid_count(7, 0);
             Features {
                 leaf1_ecx: __cpuid(1).ecx,
-                leaf7_ebx: __cpuid_count(7, 0).ebx,
+                leaf7_ebx: leaf7.ebx,
+                leaf7_ecx: leaf7.ecx,
             }
         }
     }
@@ -60,6 +64,13 @@ impl Features {
 #[cfg(not(contractpin_portable_simd))]
 pub(crate) fn avx512_bw(f: &Features) -> bool {
     f.has(0, 1 << 16 | 1 << 30) && f.os_saves(0b1110_0110)
+}
+
+/// [`avx512_bw`] with AVX-512 VBMI2 (leaf 7 ECX bit 6: `vpcompressb`),
+/// and [`bit_ops`]: what `arch::avx512::flatten` needs.
+#[cfg(not(contractpin_portable_simd))]
+pub(crate) fn avx512_vbmi2(f: &Features) -> bool {
+    avx512_bw(f) && bit_ops(f) && f.leaf7_ecx & 1 << 6 != 0
 }
 
 /// POPCNT (CPUID leaf 1 ECX bit 23) and BMI1 (leaf 7 EBX bit 3): what

@@ -7,14 +7,19 @@
 //!
 //! Each block is the UTF-8 look-back of the next, held in a register
 //! across the run of blocks of one call.
+//!
+//! With VBMI2 as well, [`flatten`] turns a block's structural bits into
+//! positions for the structural index (`json::index`) without a branch.
 
 use super::tables::{BYTE_1_HIGH, BYTE_1_LOW, BYTE_2_HIGH, OP, WS};
 use super::{Block, Masks};
 use crate::cpu::Detected;
 use core::arch::x86_64::{
-    __m512i, _mm512_alignr_epi64, _mm512_alignr_epi8, _mm512_and_si512, _mm512_cmpeq_epi8_mask,
-    _mm512_cmple_epu8_mask, _mm512_loadu_si512, _mm512_mask_cmpeq_epi8_mask, _mm512_or_si512,
-    _mm512_set1_epi8, _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_srli_epi16,
+    __m512i, _mm512_add_epi32, _mm512_alignr_epi64, _mm512_alignr_epi8, _mm512_and_si512,
+    _mm512_castsi512_si128, _mm512_cmpeq_epi8_mask, _mm512_cmple_epu8_mask, _mm512_cvtepu8_epi32,
+    _mm512_extracti32x4_epi32, _mm512_loadu_si512, _mm512_mask_cmpeq_epi8_mask,
+    _mm512_maskz_compress_epi8, _mm512_or_si512, _mm512_set1_epi32, _mm512_set1_epi8,
+    _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_srli_epi16, _mm512_storeu_si512,
     _mm512_subs_epu8, _mm512_test_epi8_mask, _mm512_xor_si512,
 };
 
@@ -25,6 +30,15 @@ static AVX512: Detected = Detected::new();
 #[inline]
 pub(super) fn available() -> bool {
     AVX512.get(crate::cpu::avx512_bw)
+}
+
+/// AVX-512 F, BW and VBMI2 with OS support, and POPCNT and BMI1, detected once.
+static VBMI2: Detected = Detected::new();
+
+/// Whether this CPU supports [`flatten`] (detected once, then cached).
+#[inline]
+pub(super) fn flatten_available() -> bool {
+    VBMI2.get(crate::cpu::avx512_vbmi2)
 }
 
 /// The 64 bytes of `bytes`.
@@ -134,4 +148,35 @@ pub(super) unsafe fn classify(blocks: &[Block], prev: &Block, out: &mut [Masks])
         prev = v;
     }
     _mm512_test_epi8_mask(errors, errors) != 0
+}
+
+/// Writes the positions of the set bits of `bits` (`offset` plus the bit's
+/// index), in increasing order, to the start of `window`; the rest of it
+/// gets unspecified values. One `vpcompressb` packs the indices of the set
+/// bits, four zero-extensions widen them, without a branch on the count.
+///
+/// # Safety
+/// The CPU must support AVX-512 F, BW and VBMI2 ([`flatten_available`]).
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi2")]
+#[inline]
+pub(super) unsafe fn flatten(window: &mut [u32; 64], offset: u32, bits: u64) {
+    let mut iota = [0u8; 64];
+    for (i, b) in iota.iter_mut().enumerate() {
+        *b = i as u8;
+    }
+    let packed = _mm512_maskz_compress_epi8(bits, load(&iota));
+    let offset = _mm512_set1_epi32(offset as i32);
+    let quarters = [
+        _mm512_castsi512_si128(packed),
+        _mm512_extracti32x4_epi32::<1>(packed),
+        _mm512_extracti32x4_epi32::<2>(packed),
+        _mm512_extracti32x4_epi32::<3>(packed),
+    ];
+    for (quarter, out) in quarters.into_iter().zip(window.chunks_exact_mut(16)) {
+        let positions = _mm512_add_epi32(_mm512_cvtepu8_epi32(quarter), offset);
+        // SAFETY: `out` holds exactly 16 writable `u32`s (64 bytes) and
+        // `_mm512_storeu_si512` has no alignment requirement; AVX-512 F is
+        // enabled for this function.
+        unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast::<__m512i>(), positions) };
+    }
 }

@@ -208,6 +208,30 @@ pub(crate) fn bit_ops() -> bool {
     }
 }
 
+/// Whether [`flatten_avx512`] runs on this CPU (AVX-512 F, BW and VBMI2,
+/// with POPCNT and BMI1; detected once, then cached).
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+#[inline]
+pub(crate) fn flatten_avx512_available() -> bool {
+    avx512::flatten_available()
+}
+
+/// Writes the positions of the set bits of `bits` (`offset` plus the bit's
+/// index), in increasing order, to the start of `window` (the rest gets
+/// unspecified values), without a branch: the structural index's flatten
+/// with one `vpcompressb`. Its portable twin is the scalar flatten in
+/// `json::index`, which the tests compare it with.
+///
+/// # Safety
+/// [`flatten_avx512_available`] must have returned `true`.
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+#[inline(always)]
+pub(crate) unsafe fn flatten_avx512(window: &mut [u32; 64], offset: u32, bits: u64) {
+    // SAFETY: the caller saw `flatten_avx512_available()`, which is
+    // `avx512::flatten_available()`.
+    unsafe { avx512::flatten(window, offset, bits) }
+}
+
 /// Classifies each of `blocks` on its own with `one` (a back end without
 /// the UTF-8 check, which needs no look-back).
 #[inline(always)]

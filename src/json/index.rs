@@ -96,16 +96,31 @@ const SLOTS: usize = 64 * BLOCKS;
 const _: () = assert!(SLOTS.is_power_of_two());
 
 /// Appends the positions of the bits of `bits` (`offset` plus the bit's
-/// index) to `slots` at `tail`, and returns the new tail. simdjson's
-/// flatten: eight stores whatever the count, eight more when there are more
-/// than eight, then one at a time, so that few blocks branch on their
-/// count. The stores past the new tail are overwritten by the next block or
-/// never read; all stay within the 64 slots from `tail`, which exist since
-/// `tail <= offset <= SLOTS - 64`.
+/// index) to `slots` at `tail`, and returns the new tail. Each block writes
+/// to the 64 slots from `tail`, which exist since `tail <= offset <= SLOTS -
+/// 64`; the slots past the new tail get values that the next block
+/// overwrites or that are never read. With `COMPRESS`, one AVX-512 VBMI2
+/// compress ([`crate::arch::flatten_avx512`]); otherwise simdjson's flatten:
+/// eight stores whatever the count, eight more when there are more than
+/// eight, then one at a time, so that few blocks branch on their count.
 #[inline(always)]
-fn flatten(slots: &mut [u32; SLOTS], tail: usize, offset: usize, mut bits: u64) -> usize {
+fn flatten<const COMPRESS: bool>(
+    slots: &mut [u32; SLOTS],
+    tail: usize,
+    offset: usize,
+    mut bits: u64,
+) -> usize {
     let count = bits.count_ones() as usize;
-    let window = &mut slots[tail..tail + 64];
+    let window = slots[tail..]
+        .first_chunk_mut::<64>()
+        .expect("tail <= SLOTS - 64");
+    #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+    if COMPRESS {
+        // SAFETY: only `refill_compress` instantiates `COMPRESS`, and
+        // `Index::new` picks it only after `flatten_avx512_available()`.
+        unsafe { crate::arch::flatten_avx512(window, offset as u32, bits) };
+        return tail + count;
+    }
     let mut take = || {
         let at = offset as u32 + bits.trailing_zeros();
         bits &= bits.wrapping_sub(1);
@@ -156,16 +171,33 @@ pub(crate) struct Index<'a> {
 #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
 #[target_feature(enable = "popcnt,bmi1")]
 fn refill_bit_ops(index: &mut Index) -> bool {
-    index.refill_run()
+    index.refill_run::<false>()
+}
+
+/// [`Index::refill_run`] with the AVX-512 VBMI2 flatten (and POPCNT).
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+#[target_feature(enable = "popcnt,bmi1,avx512f,avx512bw,avx512vbmi2")]
+fn refill_compress(index: &mut Index) -> bool {
+    index.refill_run::<true>()
 }
 
 /// [`refill_bit_ops`] behind a safe signature, handed out by
 /// [`Index::new`] only after [`crate::arch::bit_ops`].
 #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
-fn refill_checked(index: &mut Index) -> bool {
+fn refill_bit_ops_checked(index: &mut Index) -> bool {
     // SAFETY: `Index::new` picks this refill only when `arch::bit_ops()`
     // found POPCNT and BMI1 on this CPU.
     unsafe { refill_bit_ops(index) }
+}
+
+/// [`refill_compress`] behind a safe signature, handed out by
+/// [`Index::new`] only after [`crate::arch::flatten_avx512_available`].
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+fn refill_compress_checked(index: &mut Index) -> bool {
+    // SAFETY: `Index::new` picks this refill only when
+    // `arch::flatten_avx512_available()` found AVX-512 F, BW and VBMI2
+    // (with OS support), POPCNT and BMI1 on this CPU.
+    unsafe { refill_compress(index) }
 }
 
 impl<'a> Index<'a> {
@@ -190,21 +222,43 @@ impl<'a> Index<'a> {
     /// The copy of [`Index::refill_run`] this CPU runs best.
     fn refill_for_this_cpu() -> fn(&mut Index<'a>) -> bool {
         #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
-        if crate::arch::bit_ops() {
-            return refill_checked;
+        {
+            if crate::arch::flatten_avx512_available() {
+                return |index| refill_compress_checked(index);
+            }
+            if crate::arch::bit_ops() {
+                return |index| refill_bit_ops_checked(index);
+            }
         }
         Self::refill_plain
+    }
+
+    /// Every copy of [`Index::refill_run`] this CPU can run (for the tests).
+    #[cfg(test)]
+    fn all_refills() -> std::vec::Vec<fn(&mut Index<'a>) -> bool> {
+        #[allow(unused_mut)]
+        let mut all: std::vec::Vec<fn(&mut Index<'a>) -> bool> = std::vec![Self::refill_plain];
+        #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+        {
+            if crate::arch::bit_ops() {
+                all.push(|index| refill_bit_ops_checked(index));
+            }
+            if crate::arch::flatten_avx512_available() {
+                all.push(|index| refill_compress_checked(index));
+            }
+        }
+        all
     }
 
     /// [`Index::refill_run`] for any CPU.
     #[inline(never)]
     fn refill_plain(&mut self) -> bool {
-        self.refill_run()
+        self.refill_run::<false>()
     }
 
     /// What `refill` does (the one copy of the per-block carries).
     #[inline(always)]
-    fn refill_run(&mut self) -> bool {
+    fn refill_run<const COMPRESS: bool>(&mut self) -> bool {
         loop {
             let start = self.next_block;
             if start >= self.input.len() {
@@ -215,7 +269,7 @@ impl<'a> Index<'a> {
             for (k, m) in self.masks[..blocks].iter().enumerate() {
                 let (bits, in_string) = structurals(*m, &mut carry);
                 control |= in_string;
-                tail = flatten(&mut self.slots, tail, 64 * k, bits);
+                tail = flatten::<COMPRESS>(&mut self.slots, tail, 64 * k, bits);
             }
             self.carry = carry;
             self.control_in_string |= control;
@@ -323,23 +377,24 @@ mod tests {
         (bits, control)
     }
 
-    /// The index's answer, the same from both copies of the refill (the
-    /// one for this CPU and the plain one).
+    /// The index's answer, the same from every copy of the refill.
     fn indexed(input: &[u8], classifier: Classifier) -> (Vec<usize>, bool) {
-        let answer = |plain: bool| {
-            let mut index = Index::new(input, classifier);
-            if plain {
-                index.refill = Index::refill_plain;
-            }
-            let mut bits = Vec::new();
-            while let Some(at) = index.next() {
-                bits.push(at);
-            }
-            (bits, index.control_in_string())
-        };
-        let plain = answer(true);
-        assert_eq!(answer(false), plain, "the two refills on {input:?}");
-        plain
+        let answers: Vec<_> = Index::all_refills()
+            .into_iter()
+            .map(|refill| {
+                let mut index = Index::new(input, classifier);
+                index.refill = refill;
+                let mut bits = Vec::new();
+                while let Some(at) = index.next() {
+                    bits.push(at);
+                }
+                (bits, index.control_in_string())
+            })
+            .collect();
+        for other in &answers[1..] {
+            assert_eq!(*other, answers[0], "the refills on {input:?}");
+        }
+        answers.into_iter().next().expect("the plain refill")
     }
 
     fn check(input: &[u8]) {
