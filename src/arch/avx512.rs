@@ -51,16 +51,28 @@ fn load(bytes: &[u8; 64]) -> __m512i {
     unsafe { _mm512_loadu_si512(bytes.as_ptr().cast::<__m512i>()) }
 }
 
-/// A 16-entry table in all four 128-bit lanes, for `_mm512_shuffle_epi8`.
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn table(t: [u8; 16]) -> __m512i {
+/// A 16-entry table in all four 128-bit lanes, for `_mm512_shuffle_epi8`
+/// (built at compile time: a loop here would run on every call).
+const fn four_lanes(t: [u8; 16]) -> [u8; 64] {
     let mut all = [0u8; 64];
-    for (i, b) in all.iter_mut().enumerate() {
-        *b = t[i % 16];
+    let mut i = 0;
+    while i < 64 {
+        all[i] = t[i % 16];
+        i += 1;
     }
-    load(&all)
+    all
 }
+
+/// Byte `i` is `i`: what [`flatten`] compresses.
+const IOTA: [u8; 64] = {
+    let mut iota = [0u8; 64];
+    let mut i = 0;
+    while i < 64 {
+        iota[i] = i as u8;
+        i += 1;
+    }
+    iota
+};
 
 /// The tables of one call, loaded once.
 #[derive(Clone, Copy)]
@@ -77,11 +89,11 @@ impl Tables {
     #[inline]
     fn new() -> Tables {
         Tables {
-            ws: table(WS),
-            op: table(OP),
-            byte_1_high: table(BYTE_1_HIGH),
-            byte_1_low: table(BYTE_1_LOW),
-            byte_2_high: table(BYTE_2_HIGH),
+            ws: load(&const { four_lanes(WS) }),
+            op: load(&const { four_lanes(OP) }),
+            byte_1_high: load(&const { four_lanes(BYTE_1_HIGH) }),
+            byte_1_low: load(&const { four_lanes(BYTE_1_LOW) }),
+            byte_2_high: load(&const { four_lanes(BYTE_2_HIGH) }),
         }
     }
 }
@@ -160,11 +172,7 @@ pub(super) unsafe fn classify(blocks: &[Block], prev: &Block, out: &mut [Masks])
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2")]
 #[inline]
 pub(super) unsafe fn flatten(window: &mut [u32; 64], offset: u32, bits: u64) {
-    let mut iota = [0u8; 64];
-    for (i, b) in iota.iter_mut().enumerate() {
-        *b = i as u8;
-    }
-    let packed = _mm512_maskz_compress_epi8(bits, load(&iota));
+    let packed = _mm512_maskz_compress_epi8(bits, load(&IOTA));
     let offset = _mm512_set1_epi32(offset as i32);
     let quarters = [
         _mm512_castsi512_si128(packed),
