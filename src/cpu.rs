@@ -17,6 +17,7 @@ pub(crate) struct Features {
     /// bit 29, AVX-512 BW bit 30).
     pub leaf7_ebx: u32,
     /// Leaf 7 subleaf 0 ECX (AVX-512 VBMI2 bit 6).
+    #[cfg_attr(contractpin_portable_simd, allow(dead_code))]
     pub leaf7_ecx: u32,
 }
 

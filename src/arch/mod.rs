@@ -193,19 +193,13 @@ pub(crate) fn classifier() -> Classifier {
 }
 
 /// Whether this CPU has POPCNT and BMI1 (detected once, then cached), for
-/// code that counts and walks set bits (the structural index compiles its
-/// refill twice, with and without them); `false` where they are not detected.
+/// code that counts and walks set bits (the structural index compiles a
+/// copy of its refill with them).
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
 #[inline]
 pub(crate) fn bit_ops() -> bool {
-    #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
-    {
-        static BIT_OPS: crate::cpu::Detected = crate::cpu::Detected::new();
-        BIT_OPS.get(crate::cpu::bit_ops)
-    }
-    #[cfg(not(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd))))]
-    {
-        false
-    }
+    static BIT_OPS: crate::cpu::Detected = crate::cpu::Detected::new();
+    BIT_OPS.get(crate::cpu::bit_ops)
 }
 
 /// Whether [`flatten_avx512`] runs on this CPU (AVX-512 F, BW and VBMI2,
