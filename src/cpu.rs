@@ -1,8 +1,8 @@
 //! What this `x86_64` CPU can run, read without `std`: the CPUID feature
 //! bits and whether the operating system saves the vector state (XCR0),
 //! each answer detected once and cached in an atomic. The one home of
-//! feature detection for the SIMD back ends (`arch::avx2`, `sha256::shani`,
-//! `sha256::avx512`).
+//! feature detection for the SIMD back ends (`arch::avx2`, `arch::avx512`,
+//! `sha256::shani`, `sha256::avx512`).
 
 use core::arch::x86_64::{__cpuid, __cpuid_count, _xgetbv};
 use core::sync::atomic::{AtomicU8, Ordering};
@@ -10,11 +10,15 @@ use core::sync::atomic::{AtomicU8, Ordering};
 /// The CPUID feature words the back ends test.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Features {
-    /// Leaf 1 ECX (SSSE3 bit 9, SSE4.1 bit 19, OSXSAVE bit 27, AVX bit 28).
+    /// Leaf 1 ECX (SSSE3 bit 9, SSE4.1 bit 19, POPCNT bit 23, OSXSAVE
+    /// bit 27, AVX bit 28).
     pub leaf1_ecx: u32,
-    /// Leaf 7 subleaf 0 EBX (AVX2 bit 5, AVX-512 F bit 16, SHA bit 29,
-    /// AVX-512 BW bit 30).
+    /// Leaf 7 subleaf 0 EBX (BMI1 bit 3, AVX2 bit 5, AVX-512 F bit 16, SHA
+    /// bit 29, AVX-512 BW bit 30).
     pub leaf7_ebx: u32,
+    /// Leaf 7 subleaf 0 ECX (AVX-512 VBMI2 bit 6).
+    #[cfg_attr(contractpin_portable_simd, allow(dead_code))]
+    pub leaf7_ecx: u32,
 }
 
 impl Features {
@@ -30,9 +34,11 @@ impl Features {
             if __cpuid(0).eax < 7 {
                 return Features::default();
             }
+            let leaf7 = __cpuid_count(7, 0);
             Features {
                 leaf1_ecx: __cpuid(1).ecx,
-                leaf7_ebx: __cpuid_count(7, 0).ebx,
+                leaf7_ebx: leaf7.ebx,
+                leaf7_ecx: leaf7.ecx,
             }
         }
     }
@@ -51,6 +57,28 @@ impl Features {
         // SAFETY: OSXSAVE (checked above) means the OS enabled XGETBV.
         unsafe { read_xcr0() & xcr0 == xcr0 }
     }
+}
+
+/// AVX-512 F and BW (CPUID leaf 7 EBX bits 16 and 30), and the OS saves
+/// the XMM, YMM, opmask and both halves of the ZMM state (XCR0 bits 1, 2,
+/// 5-7): what `arch::avx512` needs (a predicate for [`Detected::get`]).
+#[cfg(not(contractpin_portable_simd))]
+pub(crate) fn avx512_bw(f: &Features) -> bool {
+    f.has(0, 1 << 16 | 1 << 30) && f.os_saves(0b1110_0110)
+}
+
+/// [`avx512_bw`] with AVX-512 VBMI2 (leaf 7 ECX bit 6: `vpcompressb`),
+/// and [`bit_ops`]: what `arch::avx512::flatten` needs.
+#[cfg(not(contractpin_portable_simd))]
+pub(crate) fn avx512_vbmi2(f: &Features) -> bool {
+    avx512_bw(f) && bit_ops(f) && f.leaf7_ecx & 1 << 6 != 0
+}
+
+/// POPCNT (CPUID leaf 1 ECX bit 23) and BMI1 (leaf 7 EBX bit 3): what
+/// `arch::bit_ops` reports (no OS state is involved).
+#[cfg(not(contractpin_portable_simd))]
+pub(crate) fn bit_ops(f: &Features) -> bool {
+    f.has(1 << 23, 1 << 3)
 }
 
 /// Reads XCR0.

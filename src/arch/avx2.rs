@@ -3,13 +3,14 @@
 //! CPUID reports AVX2 and the operating system saves the YMM registers;
 //! detected once without `std` and cached, as `sha256::shani` does for SHA-NI.
 
-use super::Masks;
+use super::tables::{BYTE_1_HIGH, BYTE_1_LOW, BYTE_2_HIGH, OP, WS};
+use super::{Block, Masks};
 use crate::cpu::Detected;
 use core::arch::x86_64::{
-    __m256i, _mm256_alignr_epi8, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256,
-    _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_permute2x128_si256,
-    _mm256_set1_epi8, _mm256_setr_epi8, _mm256_shuffle_epi8, _mm256_srli_epi16, _mm256_subs_epu8,
-    _mm256_testz_si256, _mm256_xor_si256,
+    __m256i, _mm256_alignr_epi8, _mm256_and_si256, _mm256_andnot_si256, _mm256_cmpeq_epi8,
+    _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256,
+    _mm256_permute2x128_si256, _mm256_set1_epi8, _mm256_setr_epi8, _mm256_setzero_si256,
+    _mm256_shuffle_epi8, _mm256_srli_epi16, _mm256_subs_epu8, _mm256_testz_si256, _mm256_xor_si256,
 };
 
 /// AVX2 (CPUID leaf 7 EBX bit 5) with AVX (leaf 1 ECX bit 28), and the OS
@@ -33,25 +34,18 @@ fn load(bytes: &[u8; 64], at: usize) -> __m256i {
 }
 
 /// The five class vectors of one 32-byte lane (0xff where a byte is in the
-/// class): quote, backslash, op, ws, ctrl.
+/// class): quote, backslash, op, ws, ctrl. `ws` and `op` by table lookup
+/// ([`WS`], [`OP`]).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn classes(v: __m256i) -> [__m256i; 5] {
+fn classes(v: __m256i, ws_table: __m256i, op_table: __m256i) -> [__m256i; 5] {
     let eq = |c: u8| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8));
-    // `[`/`{` and `]`/`}` differ only in bit 0x20.
-    let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
-    let brackets = _mm256_or_si256(
-        _mm256_cmpeq_epi8(folded, _mm256_set1_epi8(b'{' as i8)),
-        _mm256_cmpeq_epi8(folded, _mm256_set1_epi8(b'}' as i8)),
-    );
-    let op = _mm256_or_si256(brackets, _mm256_or_si256(eq(b','), eq(b':')));
-    let ws = _mm256_or_si256(
-        _mm256_or_si256(eq(b' '), eq(b'\t')),
-        _mm256_or_si256(eq(b'\n'), eq(b'\r')),
-    );
     // Unsigned v <= 0x1f: min(v, 0x1f) == v.
     let ctrl = _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0x1f)), v);
-    [eq(b'"'), eq(b'\\'), op, ws, ctrl]
+    let ws = _mm256_cmpeq_epi8(v, _mm256_shuffle_epi8(ws_table, v));
+    let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+    let op = _mm256_cmpeq_epi8(folded, _mm256_shuffle_epi8(op_table, v));
+    [eq(b'"'), eq(b'\\'), _mm256_andnot_si256(ctrl, op), ws, ctrl]
 }
 
 /// One 64-bit mask from the class vectors of the low and high lanes.
@@ -62,19 +56,6 @@ fn mask(lo: __m256i, hi: __m256i) -> u64 {
     let hi = _mm256_movemask_epi8(hi) as u32 as u64;
     lo | hi << 32
 }
-
-// The error classes of the UTF-8 check: each table gives, for a nibble,
-// the classes that nibble allows; a byte pair is wrong where all three agree.
-const TOO_SHORT: u8 = 1 << 0;
-const TOO_LONG: u8 = 1 << 1;
-const OVERLONG_3: u8 = 1 << 2;
-const TOO_LARGE: u8 = 1 << 3;
-const SURROGATE: u8 = 1 << 4;
-const OVERLONG_2: u8 = 1 << 5;
-const TOO_LARGE_1000: u8 = 1 << 6;
-const OVERLONG_4: u8 = 1 << 6;
-const TWO_CONTS: u8 = 1 << 7;
-const CARRY: u8 = TOO_SHORT | TOO_LONG | TWO_CONTS;
 
 /// A 16-entry table in both 128-bit halves, for `_mm256_shuffle_epi8`.
 #[target_feature(enable = "avx2")]
@@ -100,71 +81,9 @@ fn utf8_errors(v: __m256i, prev: __m256i) -> __m256i {
     let prev3 = _mm256_alignr_epi8::<13>(v, shifted);
     let low = _mm256_set1_epi8(0x0f);
     let high_nibble = |x: __m256i| _mm256_and_si256(_mm256_srli_epi16::<4>(x), low);
-    let byte_1_high = _mm256_shuffle_epi8(
-        table([
-            TOO_LONG,
-            TOO_LONG,
-            TOO_LONG,
-            TOO_LONG,
-            TOO_LONG,
-            TOO_LONG,
-            TOO_LONG,
-            TOO_LONG,
-            TWO_CONTS,
-            TWO_CONTS,
-            TWO_CONTS,
-            TWO_CONTS,
-            TOO_SHORT | OVERLONG_2,
-            TOO_SHORT,
-            TOO_SHORT | OVERLONG_3 | SURROGATE,
-            TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4,
-        ]),
-        high_nibble(prev1),
-    );
-    let large = CARRY | TOO_LARGE | TOO_LARGE_1000;
-    let byte_1_low = _mm256_shuffle_epi8(
-        table([
-            CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4,
-            CARRY | OVERLONG_2,
-            CARRY,
-            CARRY,
-            CARRY | TOO_LARGE,
-            large,
-            large,
-            large,
-            large,
-            large,
-            large,
-            large,
-            large,
-            large | SURROGATE,
-            large,
-            large,
-        ]),
-        _mm256_and_si256(prev1, low),
-    );
-    let cont = TOO_LONG | OVERLONG_2 | TWO_CONTS;
-    let byte_2_high = _mm256_shuffle_epi8(
-        table([
-            TOO_SHORT,
-            TOO_SHORT,
-            TOO_SHORT,
-            TOO_SHORT,
-            TOO_SHORT,
-            TOO_SHORT,
-            TOO_SHORT,
-            TOO_SHORT,
-            cont | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4,
-            cont | OVERLONG_3 | TOO_LARGE,
-            cont | SURROGATE | TOO_LARGE,
-            cont | SURROGATE | TOO_LARGE,
-            TOO_SHORT,
-            TOO_SHORT,
-            TOO_SHORT,
-            TOO_SHORT,
-        ]),
-        high_nibble(v),
-    );
+    let byte_1_high = _mm256_shuffle_epi8(table(BYTE_1_HIGH), high_nibble(prev1));
+    let byte_1_low = _mm256_shuffle_epi8(table(BYTE_1_LOW), _mm256_and_si256(prev1, low));
+    let byte_2_high = _mm256_shuffle_epi8(table(BYTE_2_HIGH), high_nibble(v));
     let special = _mm256_and_si256(_mm256_and_si256(byte_1_high, byte_1_low), byte_2_high);
     // Third and fourth bytes of a sequence must be continuations (0x80 set
     // in `special` for them), and nothing else may be one after the second.
@@ -177,27 +96,34 @@ fn utf8_errors(v: __m256i, prev: __m256i) -> __m256i {
     _mm256_xor_si256(must_be_2_3_continuation, special)
 }
 
-/// [`super::Classifier`] with two 32-byte AVX2 lanes, with the UTF-8 check.
+/// [`super::Classifier`] with two 32-byte AVX2 lanes per block, with the
+/// UTF-8 check. Each block's high lane is the look-back of the next.
 ///
 /// # Safety
 /// The CPU must support AVX2 ([`available`]).
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn classify(block: &[u8; 64], prev: &[u8; 64]) -> Masks {
-    let (lo, hi) = (load(block, 0), load(block, 32));
-    let ([q0, b0, o0, w0, c0], [q1, b1, o1, w1, c1]) = (classes(lo), classes(hi));
-    let mut m = Masks {
-        quote: mask(q0, q1),
-        backslash: mask(b0, b1),
-        op: mask(o0, o1),
-        ws: mask(w0, w1),
-        ctrl: mask(c0, c1),
-        utf8_error: false,
-    };
-    // All ASCII, and the previous block ended in ASCII: nothing to check.
-    let high = _mm256_movemask_epi8(_mm256_or_si256(lo, hi)) != 0;
-    if high || (prev[61] | prev[62] | prev[63]) >= 0x80 {
-        let errors = _mm256_or_si256(utf8_errors(lo, load(prev, 32)), utf8_errors(hi, lo));
-        m.utf8_error = _mm256_testz_si256(errors, errors) == 0;
+pub(super) unsafe fn classify(blocks: &[Block], prev: &Block, out: &mut [Masks]) -> bool {
+    let (ws, op) = (table(WS), table(OP));
+    let mut prev = load(prev, 32);
+    let mut errors = _mm256_setzero_si256();
+    for (block, m) in blocks.iter().zip(out) {
+        let (lo, hi) = (load(block, 0), load(block, 32));
+        let ([q0, b0, o0, w0, c0], [q1, b1, o1, w1, c1]) =
+            (classes(lo, ws, op), classes(hi, ws, op));
+        *m = Masks {
+            quote: mask(q0, q1),
+            backslash: mask(b0, b1),
+            op: mask(o0, o1),
+            ws: mask(w0, w1),
+            ctrl: mask(c0, c1),
+        };
+        // All ASCII, and the previous block ended in ASCII: nothing to check.
+        let high = _mm256_movemask_epi8(_mm256_or_si256(lo, hi)) != 0;
+        if high || (_mm256_movemask_epi8(prev) as u32) >> 29 != 0 {
+            errors = _mm256_or_si256(errors, utf8_errors(lo, prev));
+            errors = _mm256_or_si256(errors, utf8_errors(hi, lo));
+        }
+        prev = hi;
     }
-    m
+    _mm256_testz_si256(errors, errors) == 0
 }

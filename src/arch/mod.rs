@@ -5,8 +5,10 @@
 //!   `x86_64` (part of its baseline, so no detection is needed);
 //! - classify a 64-byte block into per-byte bitmasks ([`Masks`]: quotes,
 //!   backslashes, structural characters, whitespace, control characters),
-//!   the first step of the parser's structural index (`json::index`), with
-//!   AVX2 when CPUID reports it (detected once, cached) and SSE2 otherwise.
+//!   the first step of the parser's structural index (`json::index`), a run
+//!   of blocks per call: AVX-512 (F and BW) when CPUID reports it, else
+//!   AVX2 (each detected once, cached; both also validate UTF-8), and SSE2
+//!   otherwise.
 //!
 //! Each has a portable SWAR twin (`u64` words), used on other targets, under
 //! Miri, and when the crate is built with `--cfg contractpin_portable_simd`
@@ -17,6 +19,8 @@
 
 #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
 mod avx2;
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+mod avx512;
 #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
 mod sse2;
 #[cfg_attr(
@@ -29,6 +33,8 @@ mod sse2;
     allow(dead_code)
 )]
 mod swar;
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+mod tables;
 
 /// A set of bytes to stop at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,6 +101,9 @@ pub(crate) fn digits_end(input: &[u8], pos: usize) -> usize {
     swar::digits_end(input, pos)
 }
 
+/// The unit of the block classifiers: 64 bytes of input.
+pub(crate) type Block = [u8; 64];
+
 /// One 64-byte block, one bit per byte (bit `i` is byte `i`) in each mask.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Masks {
@@ -108,9 +117,6 @@ pub(crate) struct Masks {
     pub ws: u64,
     /// Bytes 0x00..=0x1f (including the whitespace controls).
     pub ctrl: u64,
-    /// The block, read after the previous one, is not valid UTF-8 (only from
-    /// a [`Classifier`] whose `checks_utf8` is set; see there).
-    pub utf8_error: bool,
 }
 
 impl Masks {
@@ -122,7 +128,6 @@ impl Masks {
             op,
             ws,
             ctrl,
-            utf8_error: false,
         }
     }
 
@@ -146,20 +151,25 @@ impl Masks {
     }
 }
 
-/// A block classifier (one of the back ends): the [`Masks`] of a block,
-/// given the block before it (all zeros before the first).
+/// A block classifier (one of the back ends): the [`Masks`] of a run of
+/// consecutive blocks, given the block before the first (all zeros before
+/// an input's first block).
 ///
-/// When `checks_utf8` is set, the classifier also flags invalid UTF-8 in
-/// `utf8_error`: every sequence that the block completes or breaks, so over
-/// a whole input (the last partial block padded with ASCII) it finds every
-/// error except a sequence cut off by the very end of an input whose length
-/// is a multiple of 64 (which a caller excludes by requiring the last byte
-/// to be ASCII). Otherwise the caller validates UTF-8 itself.
+/// `classify(blocks, prev, out)` writes the masks of `blocks[i]` to
+/// `out[i]` (`out` is at least as long as `blocks`) and returns whether
+/// the blocks, read after `prev`, are not valid UTF-8. Only a classifier
+/// whose `checks_utf8` is set ever returns `true`: it flags every sequence
+/// that the blocks complete or break, so over a whole input (the last
+/// partial block padded with ASCII) it finds every error except a sequence
+/// cut off by the very end of an input whose length is a multiple of 64
+/// (which a caller excludes by requiring the last byte to be ASCII).
+/// Otherwise the caller validates UTF-8 itself.
 #[derive(Clone, Copy)]
 pub(crate) struct Classifier {
-    /// Classifies `block`, the block after `prev`.
-    pub classify: fn(block: &[u8; 64], prev: &[u8; 64]) -> Masks,
-    /// Whether `utf8_error` is computed.
+    /// Classifies `blocks`, the blocks after `prev`, into `out`; `true`
+    /// for invalid UTF-8.
+    pub classify: fn(blocks: &[Block], prev: &Block, out: &mut [Masks]) -> bool,
+    /// Whether invalid UTF-8 is reported.
     pub checks_utf8: bool,
 }
 
@@ -168,6 +178,9 @@ pub(crate) struct Classifier {
 pub(crate) fn classifier() -> Classifier {
     #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
     {
+        if avx512::available() {
+            return AVX512;
+        }
         if avx2::available() {
             return AVX2;
         }
@@ -179,9 +192,53 @@ pub(crate) fn classifier() -> Classifier {
     }
 }
 
+/// Whether this CPU has POPCNT and BMI1 (detected once, then cached), for
+/// code that counts and walks set bits (the structural index compiles a
+/// copy of its refill with them).
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+#[inline]
+pub(crate) fn bit_ops() -> bool {
+    static BIT_OPS: crate::cpu::Detected = crate::cpu::Detected::new();
+    BIT_OPS.get(crate::cpu::bit_ops)
+}
+
+/// Whether [`flatten_avx512`] runs on this CPU (AVX-512 F, BW and VBMI2,
+/// with POPCNT and BMI1; detected once, then cached).
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+#[inline]
+pub(crate) fn flatten_avx512_available() -> bool {
+    avx512::flatten_available()
+}
+
+/// Writes the positions of the set bits of `bits` (`offset` plus the bit's
+/// index), in increasing order, to the start of `window` (the rest gets
+/// unspecified values), without a branch: the structural index's flatten
+/// with one `vpcompressb`. Its portable twin is the scalar flatten in
+/// `json::index`, which the tests compare it with.
+///
+/// # Safety
+/// [`flatten_avx512_available`] must have returned `true`.
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+#[inline(always)]
+pub(crate) unsafe fn flatten_avx512(window: &mut [u32; 64], offset: u32, bits: u64) {
+    // SAFETY: the caller saw `flatten_avx512_available()`, which is
+    // `avx512::flatten_available()`.
+    unsafe { avx512::flatten(window, offset, bits) }
+}
+
+/// Classifies each of `blocks` on its own with `one` (a back end without
+/// the UTF-8 check, which needs no look-back).
+#[inline(always)]
+fn each(blocks: &[Block], out: &mut [Masks], one: fn(&Block) -> Masks) -> bool {
+    for (block, masks) in blocks.iter().zip(out) {
+        *masks = one(block);
+    }
+    false
+}
+
 #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
 const SSE2: Classifier = Classifier {
-    classify: sse2::classify,
+    classify: |blocks, _, out| each(blocks, out, sse2::classify),
     checks_utf8: false,
 };
 
@@ -190,6 +247,14 @@ const SSE2: Classifier = Classifier {
 #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
 const AVX2: Classifier = Classifier {
     classify: avx2_classify,
+    checks_utf8: true,
+};
+
+/// Only [`classifier`] (after detection) and the tests (after the same
+/// check) hand this one out.
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+const AVX512: Classifier = Classifier {
+    classify: avx512_classify,
     checks_utf8: true,
 };
 
@@ -203,17 +268,27 @@ const AVX2: Classifier = Classifier {
     allow(dead_code)
 )]
 const SWAR: Classifier = Classifier {
-    classify: swar::classify,
+    classify: |blocks, _, out| each(blocks, out, swar::classify),
     checks_utf8: false,
 };
 
 /// The AVX2 classifier behind a safe signature, reachable only through [`AVX2`].
 #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
-fn avx2_classify(block: &[u8; 64], prev: &[u8; 64]) -> Masks {
+fn avx2_classify(blocks: &[Block], prev: &Block, out: &mut [Masks]) -> bool {
     // SAFETY: `AVX2` is handed out only by `classifier` when
     // `avx2::available()` reported AVX2 with OS support, or by the tests
     // after the same check.
-    unsafe { avx2::classify(block, prev) }
+    unsafe { avx2::classify(blocks, prev, out) }
+}
+
+/// The AVX-512 classifier behind a safe signature, reachable only through
+/// [`AVX512`].
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+fn avx512_classify(blocks: &[Block], prev: &Block, out: &mut [Masks]) -> bool {
+    // SAFETY: `AVX512` is handed out only by `classifier` when
+    // `avx512::available()` reported AVX-512 F and BW with OS support, or
+    // by the tests after the same check.
+    unsafe { avx512::classify(blocks, prev, out) }
 }
 
 /// Every classifier this machine can run, with a name (for the tests).
@@ -226,6 +301,9 @@ pub(crate) fn all_classifiers() -> std::vec::Vec<(&'static str, Classifier)> {
         out.push(("sse2", SSE2));
         if avx2::available() {
             out.push(("avx2", AVX2));
+        }
+        if avx512::available() {
+            out.push(("avx512", AVX512));
         }
     }
     out
@@ -339,42 +417,62 @@ mod tests {
         }
     }
 
+    /// Whether every classifier gives the naive masks of `blocks`,
+    /// classified as one run in a single call.
+    fn check_run(blocks: &[[u8; 64]]) {
+        let want: std::vec::Vec<Masks> = blocks.iter().map(Masks::naive).collect();
+        for (name, c) in all_classifiers() {
+            let mut got = std::vec![Masks::default(); blocks.len() + 1];
+            // (UTF-8 is checked over whole inputs, in `json::index`.)
+            (c.classify)(blocks, &[0; 64], &mut got);
+            assert_eq!(got[..blocks.len()], want, "{name} on {blocks:?}");
+            assert_eq!(
+                got[blocks.len()],
+                Masks::default(),
+                "{name} wrote past the run"
+            );
+        }
+    }
+
     #[test]
     fn every_classifier_agrees_with_the_naive_masks() {
         let mut next = xorshift(0x2545_f491_4f6c_dd1d);
-        let check = |block: &[u8; 64]| {
-            let want = Masks::naive(block);
-            for (name, c) in all_classifiers() {
-                // (UTF-8 is checked over whole inputs, in `json::index`.)
-                let got = Masks {
-                    utf8_error: false,
-                    ..(c.classify)(block, &[0; 64])
-                };
-                assert_eq!(got, want, "{name} on {block:?}");
-            }
-        };
         // Every byte value at every position (with neighbours that flip
-        // between a class byte and a plain one).
+        // between a class byte and a plain one), a run of 64 blocks per value.
         for b in 0..=255u8 {
-            for at in 0..64 {
-                let mut block = [if at % 2 == 0 { b'a' } else { b'"' }; 64];
-                block[at] = b;
-                check(&block);
-            }
+            let run: std::vec::Vec<[u8; 64]> = (0..64)
+                .map(|at| {
+                    let mut block = [if at % 2 == 0 { b'a' } else { b'"' }; 64];
+                    block[at] = b;
+                    block
+                })
+                .collect();
+            check_run(&run);
+            check_run(&run[..1]);
         }
-        // Random blocks over all bytes, and over the interesting ones.
-        let interesting = b"\"\\{}[],: \t\n\r\x00\x01\x1f\x20\x7f\x80\xff[]{}a0;<=>|~";
-        for round in 0..20_000 {
-            let mut block = [0u8; 64];
-            for b in block.iter_mut() {
-                let r = next();
-                *b = if round % 2 == 0 {
-                    r as u8
-                } else {
-                    interesting[(r % interesting.len() as u64) as usize]
-                };
-            }
-            check(&block);
+        // Random blocks over all bytes, and over the interesting ones, in
+        // runs of 0 to 9 blocks.
+        let interesting =
+            b"\"\\{}[],: \t\n\r\x00\x01\x1f\x20\x7f\x80\xff[]{}a0;<=>|~\x0c\x1a\x2c\x3a\x5b\x5d";
+        let mut round = 0;
+        while round < 20_000 {
+            let len = (next() % 10) as usize;
+            let run: std::vec::Vec<[u8; 64]> = (0..len)
+                .map(|k| {
+                    let mut block = [0u8; 64];
+                    for b in block.iter_mut() {
+                        let r = next();
+                        *b = if (round + k) % 2 == 0 {
+                            r as u8
+                        } else {
+                            interesting[(r % interesting.len() as u64) as usize]
+                        };
+                    }
+                    block
+                })
+                .collect();
+            check_run(&run);
+            round += len.max(1);
         }
     }
 }

@@ -75,8 +75,8 @@ fn lane(block: &[u8; 64], lane: usize) -> [u32; 5] {
     }
 }
 
-/// [`super::Classifier`] with four 16-byte SSE2 lanes.
-pub(super) fn classify(block: &[u8; 64], _prev: &[u8; 64]) -> Masks {
+/// The [`Masks`] of one block (for [`super::Classifier`]), with four 16-byte SSE2 lanes.
+pub(super) fn classify(block: &[u8; 64]) -> Masks {
     let mut out = [0u64; 5];
     for i in 0..4 {
         let l = lane(block, i);

@@ -83,8 +83,8 @@ fn gather(h: u64) -> u64 {
     ((h >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
 }
 
-/// [`super::Classifier`] with eight 8-byte words.
-pub(super) fn classify(block: &[u8; 64], _prev: &[u8; 64]) -> Masks {
+/// The [`Masks`] of one block (for [`super::Classifier`]), with eight 8-byte words.
+pub(super) fn classify(block: &[u8; 64]) -> Masks {
     let mut out = [0u64; 5];
     for (i, chunk) in block.chunks_exact(8).enumerate() {
         let mut word = [0u8; 8];

@@ -1,6 +1,6 @@
-//! The structural index (simdjson's stage 1, streamed a block at a time so
-//! it needs no memory): for each 64-byte block, which bytes start a token
-//! the tape builder must look at.
+//! The structural index (simdjson's stage 1, streamed a run of blocks at a
+//! time so it needs no memory beyond a fixed buffer): for each 64-byte
+//! block, which bytes start a token the tape builder must look at.
 //!
 //! [`crate::arch`] classifies the block's bytes into bitmasks (quotes,
 //! backslashes, `{}[],:`, whitespace, control characters); this module
@@ -15,7 +15,7 @@
 //!   escaped), every `{}[],:` outside strings, and the first byte of every
 //!   run of other bytes outside strings (a number or literal, or garbage);
 //! - a flag for control characters inside strings (always an error), and
-//!   one for invalid UTF-8 when the classifier checks it (AVX2).
+//!   one for invalid UTF-8 when the classifier checks it (AVX-512, AVX2).
 //!
 //! Every byte outside strings that is neither whitespace nor structural
 //! continues a run whose first byte is structural, so a tape builder that
@@ -87,21 +87,117 @@ fn structurals(m: Masks, carry: &mut Carry) -> (u64, bool) {
     (bits, m.ctrl & in_string != 0)
 }
 
-/// The index of one input, read block by block as the tape builder asks.
+/// Blocks classified per refill (chosen by measurement: docs/PERFORMANCE.md).
+const BLOCKS: usize = 8;
+
+/// Room for the structural positions of one refill: one per byte (a power
+/// of two, so that [`Index::next`] masks its index instead of checking it).
+const SLOTS: usize = 64 * BLOCKS;
+const _: () = assert!(SLOTS.is_power_of_two());
+
+/// Appends the positions of the bits of `bits` (`offset` plus the bit's
+/// index) to `slots` at `tail`, and returns the new tail. Each block writes
+/// to the 64 slots from `tail`, which exist since `tail <= offset <= SLOTS -
+/// 64`; the slots past the new tail get values that the next block
+/// overwrites or that are never read. With `COMPRESS`, one AVX-512 VBMI2
+/// compress ([`crate::arch::flatten_avx512`]); otherwise simdjson's flatten:
+/// eight stores whatever the count, eight more when there are more than
+/// eight, then one at a time, so that few blocks branch on their count.
+#[inline(always)]
+fn flatten<const COMPRESS: bool>(
+    slots: &mut [u32; SLOTS],
+    tail: usize,
+    offset: usize,
+    mut bits: u64,
+) -> usize {
+    let count = bits.count_ones() as usize;
+    let window = slots[tail..]
+        .first_chunk_mut::<64>()
+        .expect("tail <= SLOTS - 64");
+    #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+    if COMPRESS {
+        // SAFETY: only `refill_compress` instantiates `COMPRESS`, and
+        // `Index::new` picks it only after `flatten_avx512_available()`.
+        unsafe { crate::arch::flatten_avx512(window, offset as u32, bits) };
+        return tail + count;
+    }
+    let mut take = || {
+        let at = offset as u32 + bits.trailing_zeros();
+        bits &= bits.wrapping_sub(1);
+        at
+    };
+    window[..8].fill_with(&mut take);
+    if count > 8 {
+        window[8..16].fill_with(&mut take);
+        if count > 16 {
+            window[16..count].fill_with(&mut take);
+        }
+    }
+    tail + count
+}
+
+/// The index of one input, classified a run of blocks at a time as the
+/// tape builder asks, the structural positions of each run flattened into
+/// a buffer that [`Index::next`] pops. About 2.4 KiB: `SLOTS` `u32`s and
+/// the `BLOCKS` masks of a run.
 pub(crate) struct Index<'a> {
     input: &'a [u8],
     classifier: Classifier,
+    /// Classifies the next run of blocks and flattens its structural
+    /// positions into `slots`, skipping runs without any; `false` at the
+    /// end of the input ([`Index::refill_run`], compiled for this CPU).
+    refill: fn(&mut Index<'a>) -> bool,
     carry: Carry,
-    /// Offset of the current block.
+    /// Offset of the first block of the last run: `slots` holds positions
+    /// relative to it.
     base: usize,
     /// Offset of the next block to classify.
     next_block: usize,
-    /// Structural bits of the current block not handed out yet.
-    bits: u64,
+    /// The structural positions of the last run; those at `head..tail`
+    /// are not handed out yet.
+    slots: [u32; SLOTS],
+    head: usize,
+    tail: usize,
+    /// The masks of the last run (kept here so no refill clears them).
+    masks: [Masks; BLOCKS],
     /// A control character inside a string has been seen.
     control_in_string: bool,
     /// The classifier found invalid UTF-8.
     utf8_error: bool,
+}
+
+/// [`Index::refill_run`] compiled with POPCNT and BMI1 (`popcnt` for the
+/// count of a block's positions, `tzcnt` and `blsr` for each of them).
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+#[target_feature(enable = "popcnt,bmi1")]
+fn refill_bit_ops(index: &mut Index) -> bool {
+    index.refill_run::<false>()
+}
+
+/// [`Index::refill_run`] with the AVX-512 VBMI2 flatten (and POPCNT).
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+#[target_feature(enable = "popcnt,bmi1,avx512f,avx512bw,avx512vbmi2")]
+fn refill_compress(index: &mut Index) -> bool {
+    index.refill_run::<true>()
+}
+
+/// [`refill_bit_ops`] behind a safe signature, handed out by
+/// [`Index::new`] only after [`crate::arch::bit_ops`].
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+fn refill_bit_ops_checked(index: &mut Index) -> bool {
+    // SAFETY: `Index::new` picks this refill only when `arch::bit_ops()`
+    // found POPCNT and BMI1 on this CPU.
+    unsafe { refill_bit_ops(index) }
+}
+
+/// [`refill_compress`] behind a safe signature, handed out by
+/// [`Index::new`] only after [`crate::arch::flatten_avx512_available`].
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+fn refill_compress_checked(index: &mut Index) -> bool {
+    // SAFETY: `Index::new` picks this refill only when
+    // `arch::flatten_avx512_available()` found AVX-512 F, BW and VBMI2
+    // (with OS support), POPCNT and BMI1 on this CPU.
+    unsafe { refill_compress(index) }
 }
 
 impl<'a> Index<'a> {
@@ -110,62 +206,118 @@ impl<'a> Index<'a> {
         Index {
             input,
             classifier,
+            refill: Self::refill_for_this_cpu(),
             carry: Carry::default(),
             base: 0,
             next_block: 0,
-            bits: 0,
+            slots: [0; SLOTS],
+            head: 0,
+            tail: 0,
+            masks: [Masks::default(); BLOCKS],
             control_in_string: false,
             utf8_error: false,
         }
     }
 
-    /// Classifies the next block; `false` at the end of the input. The
-    /// last, partial block is padded with spaces.
-    #[inline]
-    fn advance(&mut self) -> bool {
-        let start = self.next_block;
-        if start >= self.input.len() {
-            return false;
+    /// The copy of [`Index::refill_run`] this CPU runs best.
+    fn refill_for_this_cpu() -> fn(&mut Index<'a>) -> bool {
+        #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+        {
+            if crate::arch::flatten_avx512_available() {
+                return |index| refill_compress_checked(index);
+            }
+            if crate::arch::bit_ops() {
+                return |index| refill_bit_ops_checked(index);
+            }
         }
+        Self::refill_plain
+    }
+
+    /// Every copy of [`Index::refill_run`] this CPU can run (for the tests).
+    #[cfg(test)]
+    fn all_refills() -> std::vec::Vec<fn(&mut Index<'a>) -> bool> {
+        #[allow(unused_mut)]
+        let mut all: std::vec::Vec<fn(&mut Index<'a>) -> bool> = std::vec![Self::refill_plain];
+        #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+        {
+            if crate::arch::bit_ops() {
+                all.push(|index| refill_bit_ops_checked(index));
+            }
+            if crate::arch::flatten_avx512_available() {
+                all.push(|index| refill_compress_checked(index));
+            }
+        }
+        all
+    }
+
+    /// [`Index::refill_run`] for any CPU.
+    #[inline(never)]
+    fn refill_plain(&mut self) -> bool {
+        self.refill_run::<false>()
+    }
+
+    /// What `refill` does (the one copy of the per-block carries).
+    #[inline(always)]
+    fn refill_run<const COMPRESS: bool>(&mut self) -> bool {
+        loop {
+            let start = self.next_block;
+            if start >= self.input.len() {
+                return false;
+            }
+            let blocks = self.classify(start);
+            let (mut carry, mut control, mut tail) = (self.carry, false, 0);
+            for (k, m) in self.masks[..blocks].iter().enumerate() {
+                let (bits, in_string) = structurals(*m, &mut carry);
+                control |= in_string;
+                tail = flatten::<COMPRESS>(&mut self.slots, tail, 64 * k, bits);
+            }
+            self.carry = carry;
+            self.control_in_string |= control;
+            self.base = start;
+            self.next_block = start + 64 * blocks;
+            (self.head, self.tail) = (0, tail);
+            if tail > 0 {
+                return true;
+            }
+        }
+    }
+
+    /// Classifies the blocks from `start` (inside the input) into `masks`:
+    /// up to `BLOCKS` whole ones, or else the last, partial block, padded
+    /// with spaces. Returns how many.
+    #[inline(always)]
+    fn classify(&mut self, start: usize) -> usize {
         let prev = match start.checked_sub(64) {
             Some(p) => self.input[p..start].first_chunk::<64>(),
             None => None,
         };
         let prev = prev.unwrap_or(&[0; 64]);
-        let rest = &self.input[start..];
-        let classify = self.classifier.classify;
-        let masks = match rest.first_chunk::<64>() {
-            Some(block) => classify(block, prev),
-            None => {
-                let mut block = [b' '; 64];
-                block[..rest.len()].copy_from_slice(rest);
-                classify(&block, prev)
-            }
+        let (whole, rest) = self.input[start..].as_chunks::<64>();
+        let mut padded = [b' '; 64];
+        let blocks = if whole.is_empty() {
+            padded[..rest.len()].copy_from_slice(rest);
+            core::slice::from_ref(&padded)
+        } else {
+            &whole[..whole.len().min(BLOCKS)]
         };
-        let (bits, control) = structurals(masks, &mut self.carry);
-        self.base = start;
-        self.next_block = start + 64;
-        self.bits = bits;
-        self.control_in_string |= control;
-        self.utf8_error |= masks.utf8_error;
-        true
+        self.utf8_error |= (self.classifier.classify)(blocks, prev, &mut self.masks);
+        blocks.len()
     }
 
     /// The offset of the next structural byte, or `None` at the end.
     #[inline(always)]
     pub(crate) fn next(&mut self) -> Option<usize> {
-        while self.bits == 0 {
-            if !self.advance() {
-                return None;
-            }
+        if self.head == self.tail && !(self.refill)(self) {
+            return None;
         }
-        let at = self.bits.trailing_zeros() as usize;
-        self.bits &= self.bits - 1;
-        Some(self.base + at)
+        // (`head < tail <= SLOTS` here; the mask only spares a bounds check.)
+        let at = self.slots[self.head % SLOTS];
+        self.head += 1;
+        Some(self.base + at as usize)
     }
 
     /// Whether a control character (below 0x20) was seen inside a string
-    /// in the blocks classified so far.
+    /// in the blocks classified so far (a run ahead of [`Index::next`]).
     #[cfg(test)]
     pub(crate) fn control_in_string(&self) -> bool {
         self.control_in_string
@@ -225,14 +377,24 @@ mod tests {
         (bits, control)
     }
 
-    /// The index's answer.
+    /// The index's answer, the same from every copy of the refill.
     fn indexed(input: &[u8], classifier: Classifier) -> (Vec<usize>, bool) {
-        let mut index = Index::new(input, classifier);
-        let mut bits = Vec::new();
-        while let Some(at) = index.next() {
-            bits.push(at);
+        let answers: Vec<_> = Index::all_refills()
+            .into_iter()
+            .map(|refill| {
+                let mut index = Index::new(input, classifier);
+                index.refill = refill;
+                let mut bits = Vec::new();
+                while let Some(at) = index.next() {
+                    bits.push(at);
+                }
+                (bits, index.control_in_string())
+            })
+            .collect();
+        for other in &answers[1..] {
+            assert_eq!(*other, answers[0], "the refills on {input:?}");
         }
-        (bits, index.control_in_string())
+        answers.into_iter().next().expect("the plain refill")
     }
 
     fn check(input: &[u8]) {
@@ -269,7 +431,19 @@ mod tests {
         // Backslash runs of every length ending on and around block edges,
         // before a quote.
         for run in 0..70 {
-            for end in [60usize, 62, 63, 64, 65, 126, 127, 128, 129] {
+            for end in [
+                60usize,
+                62,
+                63,
+                64,
+                65,
+                126,
+                127,
+                128,
+                129,
+                SLOTS,
+                SLOTS + 1,
+            ] {
                 if run >= end {
                     continue;
                 }
@@ -282,7 +456,7 @@ mod tests {
             }
         }
         // A quote at every offset around the edges, opening and closing.
-        for at in 56..136 {
+        for at in (56..136).chain(SLOTS - 8..SLOTS + 8) {
             let mut s = std::vec![b' '; at];
             s.extend_from_slice(b"\"ab\"");
             check(&s);
@@ -292,7 +466,7 @@ mod tests {
             check(&s);
         }
         // Multi-byte UTF-8 and control characters across the edges.
-        for at in 58..70 {
+        for at in (58..70).chain(SLOTS - 6..SLOTS + 2) {
             for tail in [
                 "é\"",
                 "€\"",
@@ -333,6 +507,37 @@ mod tests {
                         alphabet[(r % alphabet.len() as u64) as usize]
                     }
                 })
+                .collect();
+            check(&input);
+        }
+    }
+
+    #[test]
+    fn long_inputs_match_a_byte_loop() {
+        // Several runs of blocks, dense (every byte structural, the
+        // one-at-a-time tail of `flatten`) and sparse (runs without any
+        // position), in random mixes.
+        check(&std::vec![b'['; 3 * SLOTS + 5]);
+        check(
+            &[
+                b",".repeat(SLOTS + 64),
+                b"\"".to_vec(),
+                std::vec![b'a'; 2 * SLOTS],
+                b"\"1".to_vec(),
+            ]
+            .concat(),
+        );
+        let mut next = xorshift(0x5851_f42d_4c95_7f2d);
+        let alphabets: [&[u8]; 3] = [
+            b"[],:{}\"1 ",
+            b"aaaaaaaaaaaaaaaaaaaa\"\\ ",
+            b"\"\\{}[],: \t1a\xc3\xa9\x01",
+        ];
+        for round in 0..300 {
+            let alphabet = alphabets[round % 3];
+            let len = (next() % (4 * SLOTS as u64)) as usize;
+            let input: Vec<u8> = (0..len)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
                 .collect();
             check(&input);
         }
