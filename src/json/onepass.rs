@@ -120,6 +120,10 @@ impl Canon {
         let at = self.out.len;
         self.frames.clear();
         self.members.clear();
+        // Room for every byte still to come: canonical text is never longer
+        // than its input, but for numbers, which make room for themselves
+        // (`number`); so `Out::byte` and `Out::copy` need not check.
+        self.out.reserve(input.len() - pos);
         self.value(input, index, pos, max_depth as usize)?;
         let len = self.out.len - at;
         (len <= MAX_LEN && at <= u32::MAX as usize).then_some((at, len))
@@ -394,7 +398,10 @@ fn number(input: &[u8], pos: usize, out: &mut Out) -> Option<()> {
     if !run_ends(input, n.end) {
         return None;
     }
-    crate::jcs::write_number(out, &input[pos..n.end], n.canonical, pos).ok()
+    crate::jcs::write_number(out, &input[pos..n.end], n.canonical, pos).ok()?;
+    // Its canonical form may be longer than the token: room for the rest again.
+    out.reserve(input.len() - n.end);
+    Some(())
 }
 
 /// The string whose opening quote is at `open`, in canonical form: the
@@ -452,10 +459,10 @@ impl Out {
     }
 
     /// Appends `src[from..from + n]`, in 32-byte chunks when `src` holds
-    /// the whole last chunk.
+    /// the whole last chunk. The room is the caller's (see [`Canon::container`]).
     #[inline(always)]
     fn copy(&mut self, src: &[u8], from: usize, n: usize) {
-        self.reserve(n);
+        debug_assert!(self.len + n + SLACK <= self.buf.len());
         if from + n + 32 <= src.len() {
             let mut i = 0;
             loop {
@@ -480,9 +487,10 @@ impl Out {
         self.len += bytes.len();
     }
 
+    /// Appends one byte. The room is the caller's (see [`Canon::container`]).
     #[inline(always)]
     fn byte(&mut self, b: u8) {
-        self.reserve(1);
+        debug_assert!(self.len + 1 + SLACK <= self.buf.len());
         self.buf[self.len] = b;
         self.len += 1;
     }
