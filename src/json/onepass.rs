@@ -444,10 +444,15 @@ struct Out {
 }
 
 impl Out {
+    /// A larger buffer, zero-filled by the allocator (fresh pages are not
+    /// written until used: a short-lived process pays only for what it
+    /// writes), with the bytes written so far.
     #[cold]
     fn grow(&mut self, end: usize) {
         let room = end.max(2 * self.buf.len()).max(4096);
-        self.buf.resize(room, 0);
+        let mut buf = alloc::vec![0u8; room];
+        buf[..self.len].copy_from_slice(&self.buf[..self.len]);
+        self.buf = buf;
     }
 
     /// Makes room for `n` more bytes and the slack after them.
