@@ -21,4 +21,5 @@ else
   [ -f "$bin" ] && chmod u+x "$bin"
   printf '%s\n' "$want" >"$stamp"
 fi
-"$dir/node_modules/.bin/sarif-multitool" --version 2>&1 | head -1
+# sed reads to the end (head -1 would exit first: SIGPIPE under pipefail)
+"$dir/node_modules/.bin/sarif-multitool" --version 2>&1 | sed -n 1p

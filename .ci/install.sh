@@ -9,7 +9,7 @@ step() { printf '\n==> %s\n' "$*"; }
 
 step "Rust toolchain components"
 rustup component add clippy rustfmt >/dev/null 2>&1 || true
-rustup target list --installed | grep -qx thumbv7em-none-eabihf || rustup target add thumbv7em-none-eabihf
+grep -qx thumbv7em-none-eabihf <<< "$(rustup target list --installed)" || rustup target add thumbv7em-none-eabihf
 
 step "openssl (tests/tls.rs makes its test CA and certificates with it)"
 if ! command -v openssl >/dev/null; then
@@ -29,7 +29,7 @@ for script in install-oracles.sh install-servers.sh install-bindings.sh install-
 done
 
 step "Miri on the nightly toolchain (the C ABI tests run under it when present)"
-if rustup toolchain list | grep -q '^nightly'; then
+if grep -q '^nightly' <<< "$(rustup toolchain list)"; then
   rustup component add --toolchain nightly miri >/dev/null 2>&1 || echo "miri unavailable: the ABI Miri run will be skipped"
 fi
 

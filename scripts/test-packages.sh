@@ -134,7 +134,7 @@ install_suite() {
   [ "$(readlink "$lib/libcontractpin.so")" = "libcontractpin.so.0" ] || fail "libcontractpin.so is not a link to libcontractpin.so.0" || return 1
   [ -f "$lib/libcontractpin.a" ] || fail "no $lib/libcontractpin.a" || return 1
   cmp -s "$prefix/include/contractpin.h" include/contractpin.h || fail "installed header differs from include/contractpin.h" || return 1
-  readelf -d "$lib/libcontractpin.so.$version" | grep -q 'SONAME.*\[libcontractpin\.so\.0\]' || fail "SONAME is not libcontractpin.so.0" || return 1
+  grep -q 'SONAME.*\[libcontractpin\.so\.0\]' <<< "$(readelf -d "$lib/libcontractpin.so.$version")" || fail "SONAME is not libcontractpin.so.0" || return 1
   echo "installed: $(cd "$prefix" && find . -not -type d | sort | tr '\n' ' ')"
   echo "SONAME libcontractpin.so.0"
 
@@ -153,7 +153,7 @@ install_suite() {
   # The C library is the library crate alone: no CLI, HTTP or TLS crate.
   local tree
   tree="$(cargo tree --locked -p contractpin -e normal --no-default-features --features "$FEATURES" --prefix none 2>&1)" || { echo "$tree"; return 1; }
-  if printf '%s\n' "$tree" | grep -qE '^(clap|ureq|rustls|ring|webpki)'; then
+  if grep -qE '^(clap|ureq|rustls|ring|webpki)' <<< "$tree"; then
     fail "the library's dependency tree (features $FEATURES) has CLI/HTTP crates: $tree" || return 1
   fi
   echo "library crates (features $FEATURES): $(printf '%s\n' "$tree" | awk '{print $1" "$2}' | sort -u | tr '\n' ' ')"
@@ -180,7 +180,7 @@ check_example() {
   local bin="$1" out="$tmp/c/out"
   "$bin" "$testdata/tools.json" > "$out" || fail "$bin failed" || return 1
   grep -v '^#' "$testdata/expected.txt" | grep -E '^(server|tool) ' | diff - "$out" || fail "$bin: digests differ from expected.txt" || return 1
-  "$bin" "$testdata/tools.json" "$testdata/demo.lock" demo | grep -qx 'exit 0' || fail "$bin: verify of an unchanged server" || return 1
+  grep -qx 'exit 0' <<< "$("$bin" "$testdata/tools.json" "$testdata/demo.lock" demo)" || fail "$bin: verify of an unchanged server" || return 1
   local rc=0
   "$bin" "$testdata/tools-drifted.json" "$testdata/demo.lock" demo > "$out" || rc=$?
   [ "$rc" = 1 ] && grep -q '^drifted   echo description$' "$out" || fail "$bin: drift not reported (exit $rc)" || return 1
@@ -214,8 +214,8 @@ C
   cc "${warn[@]}" app.c $("${pc[@]}" --cflags --libs contractpin) -o app-dynamic || return 1
   # shellcheck disable=SC2046
   cc "${warn[@]}" version.c $("${pc[@]}" --cflags --libs contractpin) -o version-dynamic || return 1
-  readelf -d app-dynamic | grep -q 'NEEDED.*\[libcontractpin\.so\.0\]' || fail "app-dynamic does not need libcontractpin.so.0" || return 1
-  LD_LIBRARY_PATH="$prefix/lib" ldd app-dynamic | grep -q "libcontractpin.so.0 => $prefix/lib/libcontractpin.so.0" ||
+  grep -q 'NEEDED.*\[libcontractpin\.so\.0\]' <<< "$(readelf -d app-dynamic)" || fail "app-dynamic does not need libcontractpin.so.0" || return 1
+  grep -q "libcontractpin.so.0 => $prefix/lib/libcontractpin.so.0" <<< "$(LD_LIBRARY_PATH="$prefix/lib" ldd app-dynamic)" ||
     fail "app-dynamic does not resolve libcontractpin.so.0 in $prefix/lib" || return 1
   export LD_LIBRARY_PATH="$prefix/lib"
   check_example ./app-dynamic || return 1
@@ -234,7 +234,7 @@ C
   cc "${warn[@]}" app.c $flags -o app-static || return 1
   # shellcheck disable=SC2086
   cc "${warn[@]}" version.c $flags -o version-static || return 1
-  if readelf -d app-static | grep -q 'libcontractpin'; then fail "app-static depends on a shared libcontractpin" || return 1; fi
+  if grep -q 'libcontractpin' <<< "$(readelf -d app-static)"; then fail "app-static depends on a shared libcontractpin" || return 1; fi
   check_example ./app-static || return 1
   [ "$(./version-static)" = "$version" ] || fail "version-static" || return 1
   echo "C static: cc app.c $flags: no libcontractpin.so dependency, runs"
@@ -243,7 +243,7 @@ C
   # shellcheck disable=SC2046
   cc "${warn[@]}" app.c $("${pc[@]}" --cflags contractpin) "$("${pc[@]}" --variable=libdir contractpin)/libcontractpin.a" \
     $("${pc[@]}" --variable=native_static_libs contractpin) -o app-static-path || return 1
-  if readelf -d app-static-path | grep -q 'libcontractpin'; then fail "app-static-path depends on a shared libcontractpin" || return 1; fi
+  if grep -q 'libcontractpin' <<< "$(readelf -d app-static-path)"; then fail "app-static-path depends on a shared libcontractpin" || return 1; fi
   check_example ./app-static-path || return 1
   echo "C static (full install): the archive by path + native_static_libs: runs"
   cd "$root"
@@ -354,7 +354,7 @@ manylinux_suite() {
   show="$("$auditwheel" show "$repaired" 2>&1)" || { echo "$show"; return 1; }
   # The lowest tag it is consistent with is the one claimed: neither a false
   # claim (higher symbol versions) nor a needlessly high one.
-  printf '%s\n' "$show" | tr -s ' \n' ' ' | grep -q "is consistent with the following platform tag: \"$manylinux\"\." ||
+  grep -q "is consistent with the following platform tag: \"$manylinux\"\." <<< "$(tr -s ' \n' ' ' <<< "$show")" ||
     { echo "$show"; fail "auditwheel show does not find $(basename "$repaired") consistent with exactly $manylinux"; } || return 1
   echo "auditwheel show: consistent with $manylinux; $(printf '%s\n' "$show" | tr -s ' \n' ' ' | grep -o 'libc.so.6 with versions {[^}]*}')"
   python3 - "$built_wheel" "$repaired" "$manylinux" <<'PY' || return 1
@@ -414,7 +414,7 @@ sdist_suite() {
   python_check "$sdist" "$tmp/venv-sdist" "$tmp/sdist-install.log" || return 1
   # The library was compiled from the sdist's own sources, not the checkout's build.
   grep -q 'build-lib: cargo rustc (release' "$tmp/sdist-install.log" || fail "pip install of the sdist ran no cargo build" || return 1
-  if grep 'build-lib: cargo rustc' "$tmp/sdist-install.log" | grep -q "into $root/"; then
+  if grep -q "into $root/" <<< "$(grep 'build-lib: cargo rustc' "$tmp/sdist-install.log")"; then
     fail "the sdist build used the checkout's target directory" || return 1
   fi
   grep -E 'Compiling contractpin|Finished' "$tmp/sdist-install.log" | sed 's/^ */cargo (sdist): /'
@@ -442,7 +442,7 @@ go_suite() {
       go vet ./... &&
       CONTRACTPIN_VECTORS="$vectors" LD_LIBRARY_PATH="$prefix/lib" go test -count=1 -v ./... &&
       go build -o consumer . &&
-      { LD_LIBRARY_PATH="$prefix/lib" ldd ./consumer | grep -q "libcontractpin.so.0 => $prefix/lib/libcontractpin.so.0" ||
+      { grep -q "libcontractpin.so.0 => $prefix/lib/libcontractpin.so.0" <<< "$(LD_LIBRARY_PATH="$prefix/lib" ldd ./consumer)" ||
         fail "the Go binary does not resolve libcontractpin.so.0 in $prefix/lib"; } &&
       LD_LIBRARY_PATH="$prefix/lib" ./consumer "$vectors" &&
       python3 - "$vectors" "$tmp/vectors-tampered.json" <<'PY' &&

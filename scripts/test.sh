@@ -37,7 +37,7 @@ core_has_no_dependencies() {
     # shellcheck disable=SC2086
     tree="$(cargo tree -p contractpin -e normal $flags --prefix none 2>&1)" || { echo "$tree"; return 1; }
     echo "cargo tree -p contractpin -e normal $flags: $tree"
-    [ "$(printf '%s\n' "$tree" | grep -c .)" -eq 1 ] && printf '%s\n' "$tree" | grep -q '^contractpin v' || return 1
+    [ "$(printf '%s\n' "$tree" | grep -c .)" -eq 1 ] && grep -q '^contractpin v' <<< "$tree" || return 1
   done
 }
 
