@@ -304,23 +304,11 @@ mod tests {
         }
     }
 
-    use super::super::test_docs::{mutate, value};
-    use crate::test_rng::Rng;
+    use super::super::test_docs::generated_and_mutated;
 
     #[test]
     fn generated_and_mutated_documents() {
-        let mut r = Rng(0x0bad_cafe_1234_5678);
-        for round in 0..6_000 {
-            let mut doc = Vec::new();
-            // Padding moves the tokens across the 64-byte block edges.
-            doc.extend(std::iter::repeat_n(b' ', round % 67));
-            value(&mut r, 0, &mut doc);
-            check(&doc);
-            for _ in 0..1 + r.below(3) {
-                mutate(&mut r, &mut doc);
-            }
-            check(&doc);
-        }
+        generated_and_mutated(0x0bad_cafe_1234_5678, 6_000, check);
     }
 
     #[test]

@@ -512,12 +512,11 @@ impl Sink for Out {
 mod tests {
     use super::super::indexed::{parse_valid, Containers, Place};
     use super::super::parser::parse_exact;
-    use super::super::test_docs::{mutate, value};
+    use super::super::test_docs::generated_and_mutated;
     use super::*;
     use crate::contract::tools_list::ListShape;
     use crate::jcs::write_value;
     use crate::limits::Limits;
-    use crate::test_rng::Rng;
     use std::string::String;
 
     /// Every container collapsed, the root too: the canonicalizer alone.
@@ -600,17 +599,7 @@ mod tests {
 
     #[test]
     fn generated_and_mutated_documents() {
-        let mut r = Rng(0x0e0e_5eed_1234_0001);
-        for round in 0..6_000 {
-            let mut doc = Vec::new();
-            doc.extend(std::iter::repeat_n(b' ', round % 67));
-            value(&mut r, 0, &mut doc);
-            check(&doc);
-            for _ in 0..1 + r.below(3) {
-                mutate(&mut r, &mut doc);
-            }
-            check(&doc);
-        }
+        generated_and_mutated(0x0e0e_5eed_1234_0001, 6_000, check);
     }
 
     #[test]

@@ -145,3 +145,20 @@ pub(crate) fn mutate(r: &mut Rng, doc: &mut Vec<u8>) {
         _ => doc.truncate(at),
     }
 }
+
+/// Calls `check` on `rounds` generated documents, each also damaged by one to
+/// three edits: leading padding of 0 to 66 spaces moves the tokens across the
+/// 64-byte block edges.
+pub(crate) fn generated_and_mutated(seed: u64, rounds: usize, mut check: impl FnMut(&[u8])) {
+    let mut r = Rng(seed);
+    for round in 0..rounds {
+        let mut doc = Vec::new();
+        doc.extend(std::iter::repeat_n(b' ', round % 67));
+        value(&mut r, 0, &mut doc);
+        check(&doc);
+        for _ in 0..1 + r.below(3) {
+            mutate(&mut r, &mut doc);
+        }
+        check(&doc);
+    }
+}
