@@ -1,9 +1,10 @@
 //! Memory advice for the large, short-lived buffers of a one-shot process
-//! (`contractpin digest FILE`): the input and the parser's node store.
+//! (`contractpin digest FILE`): the input, the parser's node store and the
+//! one-pass canonical output.
 //!
-//! A 4 MB tools/list and its ~4 MB of tape nodes are touched once each; with
-//! 4 KiB pages that is about 2,000 page faults, a large part of the whole
-//! process's time. [`advise_huge_pages`] asks Linux for transparent huge
+//! A 4 MB tools/list and its ~4 MB of canonical bytes (or tape nodes) are
+//! touched once each; with 4 KiB pages that is about 2,000 page faults, a
+//! large part of the whole process's time. [`advise_huge_pages`] asks Linux for transparent huge
 //! pages (`madvise(MADV_HUGEPAGE)`, honoured when
 //! `/sys/kernel/mm/transparent_hugepage/enabled` is `madvise` or `always`)
 //! over the 2 MiB-aligned part of a buffer's allocation before it is

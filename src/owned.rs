@@ -235,6 +235,13 @@ impl Context {
     fn parse_collapsed(&mut self, input: &[u8]) -> bool {
         self.reserve_nodes(input);
         self.canon.reset(input.len());
+        // The canonical form of a tools/list is about the input's size: one
+        // allocation up front, on huge pages where the kernel gives them.
+        #[allow(unused_variables)]
+        if let Some(buf) = self.canon.presize(input.len()) {
+            #[cfg(feature = "std")]
+            crate::mem::advise_huge_pages(buf);
+        }
         let mut shape = ListShape(&mut self.canon);
         crate::json::parse_fast(input, &mut self.nodes, &self.limits, &mut shape)
     }

@@ -100,6 +100,18 @@ impl Canon {
         self.budget = input_len.saturating_mul(8).saturating_add(1 << 20);
     }
 
+    /// Makes the output buffer hold at least `n` bytes (and the slack) before
+    /// anything is written; returns the new buffer when it had to grow, while
+    /// none of its pages has been touched, so that a caller may advise the
+    /// kernel on it (`mem::advise_huge_pages` in a one-shot process).
+    pub(crate) fn presize(&mut self, n: usize) -> Option<&mut Vec<u8>> {
+        if self.out.len + n + SLACK <= self.out.buf.len() {
+            return None;
+        }
+        self.out.grow(self.out.len + n + SLACK);
+        Some(&mut self.out.buf)
+    }
+
     /// The canonical bytes written since the last reset.
     pub(crate) fn bytes(&self) -> &[u8] {
         &self.out.buf[..self.out.len]
