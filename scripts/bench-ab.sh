@@ -9,7 +9,9 @@
 #
 # BASE is any git revision; WHAT and PAYLOAD are those of `bench-table profile`
 # (pipeline, verify, parse, canonicalize, serde; S, M, L, M-pretty, M-numbers,
-# A); the default pair is `pipeline M`. Each round runs both binaries once for
+# A), or `cli` for the whole `contractpin digest PAYLOAD.json` process (each
+# side's own CLI binary; a round's figure is its fastest of at least 30
+# processes); the default pair is `pipeline M`. Each round runs both binaries once for
 # AB_SECONDS (default 0.4) each, base first in odd rounds and the working tree
 # first in even ones, and keeps each run's fastest repetition. The summary
 # gives, per binary, the least and the median of those round figures, and the
@@ -45,7 +47,7 @@ if ! git diff --quiet "$base_rev" -- benches/common tests/support/rng.rs; then
 fi
 
 base_bin="$work/bench-table-${base_rev:0:12}"
-if [[ ! -x "$base_bin" ]]; then
+if [[ ! -x "$base_bin" || ! -x "$base_bin-cli" ]]; then
   tree="$work/tree-${base_rev:0:12}"
   # A run stopped half-way may have left its worktree behind.
   rm -rf "$tree"
@@ -53,26 +55,49 @@ if [[ ! -x "$base_bin" ]]; then
   git worktree add --quiet --detach "$tree" "$base_rev"
   trap 'git worktree remove --force "$tree" 2>/dev/null || true' EXIT
   echo "bench-ab: building the base (${base_rev:0:12}) ..." >&2
-  (cd "$tree" && CARGO_TARGET_DIR="$work/target" cargo build --quiet --release -p contractpin-bench-peers)
+  (cd "$tree" && CARGO_TARGET_DIR="$work/target" cargo build --quiet --release -p contractpin-bench-peers -p contractpin-cli)
+  cp "$work/target/release/contractpin" "$base_bin-cli"
   cp "$work/target/release/bench-table" "$base_bin.partial"
   mv "$base_bin.partial" "$base_bin"
   git worktree remove --force "$tree"
   trap - EXIT
 fi
 echo "bench-ab: building the working tree ..." >&2
-CARGO_TARGET_DIR="$target" cargo build --quiet --release -p contractpin-bench-peers
+CARGO_TARGET_DIR="$target" cargo build --quiet --release -p contractpin-bench-peers -p contractpin-cli
 new_bin="$work/bench-table-work"
 cp "$target/release/bench-table" "$new_bin"
+cp "$target/release/contractpin" "$new_bin-cli"
+payloads="$work/payloads"
+[[ -f "$payloads/L.json" ]] || "$new_bin" payloads "$payloads" > /dev/null
 
 # The fastest repetition of one run, in ms.
 fastest() {
   local ms
+  if [[ "$2" == cli ]]; then
+    cli_fastest "$1-cli" "$payloads/$3.json"
+    return
+  fi
   ms="$("$1" profile "$2" "$3" "$seconds" | sed -n 's/.*fastest \([0-9.]*\) ms.*/\1/p')"
   if [[ -z "$ms" ]]; then
     echo "bench-ab: $1 profile $2 $3 printed no fastest time" >&2
     exit 1
   fi
   echo "$ms"
+}
+
+# The fastest of at least 30 `contractpin digest FILE` processes (and of as
+# many as fit in the round's seconds), in ms.
+cli_fastest() {
+  python3 - "$1" "$2" "$seconds" <<'PY'
+import subprocess, sys, time
+cli, path, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+best, runs, start = float("inf"), 0, time.perf_counter()
+while runs < 30 or time.perf_counter() - start < seconds:
+    t = time.perf_counter()
+    subprocess.run([cli, "digest", path], stdout=subprocess.DEVNULL, check=True)
+    best, runs = min(best, time.perf_counter() - t), runs + 1
+print(f"{best * 1e3:.3f}")
+PY
 }
 
 # Least and median of the figures given.
