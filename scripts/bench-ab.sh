@@ -11,8 +11,8 @@
 # (pipeline, verify, parse, canonicalize, serde; S, M, L, M-pretty, M-numbers,
 # A), or `cli` for the whole `contractpin digest PAYLOAD.json` process (each
 # side's own CLI binary; a round's figure is its fastest of at least 30
-# processes); the default pair is `pipeline M`. Each round runs both binaries once for
-# AB_SECONDS (default 0.4) each, base first in odd rounds and the working tree
+# processes); the default pair is `pipeline M`. Each round runs both
+# binaries once for AB_SECONDS (default 0.4) each, base first in odd rounds and the working tree
 # first in even ones, and keeps each run's fastest repetition. The summary
 # gives, per binary, the least and the median of those round figures, and the
 # change of the median. On a shared host single figures move by 5-10%; a
@@ -24,7 +24,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 if [[ $# -lt 1 ]]; then
-  sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 base_rev="$(git rev-parse --verify "$1^{commit}")"
@@ -68,7 +68,9 @@ new_bin="$work/bench-table-work"
 cp "$target/release/bench-table" "$new_bin"
 cp "$target/release/contractpin" "$new_bin-cli"
 payloads="$work/payloads"
-[[ -f "$payloads/L.json" ]] || "$new_bin" payloads "$payloads" > /dev/null
+if [[ " ${pairs[*]} " == *" cli "* && ! -f "$payloads/L.json" ]]; then
+  "$new_bin" payloads "$payloads" > /dev/null
+fi
 
 # The fastest repetition of one run, in ms.
 fastest() {

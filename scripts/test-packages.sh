@@ -180,7 +180,9 @@ check_example() {
   local bin="$1" out="$tmp/c/out"
   "$bin" "$testdata/tools.json" > "$out" || fail "$bin failed" || return 1
   grep -v '^#' "$testdata/expected.txt" | grep -E '^(server|tool) ' | diff - "$out" || fail "$bin: digests differ from expected.txt" || return 1
-  grep -qx 'exit 0' <<< "$("$bin" "$testdata/tools.json" "$testdata/demo.lock" demo)" || fail "$bin: verify of an unchanged server" || return 1
+  local verdict
+  verdict="$("$bin" "$testdata/tools.json" "$testdata/demo.lock" demo)" && grep -qx 'exit 0' <<< "$verdict" ||
+    fail "$bin: verify of an unchanged server" || return 1
   local rc=0
   "$bin" "$testdata/tools-drifted.json" "$testdata/demo.lock" demo > "$out" || rc=$?
   [ "$rc" = 1 ] && grep -q '^drifted   echo description$' "$out" || fail "$bin: drift not reported (exit $rc)" || return 1

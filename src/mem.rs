@@ -4,8 +4,8 @@
 //!
 //! A 4 MB tools/list and its ~4 MB of canonical bytes (or tape nodes) are
 //! touched once each; with 4 KiB pages that is about 2,000 page faults, a
-//! large part of the whole process's time. [`advise_huge_pages`] asks Linux for transparent huge
-//! pages (`madvise(MADV_HUGEPAGE)`, honoured when
+//! large part of the whole process's time. [`advise_huge_pages`] asks Linux
+//! for transparent huge pages (`madvise(MADV_HUGEPAGE)`, honoured when
 //! `/sys/kernel/mm/transparent_hugepage/enabled` is `madvise` or `always`)
 //! over the 2 MiB-aligned part of a buffer's allocation before it is
 //! written, so that part faults once per 2 MiB. Elsewhere, for small buffers,

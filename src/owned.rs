@@ -237,7 +237,7 @@ impl Context {
         self.canon.reset(input.len());
         // The canonical form of a tools/list is about the input's size: one
         // allocation up front, on huge pages where the kernel gives them.
-        #[allow(unused_variables)]
+        #[cfg_attr(not(feature = "std"), allow(unused_variables))]
         if let Some(buf) = self.canon.presize(input.len()) {
             #[cfg(feature = "std")]
             crate::mem::advise_huge_pages(buf);

@@ -105,11 +105,9 @@ impl Canon {
     /// none of its pages has been touched, so that a caller may advise the
     /// kernel on it (`mem::advise_huge_pages` in a one-shot process).
     pub(crate) fn presize(&mut self, n: usize) -> Option<&mut Vec<u8>> {
-        if self.out.len + n + SLACK <= self.out.buf.len() {
-            return None;
-        }
-        self.out.grow(self.out.len + n + SLACK);
-        Some(&mut self.out.buf)
+        let before = self.out.buf.len();
+        self.out.reserve(n);
+        (self.out.buf.len() != before).then_some(&mut self.out.buf)
     }
 
     /// The canonical bytes written since the last reset.
