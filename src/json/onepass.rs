@@ -278,8 +278,13 @@ impl Canon {
             self.tmp.clear();
             self.tmp.extend_from_slice(&self.out.buf[base..end]);
             // Room for the last chunk of a copy out of `tmp`.
-            self.tmp.extend_from_slice(&[0; 32]);
-            self.out.len = base;
+            self.tmp.extend_from_slice(&[0; CHUNK]);
+            // The chunked copies below write at most `CHUNK - 1` bytes past
+            // `end`, into the slack every write keeps.
+            assert!(end + SLACK <= self.out.buf.len());
+            let dst = self.out.buf.as_mut_ptr();
+            let src = self.tmp.as_ptr();
+            let mut at = base;
             for (j, &i) in order.iter().enumerate().skip(skip) {
                 let i = i as usize;
                 let from = members[i].out as usize - base;
@@ -288,10 +293,21 @@ impl Canon {
                     None => end - base,
                 };
                 if j > skip {
-                    self.out.byte(b',');
+                    // SAFETY: `at < end` (the pieces and commas written back
+                    // total `end - base` bytes), inside the buffer.
+                    unsafe { *dst.add(at) = b',' };
+                    at += 1;
                 }
-                self.out.copy(&self.tmp, from, to - from);
+                // SAFETY: the piece is inside `tmp`'s first `end - base`
+                // bytes, and `tmp` holds `CHUNK` more, so whole chunks read
+                // from `from` stay inside it; they land at `at..`, which
+                // ends before `end`, plus at most `CHUNK - 1` bytes past
+                // it, inside the slack asserted above.
+                unsafe { copy_chunks(dst.add(at), src.add(from), to - from) };
+                at += to - from;
             }
+            debug_assert_eq!(at, end);
+            self.out.len = end;
         }
         self.members.truncate(first);
         Some(())
@@ -441,9 +457,35 @@ fn string(input: &[u8], index: &mut Index, open: usize, out: &mut Out) -> Option
     Some((at, true))
 }
 
+/// The unit of [`copy_chunks`].
+const CHUNK: usize = 64;
+
+/// Copies `n` bytes from `src` to `dst` as whole [`CHUNK`]-byte chunks (at
+/// least one), so up to `CHUNK - 1` bytes past each end are read and written.
+///
+/// # Safety
+///
+/// `src` must be valid for reads, and `dst` for writes, of `n` rounded up
+/// to a whole chunk (at least one), and the two ranges must not overlap.
+#[inline(always)]
+unsafe fn copy_chunks(dst: *mut u8, src: *const u8, n: usize) {
+    let mut i = 0;
+    loop {
+        // SAFETY: `i < n` rounded up to a chunk, within the caller's ranges.
+        unsafe {
+            let chunk = src.add(i).cast::<[u8; CHUNK]>().read_unaligned();
+            dst.add(i).cast::<[u8; CHUNK]>().write_unaligned(chunk);
+        }
+        i += CHUNK;
+        if i >= n {
+            break;
+        }
+    }
+}
+
 /// Room kept past the end of what is written: copies move whole 32-byte
 /// chunks, the last one running past the bytes it copies.
-const SLACK: usize = 64;
+const SLACK: usize = 128;
 
 /// The output buffer: its length is its capacity (zero-filled once), `len`
 /// the bytes written, and a write keeps [`SLACK`] bytes of room after it.
@@ -473,21 +515,23 @@ impl Out {
         }
     }
 
-    /// Appends `src[from..from + n]`, in 32-byte chunks when `src` holds
-    /// the whole last chunk. The room is the caller's (see [`Canon::container`]).
+    /// Appends `src[from..from + n]`, in whole chunks ([`copy_chunks`])
+    /// when `src` and the buffer hold the whole last chunk. The room is the
+    /// caller's (see [`Canon::container`]).
     #[inline(always)]
     fn copy(&mut self, src: &[u8], from: usize, n: usize) {
         debug_assert!(self.len + n + SLACK <= self.buf.len());
-        if from + n + 32 <= src.len() {
-            let mut i = 0;
-            loop {
-                let at = self.len + i;
-                self.buf[at..at + 32].copy_from_slice(&src[from + i..from + i + 32]);
-                i += 32;
-                if i >= n {
-                    break;
-                }
-            }
+        if from + n + CHUNK <= src.len() && self.len + n + CHUNK <= self.buf.len() {
+            // SAFETY: both ranges hold `n + CHUNK` bytes (checked just
+            // above), more than `n` rounded up to a chunk; one is in `src`,
+            // the other in the buffer, so they do not overlap.
+            unsafe {
+                copy_chunks(
+                    self.buf.as_mut_ptr().add(self.len),
+                    src.as_ptr().add(from),
+                    n,
+                )
+            };
         } else {
             self.buf[self.len..self.len + n].copy_from_slice(&src[from..from + n]);
         }
