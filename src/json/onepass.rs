@@ -284,29 +284,28 @@ impl Canon {
             assert!(end + SLACK <= self.out.buf.len());
             let dst = self.out.buf.as_mut_ptr();
             let src = self.tmp.as_ptr();
+            // Each piece goes after a separator: the byte before the first
+            // one (the `{` or a comma) is written back as it is.
+            let mut sep = self.out.buf[base - 1];
             let mut at = base;
-            for (j, &i) in order.iter().enumerate().skip(skip) {
+            for &i in &order[skip..] {
                 let i = i as usize;
                 let from = members[i].out as usize - base;
-                let to = match members.get(i + 1) {
-                    Some(next) => next.out as usize - base - 1,
-                    None => end - base,
-                };
-                if j > skip {
-                    // SAFETY: `at < end` (the pieces and commas written back
-                    // total `end - base` bytes), inside the buffer.
-                    unsafe { *dst.add(at) = b',' };
-                    at += 1;
-                }
+                // The member ends before the next one's comma, or at `end`.
+                let to = members.get(i + 1).map_or(end + 1, |next| next.out as usize) - base - 1;
+                // SAFETY: `base - 1 <= at - 1 < end`: the pieces and commas
+                // written back total `end - base` bytes; inside the buffer.
+                unsafe { *dst.add(at - 1) = sep };
+                sep = b',';
                 // SAFETY: the piece is inside `tmp`'s first `end - base`
                 // bytes, and `tmp` holds `CHUNK` more, so whole chunks read
                 // from `from` stay inside it; they land at `at..`, which
                 // ends before `end`, plus at most `CHUNK - 1` bytes past
                 // it, inside the slack asserted above.
                 unsafe { copy_chunks(dst.add(at), src.add(from), to - from) };
-                at += to - from;
+                at += to - from + 1;
             }
-            debug_assert_eq!(at, end);
+            debug_assert_eq!(at, end + 1);
             self.out.len = end;
         }
         self.members.truncate(first);
