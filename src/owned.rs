@@ -236,11 +236,15 @@ impl Context {
         self.reserve_nodes(input);
         self.canon.reset(input.len());
         // The canonical form of a tools/list is about the input's size: one
-        // allocation up front, on huge pages where the kernel gives them.
+        // allocation up front, on huge pages where the kernel gives them,
+        // mapped in one call rather than a fault per page as it is written.
         #[cfg_attr(not(feature = "std"), allow(unused_variables))]
         if let Some(buf) = self.canon.presize(input.len()) {
             #[cfg(feature = "std")]
-            crate::mem::advise_huge_pages(buf);
+            {
+                crate::mem::advise_huge_pages(buf);
+                crate::mem::prefault(buf, input.len());
+            }
         }
         let mut shape = ListShape(&mut self.canon);
         crate::json::parse_fast(input, &mut self.nodes, &self.limits, &mut shape)

@@ -37,13 +37,17 @@ pub fn read_document(path: Option<&Path>, max: usize) -> Result<Vec<u8>, Failure
 /// Reserves room for a regular file's whole contents (at most `cap` bytes)
 /// plus the one byte of the end-of-file probe, so that reading it does not
 /// grow the buffer step by step (`take` hides the file's size from
-/// `read_to_end`). A FIFO or device reports no useful size: no reservation.
+/// `read_to_end`), on huge pages where the kernel gives them and mapped in
+/// one call (`contractpin::mem`). A FIFO or device reports no useful size:
+/// no reservation.
 fn reserve_for(file: &File, cap: u64, buf: &mut Vec<u8>) {
     if let Ok(meta) = file.metadata() {
         if meta.is_file() {
             let want = meta.len().saturating_add(1).min(cap);
-            buf.reserve_exact(usize::try_from(want).unwrap_or(0));
+            let want = usize::try_from(want).unwrap_or(0);
+            buf.reserve_exact(want);
             contractpin::mem::advise_huge_pages(buf);
+            contractpin::mem::prefault(buf, want);
         }
     }
 }
