@@ -482,8 +482,9 @@ unsafe fn copy_chunks(dst: *mut u8, src: *const u8, n: usize) {
     }
 }
 
-/// Room kept past the end of what is written: copies move whole 32-byte
-/// chunks, the last one running past the bytes it copies.
+/// Room kept past the end of what is written: copies move whole
+/// [`CHUNK`]-byte chunks, the last one running up to `CHUNK - 1` bytes past
+/// the bytes it copies.
 const SLACK: usize = 128;
 
 /// The output buffer: its length is its capacity (zero-filled once), `len`
