@@ -39,18 +39,30 @@ pub fn advise_huge_pages<T>(buf: &mut Vec<T>) {
 }
 
 /// Faults in, in one system call, the pages of `buf`'s allocation that
-/// lie wholly inside its first `bytes` bytes (clamped to the allocation),
-/// for a buffer that is about to be written that far: the input a file is
-/// read into, the canonical output of a document. The memory is the same
-/// either way (zeroed by the kernel); only the traps are saved. Use it
-/// after [`advise_huge_pages`], so the aligned part is mapped in huge pages.
-pub fn prefault<T>(buf: &mut Vec<T>, bytes: usize) {
+/// lie wholly inside the byte range `bytes` of it (clamped to the
+/// allocation), for a buffer that is about to be written there: the input
+/// a file is read into, the canonical output of a document. The memory is
+/// the same either way (zeroed by the kernel); only the traps are saved.
+/// Use it after [`advise_huge_pages`], so the aligned part is mapped in
+/// huge pages.
+pub fn prefault<T>(buf: &mut Vec<T>, bytes: core::ops::Range<usize>) {
     let start = buf.as_mut_ptr() as usize;
     let size = buf.capacity().saturating_mul(core::mem::size_of::<T>());
-    let first = start.div_ceil(PAGE) * PAGE;
-    let end = (start.saturating_add(bytes.min(size)) / PAGE) * PAGE;
+    let (from, to) = (bytes.start.min(size), bytes.end.min(size));
+    let first = start.saturating_add(from).div_ceil(PAGE) * PAGE;
+    let end = (start.saturating_add(to) / PAGE) * PAGE;
     if end > first {
         populate(first, end - first);
+    }
+}
+
+/// The alignment that puts a buffer of `len` bytes wholly on huge pages:
+/// a huge page's when it spans at least one, else none (1).
+pub fn alignment_for(len: usize) -> usize {
+    if len >= HUGE_PAGE {
+        HUGE_PAGE
+    } else {
+        1
     }
 }
 
@@ -126,7 +138,7 @@ impl FreshBuf {
             }
         }
         let mut heap = std::vec![0; len];
-        prefault(&mut heap, len);
+        prefault(&mut heap, 0..len);
         FreshBuf {
             store: Store::Heap(heap),
             len,
@@ -284,7 +296,7 @@ mod tests {
         }
         let mut empty: Vec<u64> = Vec::new();
         advise_huge_pages(&mut empty);
-        prefault(&mut empty, 1 << 20);
+        prefault(&mut empty, 0..1 << 20);
     }
 
     #[test]
@@ -326,7 +338,10 @@ mod tests {
             let mut v: Vec<u8> = (0..len).map(|i| (i % 253) as u8).collect();
             v.reserve(2 * HUGE_PAGE);
             // More than the allocation: clamped to it.
-            prefault(&mut v, usize::MAX);
+            prefault(&mut v, 0..usize::MAX);
+            prefault(&mut v, usize::MAX..usize::MAX);
+            #[allow(clippy::reversed_empty_ranges)]
+            prefault(&mut v, 5000..3);
             assert!(v.iter().enumerate().all(|(i, &b)| b == (i % 253) as u8));
             v.resize(len + 2 * HUGE_PAGE, 9);
             assert!(v[len..].iter().all(|&b| b == 9));
@@ -384,7 +399,7 @@ mod tests {
     fn a_prefaulted_buffer_is_written_without_faults() {
         const LEN: usize = 8 << 20;
         let mut v: Vec<u8> = Vec::with_capacity(LEN);
-        prefault(&mut v, LEN);
+        prefault(&mut v, 0..LEN);
         let before = minor_faults();
         v.resize(LEN, 1);
         let faults = minor_faults() - before;

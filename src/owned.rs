@@ -236,14 +236,19 @@ impl Context {
         self.reserve_nodes(input);
         self.canon.reset(input.len());
         // The canonical form of a tools/list is about the input's size: one
-        // allocation up front, on huge pages where the kernel gives them,
-        // mapped in one call rather than a fault per page as it is written.
+        // allocation up front, starting at a huge page where it spans one,
+        // on huge pages where the kernel gives them, and mapped in one call
+        // rather than a fault per page as it is written.
+        #[cfg(feature = "std")]
+        let align = crate::mem::alignment_for(input.len());
+        #[cfg(not(feature = "std"))]
+        let align = 1;
         #[cfg_attr(not(feature = "std"), allow(unused_variables))]
-        if let Some(buf) = self.canon.presize(input.len()) {
+        if let Some((buf, origin)) = self.canon.presize(input.len(), align) {
             #[cfg(feature = "std")]
             {
                 crate::mem::advise_huge_pages(buf);
-                crate::mem::prefault(buf, input.len());
+                crate::mem::prefault(buf, origin..origin + input.len());
             }
         }
         let mut shape = ListShape(&mut self.canon);

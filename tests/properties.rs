@@ -343,6 +343,39 @@ fn tools_list_matches_the_reference_on_generated_lists() {
     }
 }
 
+/// A tools/list of `tools` tools of about 1 KB each, keys out of order,
+/// escapes, non-ASCII text and numbers that need formatting.
+fn large_tools_list(tools: usize, seed: usize) -> Vec<u8> {
+    let mut s = String::from(r#"{"jsonrpc":"2.0","id":1,"result":{"tools":["#);
+    for i in 0..tools {
+        if i > 0 {
+            s.push(',');
+        }
+        let pad = r"é \u00e9 \n ✓ ".repeat(20 + (i * 7 + seed) % 40);
+        s.push_str(&format!(
+            r#"{{"name":"tool_{seed}_{i}","description":"does {i} \"things\" {pad}","inputSchema":{{"type":"object","properties":{{"z{i}":{{"type":"number","minimum":1.50e1,"maximum":{i}.250}},"a":{{"description":"{pad}","type":"string"}}}},"required":["a"]}},"annotations":{{"title":"T{i}","readOnlyHint":{}}}}}"#,
+            i % 2 == 0
+        ));
+    }
+    s.push_str("]}}");
+    s.into_bytes()
+}
+
+/// A reused `Context` whose canonical output starts at a huge page (inputs
+/// of 2 MiB or more, `Canon::presize`), then serves a small list from the
+/// same buffer, then grows to a new one: the same digests as the reference
+/// and the scratch API each time.
+#[test]
+fn a_reused_context_across_large_and_small_lists_matches_the_reference() {
+    let big = large_tools_list(2_600, 1);
+    assert!(big.len() > 2 << 20, "{}", big.len());
+    let small = large_tools_list(3, 2);
+    let bigger = large_tools_list(4_000, 3);
+    for input in [&big, &small, &bigger, &small, &big] {
+        checks::check_tools_list(input, Limits::DEFAULT);
+    }
+}
+
 #[test]
 fn tools_list_matches_the_reference_on_corpus_and_fixtures() {
     for (path, input) in corpus("tools_list")

@@ -93,24 +93,46 @@ impl Canon {
     /// cannot make the work grow with depth times size; past that the
     /// caller parses the classic way.
     pub(crate) fn reset(&mut self, input_len: usize) {
-        self.out.len = 0;
+        self.out.len = self.out.origin;
         self.frames.clear();
         self.members.clear();
         self.moved = 0;
         self.budget = input_len.saturating_mul(8).saturating_add(1 << 20);
     }
 
-    /// Makes the output buffer hold at least `n` bytes (and the slack) before
-    /// anything is written; returns the new buffer when it had to grow, while
-    /// none of its pages has been touched, so that a caller may advise the
-    /// kernel on it (`mem::advise_huge_pages` in a one-shot process).
-    pub(crate) fn presize(&mut self, n: usize) -> Option<&mut Vec<u8>> {
-        let before = self.out.buf.len();
-        self.out.reserve(n);
-        (self.out.buf.len() != before).then_some(&mut self.out.buf)
+    /// Makes the output buffer hold at least `n` bytes (and the slack)
+    /// before anything is written (just after [`Canon::reset`]). When it has
+    /// to grow, the new buffer is a fresh one with `align - 1` bytes more,
+    /// and the output starts at its first `align`-aligned byte (its
+    /// *origin*, kept for every later document; the bytes before it are
+    /// never written, so their pages are never touched); returns that
+    /// buffer and the origin while none of its pages has been touched, so
+    /// that a caller may advise the kernel on it (`mem` in a one-shot
+    /// process: 2 MiB alignment puts the whole output on huge pages).
+    pub(crate) fn presize(&mut self, n: usize, align: usize) -> Option<(&mut Vec<u8>, usize)> {
+        let out = &mut self.out;
+        debug_assert_eq!(out.len, out.origin, "presize before writing");
+        if out.len + n + SLACK <= out.buf.len() {
+            return None;
+        }
+        let align = align.max(1);
+        // As `Out::grow` sizes a buffer, and room to align its start.
+        let room = n
+            .checked_add(SLACK)?
+            .max(2 * out.buf.len())
+            .max(4096)
+            .checked_add(align - 1)?;
+        // Nothing written yet: a fresh, zero-filled buffer, nothing to copy.
+        out.buf = alloc::vec![0u8; room];
+        let at = out.buf.as_ptr() as usize;
+        out.origin = at.next_multiple_of(align) - at;
+        out.len = out.origin;
+        Some((&mut out.buf, out.origin))
     }
 
-    /// The canonical bytes written since the last reset.
+    /// The output buffer up to the end of the canonical bytes written since
+    /// the last reset (they start at the origin, see [`Canon::presize`]):
+    /// the offsets [`Canon::container`] returns are into it.
     pub(crate) fn bytes(&self) -> &[u8] {
         &self.out.buf[..self.out.len]
     }
@@ -487,12 +509,15 @@ unsafe fn copy_chunks(dst: *mut u8, src: *const u8, n: usize) {
 /// the bytes it copies.
 const SLACK: usize = 128;
 
-/// The output buffer: its length is its capacity (zero-filled once), `len`
-/// the bytes written, and a write keeps [`SLACK`] bytes of room after it.
+/// The output buffer: its length is its capacity (zero-filled once), the
+/// bytes from `origin` to `len` are those written (offsets are into the
+/// whole buffer), and a write keeps [`SLACK`] bytes of room after it.
 #[derive(Debug, Default)]
 struct Out {
     buf: Vec<u8>,
     len: usize,
+    /// Where each document's output starts ([`Canon::presize`]; else 0).
+    origin: usize,
 }
 
 impl Out {
@@ -503,7 +528,9 @@ impl Out {
     fn grow(&mut self, end: usize) {
         let room = end.max(2 * self.buf.len()).max(4096);
         let mut buf = alloc::vec![0u8; room];
-        buf[..self.len].copy_from_slice(&self.buf[..self.len]);
+        // The same offsets in the new buffer; the bytes before the origin
+        // were never written and are zero in both.
+        buf[self.origin..self.len].copy_from_slice(&self.buf[self.origin..self.len]);
         self.buf = buf;
     }
 
