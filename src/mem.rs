@@ -29,13 +29,25 @@ const HUGE_PAGE: usize = 2 << 20;
 /// Advises huge pages for the whole allocation of `buf` (its length and its
 /// spare capacity), where it covers at least one aligned 2 MiB page.
 pub fn advise_huge_pages<T>(buf: &mut Vec<T>) {
-    let start = buf.as_mut_ptr() as usize;
-    let bytes = buf.capacity().saturating_mul(core::mem::size_of::<T>());
-    let first = start.div_ceil(HUGE_PAGE) * HUGE_PAGE;
-    let end = (start.saturating_add(bytes) / HUGE_PAGE) * HUGE_PAGE;
-    if end > first {
-        advise(first, end - first);
+    if let Some((addr, len)) = whole_units(buf, 0..usize::MAX, HUGE_PAGE) {
+        advise(addr, len);
     }
+}
+
+/// The address and length of the `unit`-aligned whole units of `buf`'s
+/// allocation that lie inside its byte range `bytes` (clamped to the
+/// allocation); `None` when there is none.
+fn whole_units<T>(
+    buf: &mut Vec<T>,
+    bytes: core::ops::Range<usize>,
+    unit: usize,
+) -> Option<(usize, usize)> {
+    let start = buf.as_mut_ptr() as usize;
+    let size = buf.capacity().saturating_mul(core::mem::size_of::<T>());
+    let (from, to) = (bytes.start.min(size), bytes.end.min(size));
+    let first = start.saturating_add(from).div_ceil(unit) * unit;
+    let end = (start.saturating_add(to) / unit) * unit;
+    (end > first).then(|| (first, end - first))
 }
 
 /// Faults in, in one system call, the pages of `buf`'s allocation that
@@ -46,13 +58,8 @@ pub fn advise_huge_pages<T>(buf: &mut Vec<T>) {
 /// Use it after [`advise_huge_pages`], so the aligned part is mapped in
 /// huge pages.
 pub fn prefault<T>(buf: &mut Vec<T>, bytes: core::ops::Range<usize>) {
-    let start = buf.as_mut_ptr() as usize;
-    let size = buf.capacity().saturating_mul(core::mem::size_of::<T>());
-    let (from, to) = (bytes.start.min(size), bytes.end.min(size));
-    let first = start.saturating_add(from).div_ceil(PAGE) * PAGE;
-    let end = (start.saturating_add(to) / PAGE) * PAGE;
-    if end > first {
-        populate(first, end - first);
+    if let Some((addr, len)) = whole_units(buf, bytes, PAGE) {
+        populate(addr, len);
     }
 }
 
@@ -110,8 +117,8 @@ fn advise(_: usize, _: usize) {}
 /// 4 KiB pages, while here every byte is on huge pages where the kernel
 /// gives them (a 3.9 MB buffer zeroed and written in about 0.4 ms instead
 /// of 1.0 ms on the machine of docs/PERFORMANCE.md). Smaller, elsewhere, or
-/// when the mapping fails, it is a zeroed `Vec`, prefaulted. Either way it reads as
-/// `len` zero bytes until written, and [`FreshBuf::truncate`] only shortens
+/// when the mapping fails, it is a zeroed `Vec`, prefaulted. Either way it
+/// reads as `len` zero bytes until written, and [`FreshBuf::truncate`] only shortens
 /// what it shows.
 pub struct FreshBuf {
     store: Store,
@@ -198,14 +205,13 @@ impl core::fmt::Debug for FreshBuf {
     }
 }
 
-/// An anonymous private mapping of `len` bytes (rounded up to huge pages)
-/// at a 2 MiB-aligned address, unmapped on drop.
+/// An anonymous private mapping of whole huge pages at a 2 MiB-aligned
+/// address, unmapped on drop.
 #[cfg(all(target_os = "linux", not(miri)))]
 struct Mapping {
     ptr: core::ptr::NonNull<u8>,
-    /// The bytes shown (the caller's length).
-    len: usize,
-    /// The bytes mapped: `len` rounded up to a whole huge page.
+    /// The bytes mapped: the length asked for, rounded up to a whole huge
+    /// page.
     mapped: usize,
 }
 
@@ -253,21 +259,21 @@ impl Mapping {
         populate(aligned, mapped);
         Some(Mapping {
             ptr: core::ptr::NonNull::new(aligned as *mut u8)?,
-            len,
             mapped,
         })
     }
 
+    /// All the bytes mapped (the caller shows the first of them).
     fn bytes(&self) -> &[u8] {
         // SAFETY: `[ptr, ptr + mapped)` is mapped readable and writable for
         // as long as `self` lives, zero-filled by the kernel (so every byte
-        // is initialized), and only reached through `self`; `len <= mapped`.
-        unsafe { core::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+        // is initialized), and only reached through `self`.
+        unsafe { core::slice::from_raw_parts(self.ptr.as_ptr(), self.mapped) }
     }
 
     fn bytes_mut(&mut self) -> &mut [u8] {
         // SAFETY: as in `bytes`; `&mut self` makes this the only reference.
-        unsafe { core::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+        unsafe { core::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.mapped) }
     }
 }
 

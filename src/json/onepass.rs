@@ -116,12 +116,8 @@ impl Canon {
             return None;
         }
         let align = align.max(1);
-        // As `Out::grow` sizes a buffer, and room to align its start.
-        let room = n
-            .checked_add(SLACK)?
-            .max(2 * out.buf.len())
-            .max(4096)
-            .checked_add(align - 1)?;
+        // Sized as `Out::grow` sizes one, and room to align its start.
+        let room = out.room_for(n.checked_add(SLACK)?).checked_add(align - 1)?;
         // Nothing written yet: a fresh, zero-filled buffer, nothing to copy.
         out.buf = alloc::vec![0u8; room];
         let at = out.buf.as_ptr() as usize;
@@ -526,12 +522,18 @@ impl Out {
     /// writes), with the bytes written so far.
     #[cold]
     fn grow(&mut self, end: usize) {
-        let room = end.max(2 * self.buf.len()).max(4096);
+        let room = self.room_for(end);
         let mut buf = alloc::vec![0u8; room];
         // The same offsets in the new buffer; the bytes before the origin
         // were never written and are zero in both.
         buf[self.origin..self.len].copy_from_slice(&self.buf[self.origin..self.len]);
         self.buf = buf;
+    }
+
+    /// The size of a new buffer that holds `end` bytes: at least double the
+    /// old one, at least 4 KiB.
+    fn room_for(&self, end: usize) -> usize {
+        end.max(2 * self.buf.len()).max(4096)
     }
 
     /// Makes room for `n` more bytes and the slack after them.
