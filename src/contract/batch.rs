@@ -103,6 +103,11 @@ pub(crate) struct Batch {
     spans: alloc::vec::Vec<(u32, u32)>,
     queued: alloc::vec::Vec<Queued>,
     digests: alloc::vec::Vec<[u8; 32]>,
+    /// The order the messages are dealt to the hashing lanes in
+    /// ([`sha256::many::deal_order`](crate::sha256::many::deal_order)), and
+    /// their digests in that order.
+    order: alloc::vec::Vec<u32>,
+    dealt: alloc::vec::Vec<[u8; 32]>,
 }
 
 /// A contract written into the batch buffer, noting the range of each
@@ -225,13 +230,20 @@ impl ToolHasher for Batch {
         let Some(buf) = self.buf.bytes() else {
             return;
         };
-        self.digests.clear();
-        self.digests.resize(self.spans.len(), [0; 32]);
+        crate::sha256::many::deal_order(&self.spans, &mut self.order);
+        self.dealt.clear();
+        self.dealt.resize(self.spans.len(), [0; 32]);
         let messages = crate::sha256::many::Spans {
             buf,
             spans: &self.spans,
+            order: &self.order,
         };
-        crate::sha256::digest_many(&messages, &mut self.digests);
+        crate::sha256::digest_many(&messages, &mut self.dealt);
+        self.digests.clear();
+        self.digests.resize(self.spans.len(), [0; 32]);
+        for (&i, digest) in self.order.iter().zip(&self.dealt) {
+            self.digests[i as usize] = *digest;
+        }
         for q in &self.queued {
             let mut fields = FieldDigests::default();
             let mut next = q.first + 1;

@@ -40,21 +40,54 @@ impl Messages for [&[u8]] {
 }
 
 /// Messages as byte ranges of one buffer (how a batch of canonical
-/// contracts and their field values is kept).
+/// contracts and their field values is kept), taken in the order `order`
+/// gives: message `i` is range `order[i]` (see [`deal_order`]).
 #[cfg(any(feature = "alloc", test))]
 pub(crate) struct Spans<'a> {
     pub buf: &'a [u8],
     pub spans: &'a [(u32, u32)],
+    pub order: &'a [u32],
 }
 
 #[cfg(any(feature = "alloc", test))]
 impl Messages for Spans<'_> {
     fn count(&self) -> usize {
-        self.spans.len()
+        self.order.len()
     }
     fn message(&self, i: usize) -> &[u8] {
-        let (start, end) = self.spans[i];
+        let (start, end) = self.spans[self.order[i] as usize];
         &self.buf[start as usize..end as usize]
+    }
+}
+
+/// Ranges of at least `LONG[0]` bytes are dealt to the lanes first, then
+/// those of at least `LONG[1]`, then the rest: with the longest messages
+/// started first, the lanes run out of work at about the same time, and
+/// few blocks are left for wide calls with idle lanes or for the one-lane
+/// finish ([`drain`]).
+#[cfg(feature = "alloc")]
+const LONG: [u32; 2] = [1024, 256];
+
+/// Writes to `order` the order to deal the ranges `spans` in (for
+/// [`Spans`]): by [`LONG`] class, the longest class first, each class in
+/// the ranges' own order.
+#[cfg(feature = "alloc")]
+pub(crate) fn deal_order(spans: &[(u32, u32)], order: &mut alloc::vec::Vec<u32>) {
+    let class = |&(start, end): &(u32, u32)| {
+        let n = end.saturating_sub(start);
+        (n < LONG[0]) as usize + (n < LONG[1]) as usize
+    };
+    let mut count = [0usize; 3];
+    for span in spans {
+        count[class(span)] += 1;
+    }
+    let mut next = [0, count[0], count[0] + count[1]];
+    order.clear();
+    order.resize(spans.len(), 0);
+    for (i, span) in spans.iter().enumerate() {
+        let c = class(span);
+        order[next[c]] = i as u32;
+        next[c] += 1;
     }
 }
 
@@ -489,16 +522,38 @@ mod tests {
     fn spans_of_one_buffer_and_the_public_entry() {
         let buf: Vec<u8> = (0..5000u32).map(|i| (i * 7) as u8).collect();
         let spans = [(0, 0), (0, 64), (10, 4000), (3000, 3055), (4999, 5000)];
+        let order = [3, 0, 4, 2, 1];
         let mut out = [[0u8; 32]; 5];
-        digest_many(
-            &Spans {
-                buf: &buf,
-                spans: &spans,
-            },
-            &mut out,
-        );
-        for ((s, e), d) in spans.iter().zip(out) {
-            assert_eq!(d, digest(&buf[*s as usize..*e as usize]));
+        let messages = Spans {
+            buf: &buf,
+            spans: &spans,
+            order: &order,
+        };
+        digest_many(&messages, &mut out);
+        for (&i, d) in order.iter().zip(out) {
+            let (s, e) = spans[i as usize];
+            assert_eq!(d, digest(&buf[s as usize..e as usize]));
         }
+    }
+
+    /// The dealing order is a permutation: every range once, the classes
+    /// longest first, each class in the ranges' order.
+    #[cfg(feature = "alloc")]
+    #[test]
+    fn deal_order_takes_the_long_classes_first() {
+        let lens = [5u32, 2000, 300, 0, 1024, 255, 256, 1023, 9000, 40];
+        let mut at = 0;
+        let spans: Vec<(u32, u32)> = lens
+            .iter()
+            .map(|&n| {
+                at += 1;
+                (at, at + n)
+            })
+            .collect();
+        let mut order = Vec::from([7u32; 3]);
+        deal_order(&spans, &mut order);
+        assert_eq!(order, [1, 4, 8, 2, 6, 7, 0, 3, 5, 9]);
+        deal_order(&[], &mut order);
+        assert!(order.is_empty());
     }
 }
