@@ -159,7 +159,7 @@ pub struct Context {
     nodes: Vec<Node>,
     out: Vec<u8>,
     /// The batch the tools' contracts are written to and hashed from
-    /// (`contract::batch`), at most 128 KiB of contracts.
+    /// (`contract::batch`), at most 512 KiB of contracts.
     batch: Batch,
     limits: Limits,
     /// The one-pass canonicalizer's buffers: the bytes of the collapsed
