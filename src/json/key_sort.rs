@@ -354,7 +354,7 @@ mod tests {
         ];
         let mut state = 7u64;
         for round in 0..400 {
-            let len = 2 + round % 30;
+            let len = 2 + (round * 7) % 100;
             let mut input = Vec::new();
             let mut nodes = std::vec![Node::EMPTY];
             let mut picked = Vec::new();
@@ -387,8 +387,9 @@ mod tests {
 
     /// Escaped spellings of the same key, already-sorted lists (the fast
     /// path), long keys sharing their first eight bytes, and lengths around
-    /// [`SMALL`]: the order is the decoded UTF-16 order and, up to `SMALL`
-    /// elements, the equal flag says exactly whether two decoded keys are equal.
+    /// [`SMALL`] and up to 81 (several merge levels): the order is the
+    /// decoded UTF-16 order and, up to `SMALL` elements, the equal flag says
+    /// exactly whether two decoded keys are equal.
     #[test]
     fn escaped_sorted_and_long_keys() {
         // (raw JSON string content, decoded text)
@@ -410,7 +411,7 @@ mod tests {
         ];
         let mut state = 11u64;
         for round in 0..3000 {
-            let len = 2 + round % 16;
+            let len = 2 + (round * 7) % 80;
             let mut picked: Vec<usize> = (0..len)
                 .map(|_| {
                     state = state
