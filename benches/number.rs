@@ -11,25 +11,8 @@ use std::time::Duration;
 use contractpin::number::{format_f64, MAX_LEN};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
-/// 4096 random finite doubles (uniform over bit patterns), seeded.
-fn doubles() -> Vec<f64> {
-    let mut state = 0x1234_5678_9abc_def0u64;
-    let mut out = Vec::with_capacity(4096);
-    while out.len() < 4096 {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        let x = f64::from_bits(z ^ (z >> 31));
-        if x.is_finite() {
-            out.push(x);
-        }
-    }
-    out
-}
-
 fn benches(c: &mut Criterion) {
-    let xs = doubles();
+    let xs = payloads::random_doubles(4096);
     let mut group = c.benchmark_group("number");
     group.throughput(Throughput::Elements(xs.len() as u64));
     group.bench_function("format_f64/random-bits", |b| {

@@ -562,25 +562,8 @@ fn building_blocks(budget: Duration, targets: &mut Targets) {
     println!();
 }
 
-/// 10,000 random finite doubles (SplitMix64 bits).
-fn random_doubles() -> Vec<f64> {
-    let mut state = 0x1234_5678_9abc_def0u64;
-    let mut doubles = Vec::with_capacity(10_000);
-    while doubles.len() < 10_000 {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        let x = f64::from_bits(z ^ (z >> 31));
-        if x.is_finite() {
-            doubles.push(x);
-        }
-    }
-    doubles
-}
-
 fn number_formatting(budget: Duration, targets: &mut Targets) {
-    let doubles = random_doubles();
+    let doubles = payloads::random_doubles(10_000);
     let mut mismatches = 0;
     let mut rbuf = ryu_js::Buffer::new();
     for &x in &doubles {

@@ -102,6 +102,21 @@ pub fn standard() -> Vec<Payload> {
     ]
 }
 
+/// `n` random finite doubles, uniform over bit patterns, always the same
+/// ones (the number-formatting benches: `benches/number.rs` and the bench
+/// table's ryu-js row).
+pub fn random_doubles(n: usize) -> Vec<f64> {
+    let mut rng = rng::Rng(0x1234_5678_9abc_def0);
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let x = f64::from_bits(rng.next());
+        if x.is_finite() {
+            out.push(x);
+        }
+    }
+    out
+}
+
 /// The ASCII-plain `tools/list` (payload A): 250 tools with long
 /// descriptions of plain words, no escapes, no non-ASCII text, members in
 /// the same order in every tool, so the canonical writer emits each
