@@ -128,12 +128,7 @@ fn peers_on(cfg: &Config, ctx: &mut Context, p: &Payload) -> Vec<Row> {
     let file = cfg.dir.join(format!("{}.json", p.name));
     std::fs::write(&file, &p.bytes).expect("write payload");
     let reference = ours(&p.bytes);
-    let pipeline = time_auto(budget, || {
-        ctx.digest_tools_list(black_box(&p.bytes), FULL, |r| {
-            black_box(r);
-        })
-        .expect("pipeline");
-    });
+    let pipeline = time_auto(budget, || digest_list(ctx, &p.bytes, FULL));
     let one_shot = time_auto(budget, || {
         black_box(contractpin::digest_tools_list(black_box(&p.bytes)).expect("one-shot"));
     });
@@ -305,30 +300,38 @@ impl Targets {
     }
 }
 
-/// The pipeline, the verify path and the floors of one payload.
+/// The pipeline, the verify path and the floors of one payload: one row of
+/// [`floor_table`].
 #[derive(Clone, Copy)]
 struct Floors {
     pipeline: Timing,
     verify: Timing,
+    /// Our SHA-256 over the pipeline's messages, one after the other.
     floor: Timing,
+    /// The `sha2` crate over the same messages.
+    sha2: Timing,
+    /// Our SHA-256 over the verify path's messages.
     verify_floor: Timing,
+    /// The pipeline's and the verify path's messages through `digest_many`.
+    many: Timing,
+    verify_many: Timing,
+    /// Bytes of the pipeline's messages.
+    hashed: usize,
+}
+
+/// Digests the list at `bytes` with a reused context (the timed step).
+fn digest_list(ctx: &mut Context, bytes: &[u8], options: ListOptions) {
+    ctx.digest_tools_list(black_box(bytes), options, |r| {
+        black_box(r);
+    })
+    .expect("our pipeline");
 }
 
 /// Times every step of one payload's row of [`floor_table`].
-fn floors_of(budget: Duration, ctx: &mut Context, p: &Payload) -> (Floors, [Timing; 3], usize) {
+fn floors_of(budget: Duration, ctx: &mut Context, p: &Payload) -> Floors {
     let msgs = floor::messages(&p.bytes);
-    let pipeline = time_auto(budget, || {
-        ctx.digest_tools_list(black_box(&p.bytes), FULL, |r| {
-            black_box(r);
-        })
-        .expect("pipeline");
-    });
-    let verify = time_auto(budget, || {
-        ctx.digest_tools_list(black_box(&p.bytes), VERIFY, |r| {
-            black_box(r);
-        })
-        .expect("verify");
-    });
+    let pipeline = time_auto(budget, || digest_list(ctx, &p.bytes, FULL));
+    let verify = time_auto(budget, || digest_list(ctx, &p.bytes, VERIFY));
     let backend = sha256::detected_backend();
     let floor = time_auto(budget, || hash_all_ours(msgs.pipeline(), backend));
     let sha2 = time_auto(budget, || hash_all_sha2(msgs.pipeline()));
@@ -339,13 +342,16 @@ fn floors_of(budget: Duration, ctx: &mut Context, p: &Payload) -> (Floors, [Timi
     let mut out = vec![[0u8; 32]; all_msgs.len()];
     let many = time_auto(budget, || hash_many(&all_msgs, &mut out));
     let verify_many = time_auto(budget, || hash_many(&verify_msgs, &mut out));
-    let floors = Floors {
+    Floors {
         pipeline,
         verify,
         floor,
+        sha2,
         verify_floor,
-    };
-    (floors, [sha2, many, verify_many], msgs.pipeline_bytes())
+        many,
+        verify_many,
+        hashed: msgs.pipeline_bytes(),
+    }
 }
 
 /// Our pipeline and verify path on every payload against their floors; the
@@ -372,8 +378,9 @@ fn floor_table(
     let mut breakdown_m = None;
     for p in all {
         let n = p.bytes.len();
-        let (f, [fs, f2, fv2], hashed) = floors_of(budget, ctx, p);
+        let f = floors_of(budget, ctx, p);
         let (tp, tv, fo, fv) = (f.pipeline, f.verify, f.floor, f.verify_floor);
+        let (fs, f2, fv2, hashed) = (f.sha2, f.many, f.verify_many, f.hashed);
         if let Some((_, rows)) = peer_rows.iter_mut().find(|(n, _)| *n == p.name) {
             // Keep the faster (less disturbed) of our two pipeline runs.
             if rows[0].timing.is_some_and(|t| tp.min < t.min) {
