@@ -64,6 +64,8 @@ impl Config {
 }
 
 /// `bench-table profile WHAT PAYLOAD SECONDS`: loops one step for a profiler.
+/// (`bench-table cli`, with `BENCH_CLI` set: the CLI section of the table
+/// alone, with its target.)
 fn profile(args: &[String]) {
     let what = args.first().map_or("pipeline", String::as_str);
     let name = args.get(1).map_or("M", String::as_str);
@@ -141,6 +143,7 @@ fn main() {
     match args.first().map(String::as_str) {
         Some("profile") => profile(&args[1..]),
         Some("payloads") => write_payloads(args.get(1).map_or(".", String::as_str)),
+        Some("cli") => table::run_cli(&Config::from_env()),
         _ => table::run(&Config::from_env()),
     }
 }

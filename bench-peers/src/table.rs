@@ -55,13 +55,25 @@ pub fn run(cfg: &Config) {
     }
     building_blocks(cfg.budget, &mut targets);
     if let (Some(cli), Some(l)) = (&cfg.cli, all.iter().find(|p| p.name == "L")) {
-        let inproc = peer_rows
-            .iter()
-            .find(|(n, _)| n == "L")
-            .map(|(_, r)| r[0].timing);
-        let inproc = inproc.flatten().expect("our pipeline on L");
-        cli_process(cfg, cli, l, inproc, &mut targets);
+        cli_process(cfg, cli, &mut ctx, l, &mut targets);
     }
+    targets.print();
+}
+
+/// The CLI section alone (`bench-table cli`), and its target.
+pub fn run_cli(cfg: &Config) {
+    std::fs::create_dir_all(&cfg.dir).expect("payload dir");
+    let Some(cli) = &cfg.cli else {
+        eprintln!("bench-table cli: set BENCH_CLI to the contractpin binary");
+        std::process::exit(2);
+    };
+    let l = payloads::standard()
+        .into_iter()
+        .find(|p| p.name == "L")
+        .expect("payload L");
+    std::fs::write(cfg.dir.join("L.json"), &l.bytes).expect("write L.json");
+    let mut targets = Targets(Vec::new());
+    cli_process(cfg, cli, &mut Context::new(), &l, &mut targets);
     targets.print();
 }
 
@@ -655,19 +667,27 @@ fn sha256_back_ends(budget: Duration, targets: &mut Targets) {
     );
 }
 
-/// `contractpin digest L.json` as a whole process, against the in-process
-/// pipeline on L (`inproc`).
-fn cli_process(cfg: &Config, cli: &str, l: &Payload, inproc: Timing, targets: &mut Targets) {
+/// `contractpin digest L.json` as a whole process against the in-process
+/// pipeline with a reused `Context`, as issue 13 words the target; and each
+/// form of the command against the same job in process, because the two
+/// differ: the text listing computes the tool and server digests only (as
+/// `VERIFY`), `--json` the field digests too (as `FULL`, the pipeline). A
+/// process that does less than the figure it is divided by flatters itself,
+/// so both rows are printed and both are targets.
+fn cli_process(cfg: &Config, cli: &str, ctx: &mut Context, l: &Payload, targets: &mut Targets) {
     let file = cfg.dir.join("L.json");
-    let run = || {
-        std::process::Command::new(cli)
-            .arg("digest")
-            .arg(&file)
+    let run = |json: bool| {
+        let mut cmd = std::process::Command::new(cli);
+        cmd.arg("digest");
+        if json {
+            cmd.arg("--json");
+        }
+        cmd.arg(&file)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .status()
     };
-    match run() {
+    match run(false) {
         Ok(s) if s.success() => {}
         other => {
             println!("CLI row skipped: `{cli} digest` did not succeed ({other:?})\n");
@@ -676,35 +696,51 @@ fn cli_process(cfg: &Config, cli: &str, l: &Payload, inproc: Timing, targets: &m
     }
     // At least 100 processes: a fresh process is noisier than a warm
     // in-process loop, so its minimum needs more samples.
-    let t = time(cfg.budget.max(Duration::from_secs(2)), 100, || {
-        run().expect("cli");
-    });
-    let ratio = t.min / inproc.min;
+    let process = |json: bool| {
+        time(cfg.budget.max(Duration::from_secs(2)), 100, || {
+            run(json).expect("cli");
+        })
+    };
+    let (text, json) = (process(false), process(true));
+    let verify = time_auto(cfg.budget, || digest_list(ctx, &l.bytes, VERIFY));
+    let full = time_auto(cfg.budget, || digest_list(ctx, &l.bytes, FULL));
     println!(
         "## The CLI as a whole process (L, {:.2} MB)",
         l.bytes.len() as f64 / 1e6
     );
     println!();
-    println!("| what | ms |");
-    println!("|---|---|");
-    println!(
-        "| `contractpin digest L.json` (process, fastest of {}; median {:.2}) | {:.2} |",
-        t.runs,
-        t.median * 1e3,
-        t.min * 1e3
-    );
-    println!(
-        "| in-process pipeline on L (reused Context) | {:.2} |",
-        inproc.min * 1e3
-    );
+    println!("| process: fastest (median), ms | in process, reused Context: fastest, ms | ratio |");
+    println!("|---|---|---|");
+    let row = |cmd: &str, t: Timing, job: &str, inproc: Timing| {
+        let ratio = t.min / inproc.min;
+        println!(
+            "| `contractpin digest {cmd}L.json` {:.2} ({:.2}; {} runs) | {job} {:.2} | {ratio:.2}x |",
+            t.min * 1e3,
+            t.median * 1e3,
+            t.runs,
+            inproc.min * 1e3
+        );
+        (
+            ratio,
+            format!(
+                "{ratio:.2}x ({:.2} ms vs {:.2} ms)",
+                t.min * 1e3,
+                inproc.min * 1e3
+            ),
+        )
+    };
+    let worded = row("", text, "pipeline (tool, field and server digests)", full);
+    let same_text = row("", text, "the same job (tool and server digests)", verify);
+    let same_json = row("--json ", json, "the same job (the pipeline)", full);
     println!();
     targets.add(
         "contractpin digest on L <= 1.3x in-process pipeline",
-        ratio <= 1.3,
-        format!(
-            "{ratio:.2}x ({:.2} ms vs {:.2} ms)",
-            t.min * 1e3,
-            inproc.min * 1e3
-        ),
+        worded.0 <= 1.3,
+        worded.1,
+    );
+    targets.add(
+        "contractpin digest on L <= 1.3x the same job in process (text; --json)",
+        same_text.0.max(same_json.0) <= 1.3,
+        format!("{}; {}", same_text.1, same_json.1),
     );
 }

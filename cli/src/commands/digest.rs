@@ -71,5 +71,8 @@ pub fn server_entry_json(server: &ServerDigest) -> String {
         },
         server,
     );
-    String::from_utf8_lossy(&entry.pins_to_pretty()).into_owned()
+    // The lock writer writes UTF-8 (from `String`s and ASCII), so this takes
+    // the bytes as they are; a lossy copy of ~0.5 MB on L cost 0.6 ms.
+    String::from_utf8(entry.pins_to_pretty())
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
