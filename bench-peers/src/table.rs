@@ -673,7 +673,10 @@ fn sha256_back_ends(budget: Duration, targets: &mut Targets) {
 /// differ: the text listing computes the tool and server digests only (as
 /// `VERIFY`), `--json` the field digests too (as `FULL`, the pipeline). A
 /// process that does less than the figure it is divided by flatters itself,
-/// so both rows are printed and both are targets.
+/// so both rows are printed and both are targets. Both in-process jobs are
+/// timed here, next to the processes (the pipeline on L again, although
+/// the peer section timed it), so that each ratio's two sides see the same
+/// machine, and so that `bench-table cli` runs alone.
 fn cli_process(cfg: &Config, cli: &str, ctx: &mut Context, l: &Payload, targets: &mut Targets) {
     let file = cfg.dir.join("L.json");
     let run = |json: bool| {
