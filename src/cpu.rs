@@ -3,9 +3,14 @@
 //! each answer detected once and cached in an atomic. The one home of
 //! feature detection for the SIMD back ends (`arch::avx2`, `arch::avx512`,
 //! `sha256::shani`, `sha256::avx512`).
+//!
+//! CPUID is read once per process, whatever the number of features asked
+//! about: in a virtual machine every CPUID traps to the hypervisor (about
+//! 9 µs each on the AMD EPYC guest of docs/PERFORMANCE.md), and a
+//! short-lived `contractpin digest` asks about six features.
 
 use core::arch::x86_64::{__cpuid, __cpuid_count, _xgetbv};
-use core::sync::atomic::{AtomicU8, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};
 
 /// The CPUID feature words the back ends test.
 #[derive(Clone, Copy, Debug, Default)]
@@ -21,9 +26,33 @@ pub(crate) struct Features {
     pub leaf7_ecx: u32,
 }
 
+/// The feature words of [`Features::get`], and whether they are set.
+static WORDS: [AtomicU32; 3] = [AtomicU32::new(0), AtomicU32::new(0), AtomicU32::new(0)];
+static WORDS_READ: AtomicBool = AtomicBool::new(false);
+
 impl Features {
+    /// The feature words, read from CPUID on the first call and cached.
+    /// (Two threads calling first both read CPUID and store the same words.)
+    pub(crate) fn get() -> Features {
+        if WORDS_READ.load(Ordering::Acquire) {
+            let word = |i: usize| WORDS[i].load(Ordering::Relaxed);
+            return Features {
+                leaf1_ecx: word(0),
+                leaf7_ebx: word(1),
+                leaf7_ecx: word(2),
+            };
+        }
+        let f = Features::read();
+        for (slot, w) in WORDS.iter().zip([f.leaf1_ecx, f.leaf7_ebx, f.leaf7_ecx]) {
+            slot.store(w, Ordering::Relaxed);
+        }
+        // Publishes the words stored above (paired with the `Acquire` load).
+        WORDS_READ.store(true, Ordering::Release);
+        f
+    }
+
     /// Reads CPUID; all zeros when leaf 7 does not exist.
-    pub(crate) fn read() -> Features {
+    fn read() -> Features {
         // `__cpuid` / `__cpuid_count` are `unsafe fn` on older toolchains
         // and safe on newer ones; the allow keeps both quiet.
         #[allow(unused_unsafe)]
@@ -108,10 +137,35 @@ impl Detected {
             2 => true,
             1 => false,
             _ => {
-                let present = detect(&Features::read());
+                let present = detect(&Features::get());
                 self.0.store(if present { 2 } else { 1 }, Ordering::Relaxed);
                 present
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The cached words are what CPUID says, on every call, and agree with
+    /// `std`'s own detection.
+    #[test]
+    fn cached_words_are_the_cpus() {
+        let read = Features::read();
+        let words = |f: Features| (f.leaf1_ecx, f.leaf7_ebx, f.leaf7_ecx);
+        for _ in 0..3 {
+            assert_eq!(words(Features::get()), words(read));
+        }
+        let f = Features::get();
+        assert_eq!(f.has(0, 1 << 29), std::is_x86_feature_detected!("sha"));
+        assert_eq!(f.has(1 << 23, 0), std::is_x86_feature_detected!("popcnt"));
+        assert_eq!(f.has(0, 1 << 3), std::is_x86_feature_detected!("bmi1"));
+        #[cfg(not(contractpin_portable_simd))]
+        assert_eq!(
+            avx512_bw(&f),
+            std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw")
+        );
     }
 }
