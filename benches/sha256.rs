@@ -1,6 +1,6 @@
-//! Criterion benches of SHA-256: the portable and the SHA-NI back ends over
-//! short and long messages. (`Backend::ShaNi` falls back to portable on CPUs
-//! without SHA-NI; the bench id says which back end actually ran.) The
+//! Criterion benches of SHA-256: the portable back end and this CPU's
+//! hardware one (SHA-NI, or the Armv8 instructions), when it has one, over
+//! short and long messages; the bench id names the back end. The
 //! comparison with the `sha2` crate is in `scripts/bench-table.sh`.
 //!
 //! `sha256-2way`: two independent messages of `len` bytes each (throughput counts both),
@@ -23,14 +23,21 @@ mod payloads;
 use std::hint::black_box;
 use std::time::Duration;
 
-use contractpin::sha256::{compress2, Backend, Sha256, Sha256Pair};
+use contractpin::sha256::{compress2, detected_backend, Backend, Sha256, Sha256Pair};
 use contractpin::{Context, ListOptions};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+
+/// The portable back end, and the detected one when it is another.
+fn backends() -> Vec<Backend> {
+    let mut v = vec![Backend::Portable, detected_backend()];
+    v.dedup();
+    v
+}
 
 fn benches(c: &mut Criterion) {
     let data: Vec<u8> = (0..1 << 20).map(|i| (i * 31 + 7) as u8).collect();
     let mut group = c.benchmark_group("sha256");
-    for backend in [Backend::Portable, Backend::ShaNi] {
+    for backend in backends() {
         let actual = Sha256::with_backend(backend).backend();
         for len in [64usize, 1024, 1 << 20] {
             group.throughput(Throughput::Bytes(len as u64));
@@ -47,7 +54,7 @@ fn benches(c: &mut Criterion) {
     group.finish();
 
     let mut group = c.benchmark_group("sha256-2way");
-    for backend in [Backend::Portable, Backend::ShaNi] {
+    for backend in backends() {
         let actual = Sha256::with_backend(backend).backend();
         for len in [1024usize, 64 << 10] {
             let (a, b) = (&data[..len], &data[len..2 * len]);

@@ -1316,7 +1316,8 @@ contractpin_status contractpin_sha256_final(struct contractpin_sha256 *state, ui
 contractpin_status contractpin_sha256_digest(const uint8_t *data, size_t len, uint8_t *out);
 
 /**
- * The SHA-256 implementation this library uses on this CPU: `"sha-ni"` or
+ * The SHA-256 implementation this library uses on this CPU: `"sha-ni"`
+ * (x86-64 SHA extensions), `"arm-sha2"` (Armv8 SHA-256 instructions) or
  * `"portable"` (static NUL-terminated string; never NULL; do not free).
  */
 const char *contractpin_sha256_backend(void);

@@ -127,6 +127,7 @@ fn backend_tag(backend: Backend) -> u64 {
     match backend {
         Backend::Portable => 0,
         Backend::ShaNi => 1,
+        Backend::ArmSha2 => 2,
     }
 }
 
@@ -134,6 +135,7 @@ fn backend_of(tag: u64) -> Option<Backend> {
     match tag {
         0 => Some(Backend::Portable),
         1 => Some(Backend::ShaNi),
+        2 => Some(Backend::ArmSha2),
         _ => None,
     }
 }
@@ -350,12 +352,14 @@ pub unsafe extern "C" fn contractpin_sha256_digest(
     })
 }
 
-/// The SHA-256 implementation this library uses on this CPU: `"sha-ni"` or
+/// The SHA-256 implementation this library uses on this CPU: `"sha-ni"`
+/// (x86-64 SHA extensions), `"arm-sha2"` (Armv8 SHA-256 instructions) or
 /// `"portable"` (static NUL-terminated string; never NULL; do not free).
 #[no_mangle]
 pub extern "C" fn contractpin_sha256_backend() -> *const c_char {
     let name: &'static str = match detected_backend() {
         Backend::ShaNi => "sha-ni\0",
+        Backend::ArmSha2 => "arm-sha2\0",
         Backend::Portable => "portable\0",
     };
     name.as_ptr().cast()
@@ -394,7 +398,7 @@ mod tests {
     fn range_checks_refuse_forged_states() {
         let (_, w) = live(b"abc");
         assert!(decode(&w).is_some());
-        for tag in [2, 0xff, u64::MAX] {
+        for tag in [3, 0xff, u64::MAX] {
             assert!(
                 decode(&forged(w, |w| w[W_BACKEND] = tag)).is_none(),
                 "{tag}"

@@ -8,7 +8,8 @@
 //! - sixteen lanes of AVX-512 ([`super::avx512`], one message per 32-bit lane
 //!   of a `zmm` register), where the CPU has AVX-512 F and BW;
 //! - otherwise two lanes: the two-stream compression of the back end in use
-//!   (SHA-NI's interleaved `compress2`, or the portable one).
+//!   (SHA-NI's or the Armv8 instructions' interleaved `compress2`, or the
+//!   portable one).
 //!
 //! The portable twin of the sixteen-lane kernel ([`Portable16`]) runs the
 //! same lane manager one lane at a time; the tests hold every kernel to it

@@ -1,14 +1,19 @@
 //! SHA-256 (FIPS 180-4), written in-house: `no_std`, no allocator, no dependencies.
 //!
-//! Two compression back ends share one streaming front end:
+//! Three compression back ends share one streaming front end:
 //!
 //! - [`Backend::Portable`]: plain Rust, fully unrolled rounds, available everywhere.
 //! - [`Backend::ShaNi`]: the x86 SHA extensions, chosen at run time by CPUID (read without
-//!   `std`, cached in an atomic). It is never used under Miri, nor on targets other than
-//!   `x86_64`, nor when the crate is built with `--cfg contractpin_portable_sha256` (a
-//!   backend override, as RustCrypto does it: `RUSTFLAGS="--cfg contractpin_portable_sha256"`).
-//!   It is a `--cfg` and not a Cargo feature because it removes speed: features must be
-//!   additive, and `--all-features` must not make the library slower.
+//!   `std`, cached in an atomic).
+//! - [`Backend::ArmSha2`]: the Armv8 SHA-256 instructions on (little-endian) `aarch64`,
+//!   always used when the build targets a CPU with them (Apple's `aarch64` targets do),
+//!   otherwise chosen at run time through `std` (see `armv8`).
+//!
+//! The hardware back ends are never used under Miri, nor when the crate is built with
+//! `--cfg contractpin_portable_sha256` (a backend override, as RustCrypto does it:
+//! `RUSTFLAGS="--cfg contractpin_portable_sha256"`). It is a `--cfg` and not a Cargo
+//! feature because it removes speed: features must be additive, and `--all-features`
+//! must not make the library slower.
 //!
 //! [`Sha256Pair`] hashes two messages side by side: whenever both have a whole block
 //! ready, the two blocks go through one two-stream compression ([`compress2`]), which on
@@ -31,6 +36,8 @@
 
 use core::fmt;
 
+#[cfg(all(target_arch = "aarch64", not(miri), not(contractpin_portable_sha256)))]
+mod armv8;
 #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256)))]
 mod avx512;
 pub(crate) mod many;
@@ -74,6 +81,9 @@ pub enum Backend {
     Portable,
     /// The x86 SHA extensions (SHA-NI); used only when the CPU reports them.
     ShaNi,
+    /// The Armv8 SHA-256 instructions (FEAT_SHA256) on little-endian `aarch64`; used
+    /// only when the CPU has them.
+    ArmSha2,
 }
 
 /// Whether the SHA-NI back end may be used in this build on this CPU.
@@ -89,14 +99,30 @@ fn shani_available() -> bool {
     }
 }
 
+/// Whether the Armv8 back end may be used in this build on this CPU.
+#[inline]
+fn arm_sha2_available() -> bool {
+    #[cfg(all(target_arch = "aarch64", not(miri), not(contractpin_portable_sha256)))]
+    {
+        armv8::available()
+    }
+    #[cfg(not(all(target_arch = "aarch64", not(miri), not(contractpin_portable_sha256))))]
+    {
+        false
+    }
+}
+
 /// The back end that [`Sha256::new`] and [`digest`] use on this CPU.
 ///
-/// This is [`Backend::ShaNi`] when the CPU supports SHA, SSSE3 and SSE4.1 (detected once
-/// by CPUID and cached), and [`Backend::Portable`] otherwise, under Miri, with the
-/// `--cfg contractpin_portable_sha256`, and on targets other than `x86_64`.
+/// This is [`Backend::ShaNi`] on an `x86_64` CPU with SHA, SSSE3 and SSE4.1 (detected
+/// once by CPUID and cached), [`Backend::ArmSha2`] on an `aarch64` CPU with the SHA-256
+/// instructions, and [`Backend::Portable`] otherwise, under Miri, and with the
+/// `--cfg contractpin_portable_sha256`.
 pub fn detected_backend() -> Backend {
     if shani_available() {
         Backend::ShaNi
+    } else if arm_sha2_available() {
+        Backend::ArmSha2
     } else {
         Backend::Portable
     }
@@ -107,6 +133,7 @@ pub fn detected_backend() -> Backend {
 fn resolve(backend: Backend) -> Backend {
     match backend {
         Backend::ShaNi if shani_available() => Backend::ShaNi,
+        Backend::ArmSha2 if arm_sha2_available() => Backend::ArmSha2,
         _ => Backend::Portable,
     }
 }
@@ -120,6 +147,12 @@ fn compress_resolved(backend: Backend, state: &mut [u32; 8], blocks: &[u8]) {
             // SAFETY: `backend` came from `resolve`, which yields `ShaNi` only after CPUID
             // reported SHA, SSSE3 and SSE4.1 (SSE2 is part of the x86_64 baseline).
             unsafe { shani::compress(state, blocks) }
+        }
+        #[cfg(all(target_arch = "aarch64", not(miri), not(contractpin_portable_sha256)))]
+        Backend::ArmSha2 => {
+            // SAFETY: `backend` came from `resolve`, which yields `ArmSha2` only when
+            // the CPU has the SHA-256 instructions (`armv8::available`).
+            unsafe { armv8::compress(state, blocks) }
         }
         _ => portable::compress(state, blocks),
     }
@@ -142,6 +175,12 @@ fn compress2_resolved(
             // SAFETY: `backend` came from `resolve`, which yields `ShaNi` only after CPUID
             // reported SHA, SSSE3 and SSE4.1 (SSE2 is part of the x86_64 baseline).
             unsafe { shani::compress2(state_a, blocks_a, state_b, blocks_b) }
+        }
+        #[cfg(all(target_arch = "aarch64", not(miri), not(contractpin_portable_sha256)))]
+        Backend::ArmSha2 => {
+            // SAFETY: `backend` came from `resolve`, which yields `ArmSha2` only when
+            // the CPU has the SHA-256 instructions (`armv8::available`).
+            unsafe { armv8::compress2(state_a, blocks_a, state_b, blocks_b) }
         }
         _ => portable::compress2(state_a, blocks_a, state_b, blocks_b),
     }
@@ -176,8 +215,8 @@ pub fn compress2(
 /// Runs the SHA-256 compression function over `blocks` with the given back end.
 ///
 /// Only whole 64-byte blocks are processed: a trailing partial block
-/// (`blocks.len() % 64` bytes) is ignored. No padding is added. [`Backend::ShaNi`] falls
-/// back to [`Backend::Portable`] when the CPU lacks it. Meant for benchmarks and tests;
+/// (`blocks.len() % 64` bytes) is ignored. No padding is added. A hardware back end
+/// falls back to [`Backend::Portable`] when the CPU lacks it. Meant for benchmarks and tests;
 /// use [`Sha256`] or [`digest`] to hash messages.
 pub fn compress(backend: Backend, state: &mut [u32; 8], blocks: &[u8]) {
     let whole = blocks.len() - blocks.len() % BLOCK_LEN;
@@ -226,7 +265,7 @@ impl Sha256 {
         Self::with_backend(detected_backend())
     }
 
-    /// A new hasher using `backend`; [`Backend::ShaNi`] falls back to
+    /// A new hasher using `backend`; a hardware back end falls back to
     /// [`Backend::Portable`] when the CPU (or the build) cannot run it.
     pub fn with_backend(backend: Backend) -> Self {
         Sha256 {
@@ -343,7 +382,7 @@ impl Sha256 {
     }
 
     /// A hasher with these fields; the back end is checked against the CPU
-    /// again ([`Backend::ShaNi`] becomes [`Backend::Portable`] where it
+    /// again (a hardware back end becomes [`Backend::Portable`] where it
     /// cannot run), so any `Parts` value is safe to hash with.
     pub(crate) fn from_parts(parts: Parts) -> Sha256 {
         Sha256 {

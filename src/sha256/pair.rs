@@ -78,7 +78,7 @@ impl Sha256Pair {
         Self::with_backend(detected_backend())
     }
 
-    /// Two empty messages using `backend` ([`Backend::ShaNi`] falls back to
+    /// Two empty messages using `backend` (a hardware back end falls back to
     /// [`Backend::Portable`] where it cannot run).
     pub fn with_backend(backend: Backend) -> Self {
         Sha256Pair {

@@ -2,8 +2,8 @@
 //! (Python `hashlib`) and pasted as hex.
 
 use super::{
-    compress, compress2, detected_backend, digest, shani_available, Backend, Sha256, Sha256Pair,
-    BLOCK_LEN, DIGEST_LEN, IV,
+    arm_sha2_available, compress, compress2, detected_backend, digest, shani_available, Backend,
+    Sha256, Sha256Pair, BLOCK_LEN, DIGEST_LEN, IV,
 };
 use std::io::Write;
 use std::vec::Vec;
@@ -122,18 +122,27 @@ fn unhex(s: &str) -> [u8; DIGEST_LEN] {
     out
 }
 
-/// Whether SHA-NI tests can run; if not, says so on the real stderr (libtest does not
-/// capture direct writes), so a skip is visible in the test output.
-fn shani_or_skip(test: &str) -> bool {
+/// The hardware back end of this machine (SHA-NI on `x86_64`, the Armv8 instructions
+/// on `aarch64`), when the build and the CPU can run it; if not, says so on the real
+/// stderr (libtest does not capture direct writes), so a skip is visible in the test
+/// output, or fails when `CONTRACTPIN_REQUIRE_HW_SHA256` is set.
+fn hardware_or_skip(test: &str) -> Option<Backend> {
     if shani_available() {
-        return true;
+        return Some(Backend::ShaNi);
+    }
+    if arm_sha2_available() {
+        return Some(Backend::ArmSha2);
+    }
+    // scripts/test-cross.sh sets it where the CPU model has the instructions.
+    if std::env::var_os("CONTRACTPIN_REQUIRE_HW_SHA256").is_some() {
+        panic!("{test}: CONTRACTPIN_REQUIRE_HW_SHA256 is set, but no hardware SHA-256 back end runs here");
     }
     let _ = writeln!(
         std::io::stderr(),
-        "NOTICE: {test}: SKIPPED, SHA-NI unavailable (CPU lacks it, Miri, non-x86_64, \
-         or --cfg contractpin_portable_sha256)"
+        "NOTICE: {test}: SKIPPED, no hardware SHA-256 (the CPU lacks SHA-NI or the Armv8 \
+         SHA-256 instructions, Miri, or --cfg contractpin_portable_sha256)"
     );
-    false
+    None
 }
 
 /// The digest of `data` on `backend`, in one update.
@@ -212,9 +221,9 @@ fn fips_examples_portable() {
 }
 
 #[test]
-fn fips_examples_shani() {
-    if shani_or_skip("fips_examples_shani") {
-        check_fips(Backend::ShaNi);
+fn fips_examples_hardware() {
+    if let Some(hardware) = hardware_or_skip("fips_examples_hardware") {
+        check_fips(hardware);
     }
 }
 
@@ -225,9 +234,9 @@ fn million_a_portable() {
 }
 
 #[test]
-fn million_a_shani() {
-    if shani_or_skip("million_a_shani") {
-        check_million_a(Backend::ShaNi);
+fn million_a_hardware() {
+    if let Some(hardware) = hardware_or_skip("million_a_hardware") {
+        check_million_a(hardware);
     }
 }
 
@@ -237,9 +246,9 @@ fn python_prefixes_portable() {
 }
 
 #[test]
-fn python_prefixes_shani() {
-    if shani_or_skip("python_prefixes_shani") {
-        check_prefixes(Backend::ShaNi);
+fn python_prefixes_hardware() {
+    if let Some(hardware) = hardware_or_skip("python_prefixes_hardware") {
+        check_prefixes(hardware);
     }
 }
 
@@ -249,17 +258,17 @@ fn compress_abc_block_portable() {
 }
 
 #[test]
-fn compress_abc_block_shani() {
-    if shani_or_skip("compress_abc_block_shani") {
-        check_compress(Backend::ShaNi);
+fn compress_abc_block_hardware() {
+    if let Some(hardware) = hardware_or_skip("compress_abc_block_hardware") {
+        check_compress(hardware);
     }
 }
 
 #[test]
 fn backends_agree_on_every_length_0_to_1024() {
-    if !shani_or_skip("backends_agree_on_every_length_0_to_1024") {
+    let Some(hardware) = hardware_or_skip("backends_agree_on_every_length_0_to_1024") else {
         return;
-    }
+    };
     let data = pseudo_random(1024 + 7);
     for n in 0..=1024 {
         // Two alignments, to exercise the unaligned loads.
@@ -267,7 +276,7 @@ fn backends_agree_on_every_length_0_to_1024() {
             let msg = &data[start..start + n];
             assert_eq!(
                 hash_with(Backend::Portable, msg),
-                hash_with(Backend::ShaNi, msg),
+                hash_with(hardware, msg),
                 "len {n} offset {start}"
             );
         }
@@ -276,9 +285,9 @@ fn backends_agree_on_every_length_0_to_1024() {
 
 #[test]
 fn backends_agree_on_compress_from_random_states() {
-    if !shani_or_skip("backends_agree_on_compress_from_random_states") {
+    let Some(hardware) = hardware_or_skip("backends_agree_on_compress_from_random_states") else {
         return;
-    }
+    };
     let data = pseudo_random(64 * 20 + 32);
     for nblocks in 0..=20 {
         let mut p = [0u32; 8];
@@ -289,7 +298,7 @@ fn backends_agree_on_compress_from_random_states() {
         let mut s = p;
         let blocks = &data[32..32 + 64 * nblocks];
         compress(Backend::Portable, &mut p, blocks);
-        compress(Backend::ShaNi, &mut s, blocks);
+        compress(hardware, &mut s, blocks);
         assert_eq!(p, s, "{nblocks} blocks");
     }
 }
@@ -299,6 +308,9 @@ fn backends() -> Vec<Backend> {
     let mut v = std::vec![Backend::Portable];
     if shani_available() {
         v.push(Backend::ShaNi);
+    }
+    if arm_sha2_available() {
+        v.push(Backend::ArmSha2);
     }
     v
 }
@@ -390,41 +402,61 @@ fn default_new_digest_use_detected_backend() {
     assert_eq!(Sha256::new().backend(), detected);
     assert_eq!(Sha256::default().backend(), detected);
     assert_eq!(digest(b"abc"), unhex(FIPS[1].1));
-    let expect = if shani_available() {
-        Backend::ShaNi
-    } else {
-        Backend::Portable
-    };
+    let expect = hardware_or_skip("default_new_digest_use_detected_backend (hardware part)")
+        .unwrap_or(Backend::Portable);
     assert_eq!(detected, expect);
     assert_eq!(
         Sha256::with_backend(Backend::Portable).backend(),
         Backend::Portable
     );
-    assert_eq!(Sha256::with_backend(Backend::ShaNi).backend(), expect);
+    // A hardware back end asked for is used where it runs, else the portable one.
+    for hardware in [Backend::ShaNi, Backend::ArmSha2] {
+        let runs = if hardware == expect {
+            hardware
+        } else {
+            Backend::Portable
+        };
+        assert_eq!(
+            Sha256::with_backend(hardware).backend(),
+            runs,
+            "{hardware:?}"
+        );
+        assert_eq!(
+            Sha256Pair::with_backend(hardware).backend(),
+            runs,
+            "{hardware:?}"
+        );
+    }
 }
 
 #[test]
-fn shani_is_never_used_when_forced_portable_or_under_miri() {
+fn hardware_is_never_used_when_forced_portable_or_under_miri() {
     if cfg!(any(
         miri,
         contractpin_portable_sha256,
-        not(target_arch = "x86_64")
+        not(any(target_arch = "x86_64", target_arch = "aarch64"))
     )) {
         assert_eq!(detected_backend(), Backend::Portable);
-        assert_eq!(
-            Sha256::with_backend(Backend::ShaNi).backend(),
-            Backend::Portable
-        );
-    } else {
-        // The build allows SHA-NI: it is used exactly when the CPU reports it.
-        #[cfg(target_arch = "x86_64")]
-        {
-            // Independent check through std's feature detection.
-            let cpu = std::is_x86_feature_detected!("sha")
-                && std::is_x86_feature_detected!("ssse3")
-                && std::is_x86_feature_detected!("sse4.1");
-            assert_eq!(detected_backend() == Backend::ShaNi, cpu);
+        for hardware in [Backend::ShaNi, Backend::ArmSha2] {
+            assert_eq!(Sha256::with_backend(hardware).backend(), Backend::Portable);
         }
+        return;
+    }
+    // The build allows the hardware back end: it is used exactly when the CPU
+    // reports it (an independent check through std's feature detection).
+    #[cfg(target_arch = "x86_64")]
+    {
+        let cpu = std::is_x86_feature_detected!("sha")
+            && std::is_x86_feature_detected!("ssse3")
+            && std::is_x86_feature_detected!("sse4.1");
+        assert_eq!(detected_backend() == Backend::ShaNi, cpu);
+        assert!(!arm_sha2_available());
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        let cpu = cfg!(target_endian = "little") && std::arch::is_aarch64_feature_detected!("sha2");
+        assert_eq!(detected_backend() == Backend::ArmSha2, cpu);
+        assert!(!shani_available());
     }
 }
 
@@ -683,10 +715,12 @@ fn pair_split_at_every_position_of_both_streams() {
 fn pair_backend_and_debug() {
     assert_eq!(Sha256Pair::new().backend(), detected_backend());
     assert_eq!(Sha256Pair::default().backend(), detected_backend());
-    assert_eq!(
-        Sha256Pair::with_backend(Backend::ShaNi).backend(),
-        Sha256::with_backend(Backend::ShaNi).backend()
-    );
+    for hardware in [Backend::ShaNi, Backend::ArmSha2] {
+        assert_eq!(
+            Sha256Pair::with_backend(hardware).backend(),
+            Sha256::with_backend(hardware).backend()
+        );
+    }
     let mut p = Sha256Pair::with_backend(Backend::Portable);
     p.update2(b"abcd", b"ef");
     let s = std::format!("{p:?}");
