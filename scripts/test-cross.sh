@@ -11,10 +11,11 @@
 # Runs the library's unit tests (`--lib`: SHA-256, JSON, numbers, ...; on
 # aarch64 the SHA-256 tests must find the Armv8 instructions, see hw_sha256) and
 # the vector suites: conformance, JSONTestSuite, RFC 8785 test data, ES6
-# numbers. The parser's SWAR structural index (the only index a big-endian
-# host has) is covered by the unit tests: they hold it, and every other
-# classifier, to the exact parser's tape on every JSONTestSuite, RFC 8785 and
-# conformance-vector input (json::indexed), so the vectors hold for it too.
+# numbers. The structural index's classifiers of each target (NEON and
+# SWAR on aarch64; SWAR, the only one a big-endian host has, on s390x) are
+# covered by the unit tests: they hold each one to the exact parser's tape on
+# every JSONTestSuite, RFC 8785 and conformance-vector input (json::indexed),
+# so the vectors hold for them too.
 # The dev-dependency on the crate itself turns on std, ffi and https
 # here too, so ring (rustls's provider) is cross-compiled with the target's C
 # compiler; it builds for both targets.

@@ -10,6 +10,9 @@
 //!   AVX2 (each detected once, cached; both also validate UTF-8), and SSE2
 //!   otherwise.
 //!
+//! On (little-endian) `aarch64` both are NEON (`neon`, part of that
+//! baseline, so no detection either).
+//!
 //! Each has a portable SWAR twin (`u64` words), used on other targets, under
 //! Miri, and when the crate is built with `--cfg contractpin_portable_simd`
 //! (`RUSTFLAGS="--cfg contractpin_portable_simd"`, as `contractpin_portable_sha256`
@@ -21,11 +24,23 @@
 mod avx2;
 #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
 mod avx512;
+#[cfg(all(
+    target_arch = "aarch64",
+    target_endian = "little",
+    not(miri),
+    not(contractpin_portable_simd)
+))]
+mod neon;
 #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
 mod sse2;
+// (Its search and classifier are the tests' reference where a SIMD back end
+// runs; `digits_end` is used everywhere.)
 #[cfg_attr(
     all(
-        target_arch = "x86_64",
+        any(
+            target_arch = "x86_64",
+            all(target_arch = "aarch64", target_endian = "little")
+        ),
         not(miri),
         not(contractpin_portable_simd),
         not(test)
@@ -70,7 +85,23 @@ pub(crate) fn skip_blocks(input: &[u8], pos: usize, class: Class) -> usize {
     {
         sse2::skip(input, pos, class)
     }
-    #[cfg(not(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd))))]
+    #[cfg(all(
+        target_arch = "aarch64",
+        target_endian = "little",
+        not(miri),
+        not(contractpin_portable_simd)
+    ))]
+    {
+        neon::skip(input, pos, class)
+    }
+    #[cfg(not(all(
+        any(
+            target_arch = "x86_64",
+            all(target_arch = "aarch64", target_endian = "little")
+        ),
+        not(miri),
+        not(contractpin_portable_simd)
+    )))]
     {
         swar::skip(input, pos, class)
     }
@@ -186,7 +217,23 @@ pub(crate) fn classifier() -> Classifier {
         }
         SSE2
     }
-    #[cfg(not(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd))))]
+    #[cfg(all(
+        target_arch = "aarch64",
+        target_endian = "little",
+        not(miri),
+        not(contractpin_portable_simd)
+    ))]
+    {
+        NEON
+    }
+    #[cfg(not(all(
+        any(
+            target_arch = "x86_64",
+            all(target_arch = "aarch64", target_endian = "little")
+        ),
+        not(miri),
+        not(contractpin_portable_simd)
+    )))]
     {
         SWAR
     }
@@ -242,6 +289,17 @@ const SSE2: Classifier = Classifier {
     checks_utf8: false,
 };
 
+#[cfg(all(
+    target_arch = "aarch64",
+    target_endian = "little",
+    not(miri),
+    not(contractpin_portable_simd)
+))]
+const NEON: Classifier = Classifier {
+    classify: |blocks, _, out| each(blocks, out, neon::classify),
+    checks_utf8: false,
+};
+
 /// Only [`classifier`] (after detection) and the tests (after the same
 /// check) hand this one out.
 #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
@@ -260,7 +318,10 @@ const AVX512: Classifier = Classifier {
 
 #[cfg_attr(
     all(
-        target_arch = "x86_64",
+        any(
+            target_arch = "x86_64",
+            all(target_arch = "aarch64", target_endian = "little")
+        ),
         not(miri),
         not(contractpin_portable_simd),
         not(test)
@@ -306,6 +367,13 @@ pub(crate) fn all_classifiers() -> std::vec::Vec<(&'static str, Classifier)> {
             out.push(("avx512", AVX512));
         }
     }
+    #[cfg(all(
+        target_arch = "aarch64",
+        target_endian = "little",
+        not(miri),
+        not(contractpin_portable_simd)
+    ))]
+    out.push(("neon", NEON));
     out
 }
 
@@ -370,6 +438,13 @@ mod tests {
                 assert_eq!(finish(&input, swar::skip(&input, pos, class), class), want);
                 #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
                 assert_eq!(finish(&input, sse2::skip(&input, pos, class), class), want);
+                #[cfg(all(
+                    target_arch = "aarch64",
+                    target_endian = "little",
+                    not(miri),
+                    not(contractpin_portable_simd)
+                ))]
+                assert_eq!(finish(&input, neon::skip(&input, pos, class), class), want);
             }
         }
     }
