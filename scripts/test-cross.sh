@@ -34,6 +34,11 @@ declare -A qemu=([aarch64-unknown-linux-gnu]=qemu-aarch64 [s390x-unknown-linux-g
 # Targets whose qemu-user CPU model (the default, "max") has hardware SHA-256:
 # there the SHA-256 tests must run the Armv8 back end, not skip it.
 declare -A hw_sha256=([aarch64-unknown-linux-gnu]=1)
+# Targets with SIMD code of their own (NEON, the Armv8 SHA-256) also run the
+# seeded property tests (the fuzz targets' invariants against the reference
+# canonicalizer on generated documents and the fuzz corpora; about 45 s
+# under qemu-aarch64).
+declare -A own_simd=([aarch64-unknown-linux-gnu]=1)
 tests=(--lib --test conformance --test jsontestsuite --test rfc8785_testdata --test es6_numbers)
 
 missing_for() { # TARGET: prints what TARGET lacks, nothing when all is there
@@ -57,12 +62,13 @@ run_target() { # TARGET
   fi
   var="CARGO_TARGET_$(tr 'a-z-' 'A-Z_' <<<"$t")"
   local t0=$SECONDS
-  echo "--- $t: cargo test ${tests[*]} under ${qemu[$t]}"
-  local require=()
+  local require=() more=()
   [ -z "${hw_sha256[$t]:-}" ] || require=(CONTRACTPIN_REQUIRE_HW_SHA256=1)
+  [ -z "${own_simd[$t]:-}" ] || more=(--test properties)
+  echo "--- $t: cargo test ${tests[*]} ${more[*]} under ${qemu[$t]}"
   env "${require[@]}" "${var}_LINKER=$gnu-gcc" "${var}_RUNNER=${qemu[$t]} -L /usr/$gnu" \
     "CC_${t//-/_}=$gnu-gcc" "AR_${t//-/_}=$gnu-ar" \
-    cargo test -q --config "profile.dev.package.contractpin.opt-level=1" --target "$t" -p contractpin "${tests[@]}" || return 1
+    cargo test -q --config "profile.dev.package.contractpin.opt-level=1" --target "$t" -p contractpin "${tests[@]}" "${more[@]}" || return 1
   echo "--- $t: ok ($((SECONDS - t0)) s)"
 }
 
