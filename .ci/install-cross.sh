@@ -12,7 +12,9 @@
 # libc6-dev-arm64-cross and libc6-dev-s390x-cross 2.36-8cross1.
 set -euo pipefail
 
-for t in aarch64-unknown-linux-gnu s390x-unknown-linux-gnu thumbv7em-none-eabihf; do
+# (aarch64-apple-darwin: only for clippy on the library's macOS build,
+# scripts/test.sh clippy_all; nothing is linked or run for it.)
+for t in aarch64-unknown-linux-gnu s390x-unknown-linux-gnu thumbv7em-none-eabihf aarch64-apple-darwin; do
   rustup target list --installed | grep -x "$t" >/dev/null || rustup target add "$t"
 done
 rustup component list --installed | grep "^llvm-tools" >/dev/null || rustup component add llvm-tools

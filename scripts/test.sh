@@ -81,8 +81,10 @@ portable() {
 # Clippy on the host, then on the library as the other builds compile it:
 # with the portable back ends forced, for aarch64 (the Armv8 SHA-256 back
 # end; with std and without it, whose detection differs) and s390x (no SHA-NI,
-# no AVX2 or AVX-512 code) and for the bare-metal Cortex-M4 target without
-# alloc. Code that only some of these builds use must be cfg'd to them, not
+# no AVX2 or AVX-512 code), for macOS on Apple silicon (no Linux memory
+# calls; the SHA-256 instructions enabled at compile time; the std layers
+# without https, whose ring needs Apple's C toolchain) and for the
+# bare-metal Cortex-M4 target without alloc. Code that only some of these builds use must be cfg'd to them, not
 # left as dead code elsewhere. (Library only: no dependency is checked.)
 clippy_all() {
   local dir="${CARGO_TARGET_DIR:-target}/clippy" rc=0 t
@@ -94,6 +96,8 @@ clippy_all() {
   done
   CARGO_TARGET_DIR="$dir/cross" cargo clippy -q -p contractpin --lib --no-default-features \
     --target aarch64-unknown-linux-gnu -- -D warnings || rc=1
+  CARGO_TARGET_DIR="$dir/cross" cargo clippy -q -p contractpin --lib --features std,ffi,mcp-http \
+    --target aarch64-apple-darwin -- -D warnings || rc=1
   CARGO_TARGET_DIR="$dir/cross" cargo clippy -q -p contractpin --lib --no-default-features \
     --target thumbv7em-none-eabihf -- -D warnings || rc=1
   return "$rc"
