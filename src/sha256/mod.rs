@@ -74,8 +74,10 @@ const K: [u32; 64] = [
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ];
 
-/// A SHA-256 compression back end.
+/// A SHA-256 compression back end. New CPUs may bring new back ends, so a
+/// `match` on it outside this crate needs a wildcard arm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Backend {
     /// Plain Rust; available on every target.
     Portable,
