@@ -33,21 +33,32 @@ mod avx512;
 mod neon;
 #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
 mod sse2;
-// (Its search and classifier are the tests' reference where a SIMD back end
-// runs; `digits_end` is used everywhere.)
-#[cfg_attr(
-    all(
-        any(
-            target_arch = "x86_64",
-            all(target_arch = "aarch64", target_endian = "little")
-        ),
-        not(miri),
-        not(contractpin_portable_simd),
-        not(test)
-    ),
-    allow(dead_code)
-)]
+// (Where a SIMD back end runs, its search and classifier are only the tests'
+// reference; `digits_end` is used everywhere.)
+#[cfg_attr(not(test), allow(dead_code))]
 mod swar;
+
+// The 16-byte back end of this build (`lanes`): the class searches, and the
+// block classifier when nothing wider runs. SSE2 and NEON are part of their
+// targets' baselines; elsewhere, under Miri and with the `--cfg`, the SWAR twin.
+#[cfg(all(
+    target_arch = "aarch64",
+    target_endian = "little",
+    not(miri),
+    not(contractpin_portable_simd)
+))]
+use neon as lanes;
+#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+use sse2 as lanes;
+#[cfg(not(all(
+    any(
+        target_arch = "x86_64",
+        all(target_arch = "aarch64", target_endian = "little")
+    ),
+    not(miri),
+    not(contractpin_portable_simd)
+)))]
+use swar as lanes;
 #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
 mod tables;
 
@@ -81,30 +92,7 @@ impl Class {
 /// seen), from which the caller continues byte by byte.
 #[inline(always)]
 pub(crate) fn skip_blocks(input: &[u8], pos: usize, class: Class) -> usize {
-    #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
-    {
-        sse2::skip(input, pos, class)
-    }
-    #[cfg(all(
-        target_arch = "aarch64",
-        target_endian = "little",
-        not(miri),
-        not(contractpin_portable_simd)
-    ))]
-    {
-        neon::skip(input, pos, class)
-    }
-    #[cfg(not(all(
-        any(
-            target_arch = "x86_64",
-            all(target_arch = "aarch64", target_endian = "little")
-        ),
-        not(miri),
-        not(contractpin_portable_simd)
-    )))]
-    {
-        swar::skip(input, pos, class)
-    }
+    lanes::skip(input, pos, class)
 }
 
 /// Index of the first byte of `class` at or after `pos`, or `input.len()`
@@ -215,28 +203,8 @@ pub(crate) fn classifier() -> Classifier {
         if avx2::available() {
             return AVX2;
         }
-        SSE2
     }
-    #[cfg(all(
-        target_arch = "aarch64",
-        target_endian = "little",
-        not(miri),
-        not(contractpin_portable_simd)
-    ))]
-    {
-        NEON
-    }
-    #[cfg(not(all(
-        any(
-            target_arch = "x86_64",
-            all(target_arch = "aarch64", target_endian = "little")
-        ),
-        not(miri),
-        not(contractpin_portable_simd)
-    )))]
-    {
-        SWAR
-    }
+    LANES
 }
 
 /// Whether this CPU has POPCNT and BMI1 (detected once, then cached), for
@@ -283,20 +251,9 @@ fn each(blocks: &[Block], out: &mut [Masks], one: fn(&Block) -> Masks) -> bool {
     false
 }
 
-#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
-const SSE2: Classifier = Classifier {
-    classify: |blocks, _, out| each(blocks, out, sse2::classify),
-    checks_utf8: false,
-};
-
-#[cfg(all(
-    target_arch = "aarch64",
-    target_endian = "little",
-    not(miri),
-    not(contractpin_portable_simd)
-))]
-const NEON: Classifier = Classifier {
-    classify: |blocks, _, out| each(blocks, out, neon::classify),
+/// The [`lanes`] back end's classifier (SSE2, NEON or SWAR).
+const LANES: Classifier = Classifier {
+    classify: |blocks, _, out| each(blocks, out, lanes::classify),
     checks_utf8: false,
 };
 
@@ -316,18 +273,8 @@ const AVX512: Classifier = Classifier {
     checks_utf8: true,
 };
 
-#[cfg_attr(
-    all(
-        any(
-            target_arch = "x86_64",
-            all(target_arch = "aarch64", target_endian = "little")
-        ),
-        not(miri),
-        not(contractpin_portable_simd),
-        not(test)
-    ),
-    allow(dead_code)
-)]
+/// The portable classifier, the tests' reference (where it is not [`LANES`]).
+#[cfg(test)]
 const SWAR: Classifier = Classifier {
     classify: |blocks, _, out| each(blocks, out, swar::classify),
     checks_utf8: false,
@@ -355,11 +302,12 @@ fn avx512_classify(blocks: &[Block], prev: &Block, out: &mut [Masks]) -> bool {
 /// Every classifier this machine can run, with a name (for the tests).
 #[cfg(test)]
 pub(crate) fn all_classifiers() -> std::vec::Vec<(&'static str, Classifier)> {
-    #[allow(unused_mut)]
-    let mut out = std::vec![("swar", SWAR)];
+    let mut out = std::vec![(swar::NAME, SWAR)];
+    if lanes::NAME != swar::NAME {
+        out.push((lanes::NAME, LANES));
+    }
     #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
     {
-        out.push(("sse2", SSE2));
         if avx2::available() {
             out.push(("avx2", AVX2));
         }
@@ -367,13 +315,6 @@ pub(crate) fn all_classifiers() -> std::vec::Vec<(&'static str, Classifier)> {
             out.push(("avx512", AVX512));
         }
     }
-    #[cfg(all(
-        target_arch = "aarch64",
-        target_endian = "little",
-        not(miri),
-        not(contractpin_portable_simd)
-    ))]
-    out.push(("neon", NEON));
     out
 }
 

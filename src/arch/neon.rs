@@ -20,6 +20,10 @@ use core::arch::aarch64::{
     vreinterpretq_u16_u8, vreinterpretq_u64_u8, vshrn_n_u16,
 };
 
+/// This back end's name in the tests' lists.
+#[cfg(test)]
+pub(super) const NAME: &str = "neon";
+
 /// The bytes of `chunk` in `class`, as one nibble per byte (bits `4i..4i + 4`
 /// are all ones when byte `i` is in it).
 #[inline(always)]

@@ -7,6 +7,10 @@ use core::arch::x86_64::{
     _mm_or_si128, _mm_set1_epi8,
 };
 
+/// This back end's name in the tests' lists.
+#[cfg(test)]
+pub(super) const NAME: &str = "sse2";
+
 /// [`super::skip_blocks`] with 16-byte SSE2 compares.
 #[inline(always)]
 pub(super) fn skip(input: &[u8], mut pos: usize, class: Class) -> usize {

@@ -5,6 +5,10 @@
 
 use super::{Class, Masks};
 
+/// This back end's name in the tests' lists.
+#[cfg(test)]
+pub(super) const NAME: &str = "swar";
+
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
