@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# What scripts/test-cross.sh (aarch64 and s390x under qemu-user) and
-# smoke/no_std/run.sh (the firmware under qemu-system-arm) need. Idempotent:
-# a second run only checks.
+# What scripts/test-cross.sh (aarch64 and s390x under qemu-user, Windows
+# under Wine) and smoke/no_std/run.sh (the firmware under qemu-system-arm)
+# need. Idempotent: a second run only checks.
 #
 # Rust: the rustup targets and the llvm-tools component follow the active
 # toolchain (the repository pins none; rustup installs the matching rust-std).
@@ -9,20 +9,22 @@
 # each, so pinning `=version` would break at the next point release. Tested
 # with: qemu-user and qemu-system-arm 1:7.2+dfsg-7+deb12u18+b3,
 # gcc-aarch64-linux-gnu and gcc-s390x-linux-gnu 4:12.2.0-3,
-# libc6-dev-arm64-cross and libc6-dev-s390x-cross 2.36-8cross1.
+# libc6-dev-arm64-cross and libc6-dev-s390x-cross 2.36-8cross1,
+# gcc-mingw-w64-x86-64 12.2.0-14+25.2, wine and wine64 8.0~repack-4.
 set -euo pipefail
 
 # (aarch64-apple-darwin: only for clippy on the library's macOS build,
 # scripts/test.sh clippy_all; nothing is linked or run for it.)
-for t in aarch64-unknown-linux-gnu s390x-unknown-linux-gnu thumbv7em-none-eabihf aarch64-apple-darwin; do
+for t in aarch64-unknown-linux-gnu s390x-unknown-linux-gnu x86_64-pc-windows-gnu thumbv7em-none-eabihf aarch64-apple-darwin; do
   rustup target list --installed | grep -x "$t" >/dev/null || rustup target add "$t"
 done
 rustup component list --installed | grep "^llvm-tools" >/dev/null || rustup component add llvm-tools
 
-packages=(qemu-user qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross)
+packages=(qemu-user qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross
+  gcc-mingw-w64-x86-64 wine wine64)
 have() { command -v qemu-aarch64 && command -v qemu-s390x && command -v qemu-system-arm &&
-  command -v aarch64-linux-gnu-gcc && command -v s390x-linux-gnu-gcc &&
-  [ -d /usr/aarch64-linux-gnu/lib ] && [ -d /usr/s390x-linux-gnu/lib ]; }
+  command -v aarch64-linux-gnu-gcc && command -v s390x-linux-gnu-gcc && command -v x86_64-w64-mingw32-gcc &&
+  command -v wine && [ -d /usr/aarch64-linux-gnu/lib ] && [ -d /usr/s390x-linux-gnu/lib ]; }
 if ! have >/dev/null; then
   command -v apt-get >/dev/null || { echo "apt-get is not available: install ${packages[*]}" >&2; exit 1; }
   apt-get update -qq

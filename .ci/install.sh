@@ -33,5 +33,5 @@ if grep -q '^nightly' <<< "$(rustup toolchain list)"; then
   rustup component add --toolchain nightly miri >/dev/null 2>&1 || echo "miri unavailable: the ABI Miri run will be skipped"
 fi
 
-step ".ci/install-cross.sh (aarch64/s390x under qemu-user, the Cortex-M4 firmware under qemu-system-arm)"
+step ".ci/install-cross.sh (aarch64/s390x under qemu-user, Windows under Wine, the Cortex-M4 firmware under qemu-system-arm)"
 bash .ci/install-cross.sh

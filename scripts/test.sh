@@ -83,9 +83,10 @@ portable() {
 # end; with std and without it, whose detection differs) and s390x (no SHA-NI,
 # no AVX2 or AVX-512 code), for macOS on Apple silicon (no Linux memory
 # calls; the SHA-256 instructions enabled at compile time; the std layers
-# without https, whose ring needs Apple's C toolchain) and for the
-# bare-metal Cortex-M4 target without alloc. Code that only some of these builds use must be cfg'd to them, not
-# left as dead code elsewhere. (Library only: no dependency is checked.)
+# without https, whose ring needs Apple's C toolchain), for Windows (the
+# library with its tests, and the CLI) and for the bare-metal Cortex-M4
+# target without alloc. Code that only some of these builds use must be
+# cfg'd to them, not left as dead code elsewhere. (No dependency is checked.)
 clippy_all() {
   local dir="${CARGO_TARGET_DIR:-target}/clippy" rc=0 t
   cargo clippy --all-targets --all-features -- -D warnings || rc=1
@@ -98,6 +99,10 @@ clippy_all() {
     --target aarch64-unknown-linux-gnu -- -D warnings || rc=1
   CARGO_TARGET_DIR="$dir/cross" cargo clippy -q -p contractpin --lib --features std,ffi,mcp-http \
     --target aarch64-apple-darwin -- -D warnings || rc=1
+  CARGO_TARGET_DIR="$dir/cross" cargo clippy -q -p contractpin --lib --tests --features std,ffi,mcp-http \
+    --target x86_64-pc-windows-gnu -- -D warnings || rc=1
+  CARGO_TARGET_DIR="$dir/cross" cargo clippy -q -p contractpin-cli --bins \
+    --target x86_64-pc-windows-gnu -- -D warnings || rc=1
   CARGO_TARGET_DIR="$dir/cross" cargo clippy -q -p contractpin --lib --no-default-features \
     --target thumbv7em-none-eabihf -- -D warnings || rc=1
   return "$rc"
@@ -118,7 +123,7 @@ suite no-std-bare-metal bash smoke/no_std/run.sh
 suite cargo-test cargo test
 suite hermetic hermetic
 suite portable portable
-suite cross-qemu bash scripts/test-cross.sh
+suite cross-qemu-wine bash scripts/test-cross.sh
 suite vectors-fresh python3 vectors/make_vectors.py --check
 suite number-tables-fresh python3 scripts/gen_number_tables.py --check
 suite vectors-oracles python3 vectors/oracles/check_vectors.py

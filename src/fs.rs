@@ -52,6 +52,11 @@ pub fn read_regular_file(path: &Path, max: u64) -> Result<Vec<u8>, ReadFileError
     if !meta.file_type().is_file() {
         return Err(ReadFileError::NotRegular(kind_of(&meta.file_type())));
     }
+    // (On Windows a device or a pipe carries file attributes too.)
+    #[cfg(windows)]
+    if !crate::win32::is_disk_file(&file) {
+        return Err(ReadFileError::NotRegular("a device or a pipe"));
+    }
     if meta.len() > max {
         return Err(ReadFileError::TooLarge(max));
     }
@@ -76,7 +81,21 @@ fn open_nonblocking(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
-#[cfg(not(unix))]
+/// Windows: `FILE_FLAG_BACKUP_SEMANTICS` lets a directory open (a plain
+/// open is "Access denied"), so it is reported as a directory like
+/// anywhere else. Opening never waits there; a console or pipe handle is
+/// not a regular file and is refused before any read.
+#[cfg(windows)]
+fn open_nonblocking(path: &Path) -> io::Result<File> {
+    use std::os::windows::fs::OpenOptionsExt;
+    const FILE_FLAG_BACKUP_SEMANTICS: u32 = 0x0200_0000;
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(FILE_FLAG_BACKUP_SEMANTICS)
+        .open(path)
+}
+
+#[cfg(not(any(unix, windows)))]
 fn open_nonblocking(path: &Path) -> io::Result<File> {
     OpenOptions::new().read(true).open(path)
 }
@@ -109,6 +128,28 @@ fn kind_of(t: &std::fs::FileType) -> &'static str {
 mod tests {
     use super::*;
 
+    #[test]
+    fn refuses_a_directory() {
+        let dir = std::env::temp_dir();
+        match read_regular_file(&dir, 1 << 20) {
+            Err(ReadFileError::NotRegular(k)) => assert_eq!(k, "a directory"),
+            other => panic!("{dir:?}: {other:?}"),
+        }
+    }
+
+    /// Windows devices open like files and carry file attributes.
+    #[cfg(windows)]
+    #[test]
+    fn refuses_a_windows_device() {
+        for path in ["NUL", "CON"] {
+            match read_regular_file(Path::new(path), 1 << 20) {
+                Err(ReadFileError::NotRegular(_)) | Err(ReadFileError::Io(_)) => {}
+                other => panic!("{path}: {other:?}"),
+            }
+        }
+    }
+
+    #[cfg(unix)]
     #[test]
     fn refuses_what_is_not_a_regular_file() {
         for (path, kind) in [

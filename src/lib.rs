@@ -75,6 +75,8 @@ mod scratch_api;
 pub mod sha256;
 #[cfg(feature = "alloc")]
 pub mod verify;
+#[cfg(all(feature = "std", windows))]
+mod win32;
 
 /// The unit tests' seeded generator; its one home is `tests/support/rng.rs`.
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! Every expected digest and every golden file below was produced outside
 //! this crate, with Python's `json` and `hashlib` (script at the end of this
 //! file), never by the code under test.
-#![cfg(all(feature = "std", unix))]
+#![cfg(feature = "std")]
 
 #[path = "support/rng.rs"]
 mod rng;
@@ -14,6 +14,7 @@ mod tools;
 
 use std::collections::BTreeMap;
 use std::fs;
+#[cfg(unix)]
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -1183,26 +1184,43 @@ impl Drop for TempDir {
     }
 }
 
+/// Identifies the file now at `p`: a save puts a new file there (renamed
+/// over the old one); a file left alone keeps it. The inode on Unix; the
+/// creation time on Windows (a new file's is later).
+fn file_id(p: &Path) -> impl PartialEq + std::fmt::Debug {
+    let meta = fs::metadata(p).unwrap();
+    #[cfg(unix)]
+    return meta.ino();
+    #[cfg(not(unix))]
+    return meta.created().unwrap();
+}
+
 #[test]
 fn save_atomic_writes_replaces_and_keeps_mode() {
     let dir = TempDir::new("save");
     let p = dir.path.join("contractpin.lock");
     lock::save_atomic(&p, b"first\n").unwrap();
     assert_eq!(fs::read(&p).unwrap(), b"first\n");
+    #[cfg(unix)]
     fs::set_permissions(&p, fs::Permissions::from_mode(0o640)).unwrap();
-    let ino = fs::metadata(&p).unwrap().ino();
+    let id = file_id(&p);
     lock::save_atomic(&p, GOLDEN.as_bytes()).unwrap();
     assert_eq!(fs::read(&p).unwrap(), GOLDEN.as_bytes());
-    let meta = fs::metadata(&p).unwrap();
-    assert_eq!(meta.permissions().mode() & 0o777, 0o640);
+    #[cfg(unix)]
+    assert_eq!(
+        fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+        0o640
+    );
     assert_ne!(
-        meta.ino(),
-        ino,
+        file_id(&p),
+        id,
         "must replace by rename, not rewrite in place"
     );
     assert_eq!(dir.names(), ["contractpin.lock"]);
 }
 
+/// (Unix only: making a symbolic link on Windows needs a privilege.)
+#[cfg(unix)]
 #[test]
 fn saving_refuses_to_write_through_a_symlink() {
     let dir = TempDir::new("symlink");
@@ -1305,7 +1323,7 @@ fn update_creates_modifies_and_aborts_cleanly() {
 
     // A failing closure (e.g. a server could not be reached): nothing written.
     let before = fs::read(&p).unwrap();
-    let ino = fs::metadata(&p).unwrap().ino();
+    let id = file_id(&p);
     let r = lock::update(&p, |cur| -> Result<Lock, String> {
         let mut l = cur.unwrap();
         l.servers.clear();
@@ -1316,11 +1334,11 @@ fn update_creates_modifies_and_aborts_cleanly() {
         other => panic!("{other:?}"),
     }
     assert_eq!(fs::read(&p).unwrap(), before);
-    assert_eq!(fs::metadata(&p).unwrap().ino(), ino);
+    assert_eq!(file_id(&p), id);
 
     // Unchanged content is not rewritten.
     lock::update(&p, |cur| Ok::<_, String>(cur.unwrap())).unwrap();
-    assert_eq!(fs::metadata(&p).unwrap().ino(), ino);
+    assert_eq!(file_id(&p), id);
 
     // A change replaces the file.
     let updated = lock::update(&p, |cur| {

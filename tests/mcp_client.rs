@@ -3,8 +3,9 @@
 //! legacy HTTP+SSE transport. Every case asserts the outcome (tools and
 //! warnings, or the error kind) and that it finished within its time budget.
 //! Expected digests come from tests/mcp/expected-digests.json (an independent
-//! oracle: rfc8785 + hashlib).
-#![cfg(feature = "mcp-http")]
+//! oracle: rfc8785 + hashlib). Unix only: the test server is started as a
+//! Unix process and its exit checked with `kill(pid, 0)`.
+#![cfg(all(feature = "mcp-http", unix))]
 
 #[path = "support/tools.rs"]
 mod tools;

@@ -41,6 +41,18 @@ fn absolute(path: &Path) -> PathBuf {
     out
 }
 
+/// Whether `path` starts at a root or a drive, so that it names the same
+/// place whatever directory it is taken from (joining it to one drops that
+/// directory): absolute paths, and on Windows also `\x` (the current
+/// drive's root) and `C:x` (relative to drive C's current directory),
+/// which Windows does not call absolute.
+fn rooted(path: &Path) -> bool {
+    matches!(
+        path.components().next(),
+        Some(Component::Prefix(_) | Component::RootDir)
+    )
+}
+
 /// The directory holding the lock file (absolute).
 pub fn lock_dir(lock: &Path) -> PathBuf {
     absolute(lock)
@@ -51,12 +63,13 @@ pub fn lock_dir(lock: &Path) -> PathBuf {
 
 /// `path` (relative to the current directory, or absolute) as it is stored
 /// in the lock: relative to the lock's directory (`"."` for the directory
-/// itself), except an absolute path outside that directory, which is kept.
+/// itself), except an absolute path (one that starts at a root or a
+/// drive) outside that directory, which is kept.
 pub fn relative_to_lock(path: &str, lock: &Path) -> String {
     let p = Path::new(path);
     let target = absolute(p);
     let base = lock_dir(lock);
-    if p.is_absolute() && !target.starts_with(&base) {
+    if rooted(p) && !target.starts_with(&base) {
         return path.to_string();
     }
     relative(&target, &base)
@@ -70,8 +83,10 @@ pub fn relative_to_lock(path: &str, lock: &Path) -> String {
 /// without it, `None` too: the server then runs in the lock's directory, at
 /// `init` as at `verify`.
 pub fn implicit_cwd(lock: &Path, allow_outside: bool) -> Option<String> {
-    // getcwd(3) gives the real path: compare it with the real lock directory.
+    // Both sides as real paths (getcwd(3) gives one; on Windows the real
+    // form also carries the `\\?\` prefix, so both must have it).
     let here = std::env::current_dir().ok()?;
+    let here = here.canonicalize().unwrap_or(here);
     let dir = lock_dir(lock);
     let dir = dir.canonicalize().unwrap_or(dir);
     let rel = relative(&here, &dir);
@@ -81,22 +96,20 @@ pub fn implicit_cwd(lock: &Path, allow_outside: bool) -> Option<String> {
 
 /// `target` relative to `base` (both absolute and normalised): `..` for
 /// each component of `base` beyond the common prefix, then the rest of
-/// `target`; `"."` when they are the same.
+/// `target`; `"."` when they are the same. The parts are joined with `/`
+/// on every platform, so a lock written on Windows reads the same on Linux
+/// (Windows takes `/` as a separator too).
 fn relative(target: &Path, base: &Path) -> String {
     let t: Vec<_> = target.components().collect();
     let b: Vec<_> = base.components().collect();
     let common = t.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let mut rel = PathBuf::new();
-    for _ in common..b.len() {
-        rel.push("..");
-    }
-    for c in &t[common..] {
-        rel.push(c.as_os_str());
-    }
-    if rel.as_os_str().is_empty() {
+    let ups = (common..b.len()).map(|_| std::borrow::Cow::Borrowed(".."));
+    let downs = t[common..].iter().map(|c| c.as_os_str().to_string_lossy());
+    let parts: Vec<_> = ups.chain(downs).collect();
+    if parts.is_empty() {
         return ".".to_string();
     }
-    rel.to_string_lossy().into_owned()
+    parts.join("/")
 }
 
 /// A path read from the lock, resolved against the lock's directory
@@ -115,7 +128,7 @@ pub fn resolve_from_lock(path: &str, lock: &Path) -> PathBuf {
 /// `..`, or leads outside it through a symbolic link. A path that does not
 /// exist yet is judged lexically.
 pub fn resolve_inside(path: &str, lock: &Path) -> Result<PathBuf, String> {
-    if Path::new(path).is_absolute() {
+    if rooted(Path::new(path)) {
         return Err(std::format!("{path:?} is an absolute path"));
     }
     let mut depth: usize = 0;
@@ -195,5 +208,39 @@ mod tests {
         assert!(resolve_inside("../Cargo.toml", &lock).is_err());
         assert!(resolve_inside("a/../../x", &lock).is_err());
         assert!(resolve_inside("/etc/passwd", &lock).is_err());
+        // A root or a drive leaves the directory on every platform; on
+        // Windows `\x` and `C:x` are not "absolute", and joining either
+        // to the lock's directory would drop it.
+        for outside in ["/nonexistent/x.json", "//server/share/x.json"] {
+            let why = resolve_inside(outside, &lock).unwrap_err();
+            assert!(why.contains("absolute"), "{outside}: {why}");
+        }
+        #[cfg(windows)]
+        for outside in [
+            "\\nonexistent\\x.json",
+            "C:x.json",
+            "Z:nonexistent.json",
+            "\\\\?\\C:\\x",
+        ] {
+            let why = resolve_inside(outside, &lock).unwrap_err();
+            assert!(why.contains("absolute"), "{outside}: {why}");
+        }
+        #[cfg(windows)]
+        assert!(resolve_inside("a\\..\\..\\x", &lock).is_err());
+    }
+
+    /// Stored paths use `/` on every platform: a lock written on Windows
+    /// verifies on Linux.
+    #[test]
+    fn stored_paths_use_forward_slashes() {
+        let cwd = std::env::current_dir().unwrap();
+        let lock = cwd.join("examples/contractpin.lock");
+        let deep = cwd.join("examples").join("a").join("b").join("x.json");
+        assert_eq!(
+            relative_to_lock(deep.to_str().unwrap(), &lock),
+            "a/b/x.json"
+        );
+        let lock = cwd.join("examples").join("a").join("contractpin.lock");
+        assert_eq!(relative_to_lock("data/x.json", &lock), "../../data/x.json");
     }
 }

@@ -79,8 +79,9 @@
 //! [`save_atomic`] writes a temporary file in the target's directory, fsyncs
 //! it, renames it over the target and fsyncs the directory: readers see the
 //! old lock or the new one, never a part. [`update`] wraps a read-modify-write
-//! in an exclusive `flock` on a sidecar file `<lock path>.lock`, so concurrent
-//! `init` runs never lose each other's entries.
+//! in an exclusive file lock (`flock`; `LockFileEx` on Windows) on a
+//! sidecar file `<lock path>.lock`, so concurrent `init` runs never lose
+//! each other's entries.
 
 mod approve;
 mod capabilities;

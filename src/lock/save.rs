@@ -9,11 +9,12 @@
 //! the target is always the complete old or the complete new lock. Stale
 //! temporary files of dead processes are removed by the next [`update`].
 //!
-//! **File lock.** [`update`] takes an exclusive `flock` on a sidecar file,
-//! `<lock path>.lock` (for `contractpin.lock`: `contractpin.lock.lock`; add
-//! it to `.gitignore`). Locking the lock file itself would not work: each
-//! save replaces it with a new inode, so a waiter would end up holding a
-//! lock on a file no longer in place. The sidecar is never deleted
+//! **File lock.** [`update`] takes an exclusive file lock (`flock`;
+//! `LockFileEx` on Windows) on a sidecar file, `<lock path>.lock` (for
+//! `contractpin.lock`: `contractpin.lock.lock`; add it to `.gitignore`).
+//! Locking the lock file itself would not work: each save replaces it with
+//! a new inode, so a waiter would end up holding a lock on a file no longer
+//! in place. The sidecar is never deleted
 //! (deleting a lock file reintroduces the same race).
 //!
 //! **No writing through links.** A lock path that is a symbolic link
@@ -28,7 +29,6 @@ use std::format;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::string::ToString;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::vec::Vec;
 
@@ -94,13 +94,46 @@ fn temp_prefix(name: &OsString) -> OsString {
     p
 }
 
+/// Renames `from` over `to`.
+#[cfg(not(windows))]
+fn rename_over(from: &Path, to: &Path) -> io::Result<()> {
+    fs::rename(from, to)
+}
+
+/// Renames `from` over `to`. Windows refuses ("Access denied") to replace a
+/// file that another process holds open without POSIX rename semantics
+/// (another `contractpin` reading the lock outside the file lock, an
+/// editor, a virus scanner): such a hold is brief, so try again for up to
+/// about two seconds before giving up.
+#[cfg(windows)]
+fn rename_over(from: &Path, to: &Path) -> io::Result<()> {
+    let mut tries = 0;
+    loop {
+        match fs::rename(from, to) {
+            Err(e) if e.kind() == io::ErrorKind::PermissionDenied && tries < 100 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return other,
+        }
+    }
+}
+
+#[cfg(unix)]
 fn sync_dir(dir: &Path) -> io::Result<()> {
     match File::open(dir)?.sync_all() {
         // Some file systems cannot fsync a directory; the rename is done.
-        #[cfg(unix)]
         Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Ok(()),
         other => other,
     }
+}
+
+/// Windows has no directory fsync (a directory does not even open as a
+/// file): NTFS journals the rename itself, so once `rename` returns the
+/// new file is in place, and a crash leaves the old one or the new one.
+#[cfg(not(unix))]
+fn sync_dir(_dir: &Path) -> io::Result<()> {
+    Ok(())
 }
 
 /// Replaces the file at `path` with `bytes` atomically and durably: readers
@@ -135,7 +168,7 @@ pub fn save_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         }
         file.sync_all()?;
         drop(file);
-        fs::rename(&tmp_path, &target)?;
+        rename_over(&tmp_path, &target)?;
         sync_dir(&dir)
     })();
     if result.is_err() {
@@ -199,7 +232,8 @@ impl<E> From<io::Error> for UpdateError<E> {
     }
 }
 
-/// An exclusive `flock`, released when dropped (closing the descriptor).
+/// An exclusive lock on a file (`File::lock`), released when dropped
+/// (closing the file).
 struct FileLock {
     _file: File,
 }
@@ -212,19 +246,13 @@ impl FileLock {
             .create(true)
             .truncate(false)
             .open(path)?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::io::AsRawFd;
-            loop {
-                // SAFETY: `file` owns a valid open descriptor for the whole call.
-                let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
-                if rc == 0 {
-                    break;
-                }
-                let err = io::Error::last_os_error();
-                if err.kind() != io::ErrorKind::Interrupted {
-                    return Err(err);
-                }
+        // `flock(2)` on Unix, `LockFileEx` on Windows: every platform
+        // serialises updates.
+        loop {
+            match file.lock() {
+                Ok(()) => break,
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                Err(err) => return Err(err),
             }
         }
         Ok(FileLock { _file: file })
@@ -233,13 +261,12 @@ impl FileLock {
 
 /// Removes temporary files left by killed saves of processes that no longer
 /// exist. Called with the file lock held; best effort.
-#[cfg(unix)]
 fn remove_stale_temps(target: &Path) {
     let Ok((dir, name)) = split(target) else {
         return;
     };
     let prefix = temp_prefix(&name);
-    let prefix = prefix.to_string_lossy().to_string();
+    let prefix = prefix.to_string_lossy().into_owned();
     let Ok(entries) = fs::read_dir(&dir) else {
         return;
     };
@@ -248,26 +275,35 @@ fn remove_stale_temps(target: &Path) {
         let Some(rest) = file_name.to_str().and_then(|n| n.strip_prefix(&prefix)) else {
             continue;
         };
-        let Some(pid) = rest
-            .split('-')
-            .next()
-            .and_then(|p| p.parse::<libc::pid_t>().ok())
-        else {
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
             continue;
         };
-        if pid <= 0 || pid as u32 == std::process::id() {
-            continue;
-        }
-        // SAFETY: signal 0 only checks whether the process exists.
-        let rc = unsafe { libc::kill(pid, 0) };
-        if rc != 0 && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH) {
+        if pid != 0 && pid != std::process::id() && process_gone(pid) {
             let _ = fs::remove_file(entry.path());
         }
     }
 }
 
-#[cfg(not(unix))]
-fn remove_stale_temps(_target: &Path) {}
+/// Whether process `pid` is known to have gone (`false` when unsure).
+#[cfg(unix)]
+fn process_gone(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: signal 0 only checks whether the process exists.
+    let rc = unsafe { libc::kill(pid, 0) };
+    rc != 0 && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+}
+
+#[cfg(windows)]
+fn process_gone(pid: u32) -> bool {
+    crate::win32::process_gone(pid)
+}
+
+#[cfg(not(any(unix, windows)))]
+fn process_gone(_pid: u32) -> bool {
+    false
+}
 
 /// Read-modify-write of the lock at `path` under an exclusive file lock.
 ///
