@@ -20,9 +20,9 @@
 # so the vectors hold for them too.
 # On Windows the std layer's own platform code is what differs, so the
 # suites of the lock (paths, atomic saves, the file lock), verification,
-# drift and the C ABI run too (see windows_tests); not the
-# suites that start Node, Python or a C compiler, which are Linux programs
-# here. Wine 8 lacks bcryptprimitives.dll, which Rust's std imports; a
+# drift, the C ABI and the stdio transport (with a server of its own) run
+# too (see windows_tests); not the suites that start Node, Python or a C
+# compiler, which are Linux programs here. Wine 8 lacks bcryptprimitives.dll, which Rust's std imports; a
 # stand-in (scripts/wine/bcryptprimitives.c) is built next to the tests.
 # The dev-dependency on the crate itself turns on std, ffi and https
 # here too, so ring (rustls's provider) is cross-compiled with the target's C
@@ -52,7 +52,7 @@ declare -A runner=([aarch64-unknown-linux-gnu]="qemu-aarch64 -L /usr/aarch64-lin
 declare -A own_simd=([aarch64-unknown-linux-gnu]=1)
 windows_tests=(--test lock --test verify --test verify_selective --test drift --test fixture_digests
   --test ffi_abi --test ffi_lock --test ffi_verify --test ffi_verify_server --test ffi_guard
-  --test ffi_guard_instructions)
+  --test ffi_guard_instructions --test stdio_portable)
 # ... minus the checks that run python3 (the vector generator, the
 # reference digests, the lock's snapshot oracle): a Linux program, which
 # Wine does not start; they hold the same files to the same oracle on every

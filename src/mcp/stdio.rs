@@ -107,6 +107,10 @@ pub(crate) struct StdioTransport {
     /// Since when stdout has been quiet, once the server is known to have exited.
     quiet_since: Option<Instant>,
     ended: Option<Ended>,
+    /// The job object holding the server and what it starts (Windows; `None`
+    /// when Windows refused one).
+    #[cfg(windows)]
+    job: Option<crate::win32::Job>,
 }
 
 /// The environment a server starts with: only the variables of
@@ -121,6 +125,28 @@ fn set_environment(cmd: &mut Command, env: &BTreeMap<String, String>, inherit: b
         }
     }
     cmd.envs(env);
+}
+
+/// The program to start for the command's first word: as given, except on
+/// Windows, where a bare name that means a batch script (`npx` for
+/// `npx.cmd`) becomes that script's path, found in the server's `PATH`
+/// (its spec's, else ours), as the SDK clients find it.
+fn program_path(program: &str, env: &BTreeMap<String, String>) -> PathBuf {
+    #[cfg(windows)]
+    {
+        let path = env
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("PATH"))
+            .map(|(_, v)| OsString::from(v))
+            .or_else(|| std::env::var_os("PATH"))
+            .unwrap_or_default();
+        if let Some(script) = crate::win32::batch_script(program, &path) {
+            return script;
+        }
+    }
+    #[cfg(not(windows))]
+    let _ = env;
+    PathBuf::from(program)
 }
 
 /// What the official SDKs' `getDefaultEnvironment()` /
@@ -176,7 +202,7 @@ impl StdioTransport {
                 "the stdio server command is empty",
             ));
         };
-        let mut cmd = Command::new(program);
+        let mut cmd = Command::new(program_path(program, env));
         cmd.args(&command[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -195,6 +221,13 @@ impl StdioTransport {
             use std::os::unix::process::CommandExt;
             cmd.process_group(0);
         }
+        #[cfg(windows)]
+        {
+            // Started suspended, to be put in a job object before it runs
+            // (`win32::Job::contain`): the Windows counterpart of the group.
+            use std::os::windows::process::CommandExt;
+            cmd.creation_flags(crate::win32::CREATE_SUSPENDED);
+        }
         let mut child = reaper::spawn_managed(&mut cmd).map_err(|e| {
             let where_ = cwd
                 .map(|d| std::format!(" in {}", d.display()))
@@ -205,6 +238,18 @@ impl StdioTransport {
             )
             .caused_by(e)
         })?;
+        #[cfg(windows)]
+        let job = match crate::win32::Job::contain(&child) {
+            Ok(job) => job,
+            Err(e) => {
+                let _ = child.kill();
+                reaper::reap_and_forget(&mut child);
+                return Err(McpError::new(
+                    McpErrorKind::Spawn,
+                    std::format!("could not start `{}`: {e}", one_line(program)),
+                ));
+            }
+        };
         let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
         let (wtx, wrx) = byte_queue::<Vec<u8>>(WRITE_BUDGET);
         let (tx, lines) = byte_queue(opts.max_line_bytes.max(MIN_LINE_BUDGET));
@@ -222,6 +267,8 @@ impl StdioTransport {
             reaped: false,
             quiet_since: None,
             ended: None,
+            #[cfg(windows)]
+            job,
         };
         // From here on, returning early drops `t`, which shuts the child down.
         let inherit = raw.as_ref().is_some_and(|r| r.inherit_stderr);
@@ -363,6 +410,11 @@ impl StdioTransport {
     /// group): SIGTERM to what is left of the group, SIGKILL after
     /// [`TERM_GRACE`] if anything is still alive.
     fn clear_group(&mut self) {
+        // Windows: what the server started is in its job; end it.
+        #[cfg(windows)]
+        if let Some(job) = &self.job {
+            job.terminate();
+        }
         #[cfg(unix)]
         {
             if self.reaped {
@@ -439,7 +491,13 @@ impl StdioTransport {
         }
         #[cfg(not(unix))]
         {
+            // No SIGTERM: the job (or the server alone) ends at once.
             let _ = sig;
+            #[cfg(windows)]
+            if let Some(job) = &self.job {
+                job.terminate();
+                return;
+            }
             let _ = self.child.kill();
         }
     }
