@@ -22,8 +22,11 @@
 # suites of the lock (paths, atomic saves, the file lock), verification,
 # drift, the C ABI and the stdio transport (with a server of its own) run
 # too (see windows_tests); not the suites that start Node, Python or a C
-# compiler, which are Linux programs here. Wine 8 lacks bcryptprimitives.dll, which Rust's std imports; a
-# stand-in (scripts/wine/bcryptprimitives.c) is built next to the tests.
+# compiler, which are Linux programs here. The C and Go bindings' tests
+# run there too, linked with the C library built for Windows
+# (windows_bindings). Wine 8 lacks bcryptprimitives.dll, which Rust's and
+# Go's runtimes import; a stand-in (scripts/wine/bcryptprimitives.c) goes
+# into the Wine prefix.
 # The dev-dependency on the crate itself turns on std, ffi and https
 # here too, so ring (rustls's provider) is cross-compiled with the target's C
 # compiler; it builds for every target.
@@ -73,15 +76,53 @@ missing_for() { # TARGET: prints what TARGET lacks, nothing when all is there
 }
 
 # Wine: a prefix of its own under the target directory (not ~/.wine), no
-# debug chatter, and the stand-in bcryptprimitives.dll beside the tests.
-prepare_wine() { # TARGET
-  local deps="${CARGO_TARGET_DIR:-$root/target}/$1/debug/deps"
+# debug chatter, and the stand-in bcryptprimitives.dll in its system
+# directory (where Rust's and Go's runtimes both look).
+prepare_wine() {
   export WINEPREFIX="${CARGO_TARGET_DIR:-$root/target}/wine-prefix" WINEDEBUG=-all
-  mkdir -p "$deps" "$WINEPREFIX"
-  x86_64-w64-mingw32-gcc -O2 -Wall -Wextra -Werror -shared -o "$deps/bcryptprimitives.dll" \
-    scripts/wine/bcryptprimitives.c || return 1
-  # The first start of a prefix sets it up (about 10 s); do it before timing tests.
+  mkdir -p "$WINEPREFIX"
+  # The first start of a prefix sets it up (about 10 s).
   wine cmd /c exit >/dev/null 2>&1 || true
+  x86_64-w64-mingw32-gcc -O2 -Wall -Wextra -Werror -shared \
+    -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" scripts/wine/bcryptprimitives.c
+}
+
+# The C library for Windows (the C ABI, as scripts/build-lib.sh builds it
+# for Linux: libcontractpin.a, contractpin.dll and its import library), then
+# the C binding's tests linked with each (-std=c99 -Wall -Wextra -Werror
+# -pedantic) and, when Go is here, the Go binding's tests (cgo, linked
+# with the archive through a contractpin.pc of its own) and go vet, all
+# run under Wine on every vector.
+windows_bindings() {
+  local t=x86_64-pc-windows-gnu dir="${CARGO_TARGET_DIR:-$root/target}/lib-windows"
+  local lib="$dir/$t/release" out="$dir/out" native
+  mkdir -p "$out"
+  native="$(cargo rustc -q --locked --release --target "$t" --lib --no-default-features --features ffi,std \
+    --crate-type cdylib --crate-type staticlib --target-dir "$dir" -- --print native-static-libs 2>&1 |
+    sed -n 's/.*native-static-libs: //p' | tail -1)"
+  [ -f "$lib/libcontractpin.a" ] && [ -f "$lib/contractpin.dll" ] || { echo "the Windows library did not build" >&2; return 1; }
+  local cc=(x86_64-w64-mingw32-gcc -std=c99 -Wall -Wextra -Werror -pedantic -O1 -Iinclude -Ibindings/c/tests)
+  "${cc[@]}" bindings/c/tests/*.c "$lib/libcontractpin.a" $native -o "$out/test_static.exe" || return 1
+  "${cc[@]}" bindings/c/tests/*.c -L"$lib" -lcontractpin.dll -o "$out/test_dynamic.exe" || return 1
+  cp "$lib/contractpin.dll" "$out/"
+  wine "$out/test_static.exe" vectors/vectors.tsv bindings/c/testdata || return 1
+  wine "$out/test_dynamic.exe" vectors/vectors.tsv bindings/c/testdata || return 1
+  if ! command -v go >/dev/null; then
+    if [ -n "${CONTRACTPIN_REQUIRE_TOOLS:-}" ]; then
+      echo "FAIL: the Go binding's Windows tests need go" >&2
+      return 1
+    fi
+    echo "*** SKIPPED the Go binding on Windows: needs go ***" >&2
+    return 0
+  fi
+  printf 'Name: contractpin\nDescription: the library under test\nVersion: 0\nCflags: -I%s\nLibs: %s %s\n' \
+    "$root/include" "$lib/libcontractpin.a" "$native" >"$out/contractpin.pc"
+  (cd bindings/go &&
+    export GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc PKG_CONFIG_PATH="$out" &&
+    go vet ./... && go test -c -o "$out/go_test.exe" . &&
+    wine "$out/go_test.exe" -test.count=1 -test.v >"$out/go_test.log" 2>&1) || { tail -20 "$out/go_test.log" >&2; return 1; }
+  grep -q '^PASS$' "$out/go_test.log" || { tail -20 "$out/go_test.log" >&2; return 1; }
+  echo "Go on Windows: $(grep -c -- '--- PASS' "$out/go_test.log") tests and vectors passed, go vet clean"
 }
 
 run_target() { # TARGET
@@ -103,7 +144,7 @@ run_target() { # TARGET
     more=(--test properties)
   fi
   if [[ $t == *windows* ]]; then
-    prepare_wine "$t" || return 1
+    prepare_wine || return 1
     more=("${windows_tests[@]}")
     after=(-- "${windows_skip[@]}")
   fi
@@ -111,6 +152,10 @@ run_target() { # TARGET
   env "${require[@]}" "${var}_LINKER=$gnu-gcc" "${var}_RUNNER=${runner[$t]}" \
     "CC_${t//-/_}=$gnu-gcc" "AR_${t//-/_}=$gnu-ar" \
     cargo test -q --config "profile.dev.package.contractpin.opt-level=1" --target "$t" -p contractpin "${tests[@]}" "${more[@]}" "${after[@]}" || return 1
+  if [[ $t == *windows* ]]; then
+    echo "--- $t: the C and Go bindings under wine"
+    windows_bindings || return 1
+  fi
   echo "--- $t: ok ($((SECONDS - t0)) s)"
 }
 

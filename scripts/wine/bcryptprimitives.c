@@ -1,11 +1,12 @@
 /*
  * A stand-in for Windows' bcryptprimitives.dll, for running the Windows
  * build's tests under Wine 8 (Debian bookworm), which does not have that
- * DLL. Rust's standard library (1.78 and later) imports ProcessPrng from it
- * for HashMap seeds and the like; without it no Rust program starts under
+ * DLL. Rust's standard library (1.78 and later) and Go's runtime import
+ * ProcessPrng from it for random seeds; without it neither starts under
  * that Wine. This one fills the buffer from RtlGenRandom (advapi32's
  * SystemFunction036), which Wine does have. Test use only: it is built by
- * scripts/test-cross.sh next to the test programs and shipped nowhere.
+ * scripts/test-cross.sh into its Wine prefix's system directory and
+ * shipped nowhere.
  */
 #include <windows.h>
 
