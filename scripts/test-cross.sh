@@ -102,6 +102,7 @@ windows_bindings() {
     sed -n 's/.*native-static-libs: //p' | tail -1)"
   [ -f "$lib/libcontractpin.a" ] && [ -f "$lib/contractpin.dll" ] || { echo "the Windows library did not build" >&2; return 1; }
   local cc=(x86_64-w64-mingw32-gcc -std=c99 -Wall -Wextra -Werror -pedantic -O1 -Iinclude -Ibindings/c/tests)
+  # shellcheck disable=SC2086  # $native is a list of linker flags
   "${cc[@]}" bindings/c/tests/*.c "$lib/libcontractpin.a" $native -o "$out/test_static.exe" || return 1
   "${cc[@]}" bindings/c/tests/*.c -L"$lib" -lcontractpin.dll -o "$out/test_dynamic.exe" || return 1
   cp "$lib/contractpin.dll" "$out/"
