@@ -14,8 +14,11 @@
 //! `CONTRACTPIN_REQUIRE_TOOLS` is set (scripts/test.sh) they fail instead.
 #![cfg(feature = "mcp-http")]
 
+#[path = "support/fixtures.rs"]
+mod fixtures;
 #[path = "support/tools.rs"]
 mod tools;
+use fixtures::oracle;
 use std::collections::BTreeMap;
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -23,7 +26,6 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use contractpin::json::{self, Node};
 use contractpin::mcp::{fetch_tools_list, ClientOptions, Fetched, ServerSpec};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -61,20 +63,6 @@ fn scratch_dir() -> PathBuf {
     ));
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-/// The oracle's digest of a captured fixture.
-fn oracle(name: &str) -> String {
-    let text = std::fs::read(path("tests/mcp/expected-digests.json")).unwrap();
-    let mut nodes = vec![Node::EMPTY; json::scratch_needed(&text)];
-    let tape = json::parse(&text, &mut nodes, &contractpin::Limits::DEFAULT).unwrap();
-    let d = tape
-        .root()
-        .get("fixtures")
-        .and_then(|f| f.get(name))
-        .and_then(|e| e.get("digest"))
-        .unwrap_or_else(|| panic!("no oracle digest for {name}"));
-    d.as_plain_str().unwrap().to_string()
 }
 
 fn opts() -> ClientOptions {

@@ -18,6 +18,8 @@ use std::panic::{catch_unwind, UnwindSafe};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+#[path = "support/fixtures.rs"]
+mod fixtures;
 use contractpin::json::{self, Node};
 use contractpin::mcp::{fetch_tools_list, ClientOptions, McpErrorKind, ServerSpec};
 
@@ -169,25 +171,11 @@ fn opts() -> ClientOptions {
     }
 }
 
-/// The oracle's digest of a captured fixture.
-fn oracle(name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/expected-digests.json");
-    let text = std::fs::read(path).unwrap();
-    let mut nodes = vec![Node::EMPTY; json::scratch_needed(&text)];
-    let tape = json::parse(&text, &mut nodes, &contractpin::Limits::DEFAULT).unwrap();
-    let d = tape
-        .root()
-        .get("fixtures")
-        .and_then(|f| f.get(name))
-        .and_then(|e| e.get("digest"));
-    d.and_then(|d| d.as_plain_str()).unwrap().to_string()
-}
-
 fn serves_the_oracle_digest() {
     let fetched = fetch_tools_list(&spec("serve"), &opts()).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(fetched.transport, "stdio");
     let list = contractpin::digest_tools_list(&fetched.pages).unwrap();
-    assert_eq!(list.digest.to_string(), oracle("memory"));
+    assert_eq!(list.digest.to_string(), fixtures::oracle("memory"));
     assert_eq!(fetched.tool_names_seen, 9);
 }
 
