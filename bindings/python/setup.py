@@ -26,6 +26,7 @@ PATH. Linux only (the SONAME and the ``.so`` name).
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -124,13 +125,21 @@ def _git_files(repo: Path, paths: List[str]) -> List[str]:
     return [p for p in out.split("\0") if p]
 
 
+def _declared_tests(manifest: Path) -> List[str]:
+    """The names of the `[[test]]` targets a manifest declares (each at the
+    default path, tests/NAME.rs)."""
+    text = manifest.read_text(encoding="utf-8")
+    return re.findall(r'^\[\[test\]\]\s*\nname\s*=\s*"([^"]+)"', text, flags=re.M)
+
+
 def _rust_sources(repo: Path) -> List[str]:
     """The files of a checkout that `cargo rustc --lib` of the root package needs.
 
     cargo loads every workspace member's manifest (and their target files) even
     to build one package, so each member directory is included; of the root
     package, the manifest, the lock file, the library sources, the header, the
-    bench targets Cargo.toml declares, and the build script.
+    bench and test targets Cargo.toml declares (cargo refuses a manifest whose
+    declared targets are missing), and the build script.
     """
     meta = json.loads(
         subprocess.run(
@@ -142,6 +151,7 @@ def _rust_sources(repo: Path) -> List[str]:
     )
     root = repo.resolve()
     paths = ["Cargo.toml", "Cargo.lock", "LICENSE", "build.rs", "src", "include", "benches", "scripts/build-lib.sh"]
+    paths += [f"tests/{name}.rs" for name in _declared_tests(repo / "Cargo.toml")]
     for package in meta["packages"]:
         member = Path(package["manifest_path"]).resolve().parent
         if member != root:
