@@ -111,7 +111,9 @@ pub use model::{
     Lock, LockServer, LockTool, ServerFacts, ServerInfo, Source, Transport, UnknownTransport,
 };
 #[cfg(feature = "std")]
-pub use save::{load, read, save_atomic, sidecar_path, update, UpdateError, MAX_LOCK_BYTES};
+pub use save::{
+    load, read, save_atomic, sidecar_path, sync_dir, update, UpdateError, MAX_LOCK_BYTES,
+};
 #[cfg(feature = "std")]
 pub(crate) use secrets::{authority as url_authority, valid_name as valid_var_name};
 pub use secrets::{

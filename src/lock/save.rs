@@ -119,8 +119,11 @@ fn rename_over(from: &Path, to: &Path) -> io::Result<()> {
     }
 }
 
+/// Makes a rename or link just done in `dir` durable: the directory is
+/// fsynced (a file system that cannot is no error). The one rule for it,
+/// used for the lock and for the files `wrap` writes.
 #[cfg(unix)]
-fn sync_dir(dir: &Path) -> io::Result<()> {
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
     match File::open(dir)?.sync_all() {
         // Some file systems cannot fsync a directory; the rename is done.
         Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Ok(()),
@@ -132,7 +135,7 @@ fn sync_dir(dir: &Path) -> io::Result<()> {
 /// file): NTFS journals the rename itself, so once `rename` returns the
 /// new file is in place, and a crash leaves the old one or the new one.
 #[cfg(not(unix))]
-fn sync_dir(_dir: &Path) -> io::Result<()> {
+pub fn sync_dir(_dir: &Path) -> io::Result<()> {
     Ok(())
 }
 

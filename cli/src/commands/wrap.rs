@@ -508,10 +508,28 @@ fn refuse_link(path: &Path, what: &str) -> Result<(), Failure> {
     }
 }
 
+/// `path` made absolute, with links resolved. On Windows it is written as a
+/// client's configuration would write it (`C:\...`), not in the verbatim
+/// form (`\\?\C:\...`) that `canonicalize` gives there, which some
+/// programs refuse; a path that needs that form (260 characters or more)
+/// keeps it.
+fn real_path(path: &Path) -> io::Result<PathBuf> {
+    let real = fs::canonicalize(path)?;
+    #[cfg(windows)]
+    if let Some(plain) = real.to_str().and_then(|s| s.strip_prefix(r"\\?\")) {
+        if let [drive, b':', b'\\', ..] = plain.as_bytes() {
+            if drive.is_ascii_alphabetic() && plain.len() < 260 {
+                return Ok(PathBuf::from(plain));
+            }
+        }
+    }
+    Ok(real)
+}
+
 /// The lock's absolute path (as text) and its contents.
 fn read_lock(path: &Path) -> Result<(String, Lock), Failure> {
     let shown = path.display();
-    let abs = fs::canonicalize(path).map_err(|e| {
+    let abs = real_path(path).map_err(|e| {
         Failure::usage(format!(
             "cannot read the lock {shown}: {} (pin the servers first: contractpin init --from CONFIG)",
             io_reason(&e)
@@ -529,7 +547,7 @@ fn read_lock(path: &Path) -> Result<(String, Lock), Failure> {
 /// The absolute path of this binary.
 fn exe_path() -> Result<String, Failure> {
     let exe = std::env::current_exe()
-        .and_then(fs::canonicalize)
+        .and_then(|p| real_path(&p))
         .map_err(|e| {
             Failure::usage(format!(
                 "cannot find this program's path: {}",
@@ -559,7 +577,7 @@ fn write_backup(path: &Path, bytes: &[u8], like: &Path) -> io::Result<()> {
         f.sync_all()?;
         drop(f);
         fs::hard_link(&tmp, path)?;
-        sync_dir(&dir)
+        lock::sync_dir(&dir)
     })();
     let _ = fs::remove_file(&tmp);
     result
@@ -589,16 +607,9 @@ fn remove_backup(backup: &Path) -> Result<(), Failure> {
         ))
     })?;
     if let Some(dir) = backup.parent().filter(|d| !d.as_os_str().is_empty()) {
-        let _ = sync_dir(dir);
+        let _ = lock::sync_dir(dir);
     }
     Ok(())
-}
-
-fn sync_dir(dir: &Path) -> io::Result<()> {
-    match File::open(dir).and_then(|d| d.sync_all()) {
-        Err(e) if e.kind() == io::ErrorKind::InvalidInput => Ok(()),
-        other => other,
-    }
 }
 
 /// A JSON string literal.
@@ -636,5 +647,16 @@ mod tests {
             [((6, 8), &b"X"[..]), ((1, 3), &b"ab"[..])].into_iter(),
         );
         assert_eq!(out, b"0ab345X89");
+    }
+
+    /// What `wrap` writes into a configuration is an absolute path with no
+    /// verbatim prefix (Windows), to this program and to the lock.
+    #[test]
+    fn written_paths_are_plain_absolute_paths() {
+        let exe = exe_path().unwrap();
+        assert!(Path::new(&exe).is_absolute(), "{exe}");
+        assert!(!exe.starts_with(r"\\?\"), "{exe}");
+        let here = real_path(Path::new(".")).unwrap();
+        assert!(here.is_absolute() && !here.to_string_lossy().starts_with(r"\\?\"));
     }
 }
