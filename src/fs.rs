@@ -88,10 +88,9 @@ fn open_nonblocking(path: &Path) -> io::Result<File> {
 #[cfg(windows)]
 fn open_nonblocking(path: &Path) -> io::Result<File> {
     use std::os::windows::fs::OpenOptionsExt;
-    const FILE_FLAG_BACKUP_SEMANTICS: u32 = 0x0200_0000;
     OpenOptions::new()
         .read(true)
-        .custom_flags(FILE_FLAG_BACKUP_SEMANTICS)
+        .custom_flags(crate::win32::FILE_FLAG_BACKUP_SEMANTICS)
         .open(path)
 }
 

@@ -20,6 +20,8 @@ const ERROR_INVALID_PARAMETER: u32 = 87;
 /// `GetExitCodeProcess` of a process that has not exited.
 const STILL_ACTIVE: u32 = 259;
 
+/// `CreateFile` flag: a directory opens too (as it does on Unix).
+pub(crate) const FILE_FLAG_BACKUP_SEMANTICS: u32 = 0x0200_0000;
 /// `CreateProcess` flag: the process starts with its thread suspended.
 pub(crate) const CREATE_SUSPENDED: u32 = 0x0000_0004;
 /// `SetInformationJobObject` class: extended limits.
