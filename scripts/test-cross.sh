@@ -147,14 +147,14 @@ run_target() { # TARGET
     more=("${windows_tests[@]}")
     after=(-- "${windows_skip[@]}")
   fi
+  # The target's linker, runner and C compiler (ring), for every cargo run below.
+  local cross=("${var}_LINKER=$gnu-gcc" "${var}_RUNNER=${runner[$t]}" "CC_${t//-/_}=$gnu-gcc" "AR_${t//-/_}=$gnu-ar")
   echo "--- $t: cargo test ${tests[*]} ${more[*]} under ${runner[$t]%% *}"
-  env "${require[@]}" "${var}_LINKER=$gnu-gcc" "${var}_RUNNER=${runner[$t]}" \
-    "CC_${t//-/_}=$gnu-gcc" "AR_${t//-/_}=$gnu-ar" \
+  env "${require[@]}" "${cross[@]}" \
     cargo test -q --config "profile.dev.package.contractpin.opt-level=1" --target "$t" -p contractpin "${tests[@]}" "${more[@]}" "${after[@]}" || return 1
   if [[ $t == *windows* ]]; then
     echo "--- $t: the CLI's unit tests (paths it writes, input reading) under wine"
-    env "${var}_LINKER=$gnu-gcc" "${var}_RUNNER=${runner[$t]}" "CC_${t//-/_}=$gnu-gcc" "AR_${t//-/_}=$gnu-ar" \
-      cargo test -q --target "$t" -p contractpin-cli --bins || return 1
+    env "${cross[@]}" cargo test -q --target "$t" -p contractpin-cli --bins || return 1
     echo "--- $t: the C and Go bindings under wine"
     windows_bindings || return 1
   fi
