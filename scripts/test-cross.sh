@@ -23,10 +23,16 @@
 # C ABI) and the stdio transport (with a server of its own) run too (see
 # windows_tests); the C and Go bindings' tests, linked with the C library
 # built for Windows, cover the rest of the C ABI there: verification, the
-# guard, every vector (windows_bindings). Not the suites that start Node,
-# Python or a C compiler, which are Linux programs here. Wine 8 lacks bcryptprimitives.dll, which Rust's and
-# Go's runtimes import; a stand-in (scripts/wine/bcryptprimitives.c) goes
-# into the Wine prefix.
+# guard, every vector (windows_bindings). With Node.js for Windows
+# (node.exe, .ci/install-cross.sh), the real npm servers over stdio,
+# Streamable HTTP and SSE (mcp_real_servers) and the CLI's suites run too:
+# init, verify, approve, wrap, the lock's durability, and the proxy
+# between the TypeScript SDK client and server-everything (windows_cli).
+# Python, sh and the other Linux programs the remaining tests start are not
+# Windows programs: those tests skip loudly (CONTRACTPIN_ABSENT_TOOLS, see
+# tests/support/tools.rs) and run on the host. Wine 8 lacks
+# bcryptprimitives.dll, which Rust's and Go's runtimes import; a stand-in
+# (scripts/wine/bcryptprimitives.c) goes into the Wine prefix.
 # The dev-dependency on the crate itself turns on std, ffi and https
 # here too, so ring (rustls's provider) is cross-compiled with the target's C
 # compiler; it builds for every target.
@@ -53,7 +59,10 @@ declare -A runner=([aarch64-unknown-linux-gnu]="qemu-aarch64 -L /usr/aarch64-lin
 # canonicalizer on generated documents and the fuzz corpora; about 45 s
 # under qemu-aarch64).
 declare -A own_simd=([aarch64-unknown-linux-gnu]=1)
-windows_tests=(--test lock --test ffi_abi --test ffi_lock --test stdio_portable)
+windows_tests=(--test lock --test ffi_abi --test ffi_lock --test stdio_portable --test mcp_real_servers)
+# Node.js for Windows, and the programs that are Linux programs here.
+node_win="$root/tests/mcp/node-win"
+windows_absent=python3,sh,sleep,kill,mkfifo
 # ... minus the checks that run python3 (the vector generator, the
 # reference digests, the lock's snapshot oracle): a Linux program, which
 # Wine does not start; they hold the same files to the same oracle on every
@@ -71,6 +80,7 @@ missing_for() { # TARGET: prints what TARGET lacks, nothing when all is there
   command -v "$gnu-gcc" >/dev/null || echo "$gnu-gcc"
   [ -d "/usr/$gnu/lib" ] || echo "/usr/$gnu (the target's C library)"
   command -v "$run" >/dev/null || echo "$run"
+  [[ $t != *windows* ]] || [ -f "$node_win/node.exe" ] || echo "$node_win/node.exe (.ci/install-cross.sh)"
 }
 
 # Wine: a prefix of its own under the target directory (not ~/.wine), no
@@ -78,6 +88,8 @@ missing_for() { # TARGET: prints what TARGET lacks, nothing when all is there
 # directory (where Rust's and Go's runtimes both look).
 prepare_wine() {
   export WINEPREFIX="${CARGO_TARGET_DIR:-$root/target}/wine-prefix" WINEDEBUG=-all
+  # node.exe on the PATH of Windows programs; the Linux-only programs named.
+  export WINEPATH="$(winepath -w "$node_win")" CONTRACTPIN_ABSENT_TOOLS="$windows_absent"
   mkdir -p "$WINEPREFIX"
   # The first start of a prefix sets it up (about 10 s).
   wine cmd /c exit >/dev/null 2>&1 || true
@@ -124,6 +136,17 @@ windows_bindings() {
   echo "Go on Windows: $(grep -c -- '--- PASS' "$out/go_test.log") tests and vectors passed, go vet clean"
 }
 
+# The CLI's unit tests and every suite, with node.exe: the tests that need a
+# Linux program skip loudly, and are counted (they run on the host).
+windows_cli() { # CROSS-ENV...
+  local log="${CARGO_TARGET_DIR:-$root/target}/windows-cli.log"
+  env "$@" cargo test -q --target x86_64-pc-windows-gnu -p contractpin-cli --bins --tests >"$log" 2>&1 ||
+    { grep -v 'SKIPPED' "$log" | tail -60 >&2; return 1; }
+  echo "CLI on Windows: $(grep '^test result' "$log" | awk '{n += $4} END {print n}') tests passed," \
+    "$(grep -o '\*\*\* SKIPPED [^:]*: needs' "$log" | wc -l) skipped for a Linux program ($windows_absent)," \
+    "$(grep -o '\*\*\* SKIPPED part of' "$log" | wc -l) symbolic-link checks skipped (Wine makes no links); log: $log"
+}
+
 run_target() { # TARGET
   local t=$1 gnu=${triple[$1]} var missing
   missing="$(missing_for "$t" | paste -sd, -)"
@@ -153,8 +176,8 @@ run_target() { # TARGET
   env "${require[@]}" "${cross[@]}" \
     cargo test -q --config "profile.dev.package.contractpin.opt-level=1" --target "$t" -p contractpin "${tests[@]}" "${more[@]}" "${after[@]}" || return 1
   if [[ $t == *windows* ]]; then
-    echo "--- $t: the CLI's unit tests (paths it writes, input reading) under wine"
-    env "${cross[@]}" cargo test -q --target "$t" -p contractpin-cli --bins || return 1
+    echo "--- $t: the CLI's unit tests and suites under wine"
+    windows_cli "${cross[@]}" || return 1
     echo "--- $t: the C and Go bindings under wine"
     windows_bindings || return 1
   fi

@@ -101,7 +101,7 @@ clippy_all() {
     --target aarch64-apple-darwin -- -D warnings || rc=1
   CARGO_TARGET_DIR="$dir/cross" cargo clippy -q -p contractpin --lib --tests --features std,ffi,mcp-http \
     --target x86_64-pc-windows-gnu -- -D warnings || rc=1
-  CARGO_TARGET_DIR="$dir/cross" cargo clippy -q -p contractpin-cli --bins \
+  CARGO_TARGET_DIR="$dir/cross" cargo clippy -q -p contractpin-cli --bins --tests \
     --target x86_64-pc-windows-gnu -- -D warnings || rc=1
   CARGO_TARGET_DIR="$dir/cross" cargo clippy -q -p contractpin --lib --no-default-features \
     --target thumbv7em-none-eabihf -- -D warnings || rc=1

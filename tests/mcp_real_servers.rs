@@ -30,8 +30,11 @@ use contractpin::mcp::{fetch_tools_list, ClientOptions, Fetched, ServerSpec};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
+/// `rel` under the repository, absolute: on Windows `ROOT` is `/work/...`,
+/// relative to the current drive, which a server started in another
+/// directory (on another drive) would not find.
 fn path(rel: &str) -> PathBuf {
-    Path::new(ROOT).join(rel)
+    std::path::absolute(Path::new(ROOT).join(rel)).expect("an absolute path")
 }
 
 fn require(rel: &str) -> String {
@@ -394,6 +397,10 @@ fn ts_sdk_paging_server() {
 
 #[test]
 fn python_mcp2_every_transport() {
+    // The venv's interpreter is python3's.
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let py = venv_python(2);
     let script = require("tests/mcp/py2_server.py");
     let spec = stdio(&[&py, &script], &[]);
@@ -443,6 +450,10 @@ fn python_mcp2_every_transport() {
 
 #[test]
 fn python_mcp1_every_transport() {
+    // The venv's interpreter is python3's.
+    if !tools::needs(&["python3"]) {
+        return;
+    }
     let py = venv_python(1);
     let script = require("tests/mcp/py1_server.py");
     let spec = stdio(&[&py, &script], &[]);

@@ -404,11 +404,12 @@ fn usage_errors_exit_2_and_write_nothing() {
     assert_eq!(fx.text(), old);
     // A lock that is a symbolic link is read but never written through.
     let link = fx.dir.path("link.lock");
-    std::os::unix::fs::symlink(&fx.lock, &link).unwrap();
-    let o = fx.approve(&["--lock", "link.lock", "--all"]);
-    o.code(2);
-    assert!(o.err().contains("symbolic link"), "{}", o.err());
-    assert_eq!(fx.text(), old);
+    if symlink_file(&fx.lock, &link) {
+        let o = fx.approve(&["--lock", "link.lock", "--all"]);
+        o.code(2);
+        assert!(o.err().contains("symbolic link"), "{}", o.err());
+        assert_eq!(fx.text(), old);
+    }
     // A corrupt lock.
     let o = cp(&[
         "approve",

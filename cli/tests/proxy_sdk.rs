@@ -277,3 +277,65 @@ fn tools_a_server_adds_for_some_clients_are_unpinned() {
     );
     assert_eq!(log_lines(&text, "call-refused").len(), 3, "{text}");
 }
+
+/// `wrap` end to end, as a user runs it, on every platform (the one wrap
+/// test that needs no Python, so it runs on Windows too): a Claude Desktop
+/// configuration with server-memory, `init --from` it, `wrap` it, then the
+/// TypeScript SDK client starts exactly the wrapped entry (its command and
+/// args, read back from the file) and gets what a direct connection gets;
+/// `unwrap` restores every byte.
+#[test]
+fn a_wrapped_configuration_serves_the_ts_sdk_what_the_server_does() {
+    let memory =
+        repo("tests/mcp/node/node_modules/@modelcontextprotocol/server-memory/dist/index.js");
+    if !tools::needs(&["node", &memory]) {
+        return;
+    }
+    let dir = Dir::new("wrap-memory");
+    let store = dir.path("memory.jsonl");
+    let config = dir.path("claude_desktop_config.json");
+    let original = format!(
+        "{{\n  \"mcpServers\": {{\n    \"memory\": {{\n      \"command\": \"node\",\n      \
+         \"args\": [{}],\n      \"env\": {{\"MEMORY_FILE_PATH\": {}}}\n    }}\n  }}\n}}\n",
+        js(&memory),
+        js(&store)
+    );
+    std::fs::write(&config, &original).unwrap();
+    let lock = dir.lock();
+    // Pinned from the lock's directory, where the proxy runs the server.
+    let pinned = std::process::Command::new(BIN)
+        .args(["init", "--lock", &lock, "--from", &config])
+        .current_dir(&dir.0)
+        .output()
+        .unwrap();
+    assert!(pinned.status.success(), "{pinned:?}");
+    let wrap = cp(&["wrap", "--config", &config, "--lock", &lock], b"", 60);
+    assert_eq!(wrap.code, 0, "{wrap:#?}");
+    let wrapped = dir.read("claude_desktop_config.json");
+    let entry = ["mcpServers", "memory"];
+    let command = at(&wrapped, &[&entry[..], &["command"]].concat(), |v| {
+        string(v.expect("a command"))
+    });
+    let args: Vec<String> = at(&wrapped, &[&entry[..], &["args"]].concat(), |v| {
+        v.expect("args").elements().map(string).collect()
+    });
+    assert_eq!(args[..2], ["proxy", "--lock"], "{wrapped}");
+    // The client's environment block is kept for the server.
+    assert!(json_at(
+        &wrapped,
+        &[&entry[..], &["env", "MEMORY_FILE_PATH"]].concat()
+    )
+    .is_some());
+    let steps = r#"[{"op":"list"},{"op":"call","name":"read_graph","arguments":{}},{"op":"ping"}]"#;
+    let mut through = vec![command];
+    through.extend(args);
+    // The entry's environment block, as the client passes it.
+    let env = format!(r#""env":{{"MEMORY_FILE_PATH":{}}}"#, js(&store));
+    let got = run_client(Sdk::Ts, &dir, &through, steps, &env);
+    let want = run_client(Sdk::Ts, &dir, &["node".into(), memory], steps, &env);
+    assert_eq!(tool_names(&got, &["steps", "0"]).len(), 9, "{got}");
+    assert_same_json(&got, &want, "wrapped against direct");
+    let unwrap = cp(&["unwrap", "--config", &config], b"", 60);
+    assert_eq!(unwrap.code, 0, "{unwrap:#?}");
+    assert_eq!(dir.read("claude_desktop_config.json"), original);
+}

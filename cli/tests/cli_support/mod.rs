@@ -18,12 +18,39 @@ pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_contractpin")
 }
 
-/// The repository root.
+/// The repository root, absolute (on Windows with its drive, and not the
+/// verbatim `\\?\` form that `canonicalize` gives, which no `/` may follow).
 pub fn root() -> PathBuf {
     // This package is cli/ in the repository.
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-        .canonicalize()
-        .expect("the repository root")
+    let cli = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::path::absolute(cli.parent().expect("the repository root")).expect("the repository root")
+}
+
+/// A symbolic link at `link` to the file `target` (on Windows a file
+/// symlink, which the CLI must refuse just as it refuses one on Unix);
+/// `false`, with a loud skip notice, where the platform made none: Windows
+/// without the symlink privilege refuses, and Wine 8 answers success but
+/// creates nothing.
+pub fn symlink_file(target: impl AsRef<Path>, link: impl AsRef<Path>) -> bool {
+    let link = link.as_ref();
+    #[cfg(unix)]
+    let made = std::os::unix::fs::symlink(target, link);
+    #[cfg(windows)]
+    let made = std::os::windows::fs::symlink_file(target, link);
+    if made.is_ok() && std::fs::symlink_metadata(link).is_ok_and(|m| m.file_type().is_symlink()) {
+        return true;
+    }
+    if cfg!(unix) {
+        panic!("symlink {}: {made:?}", link.display());
+    }
+    let thread = std::thread::current();
+    // Past libtest's capture, as `tools` prints its notices.
+    let _ = writeln!(
+        std::io::stderr(),
+        "*** SKIPPED part of {}: this platform made no symbolic link ({made:?}) ***",
+        thread.name().unwrap_or("a test")
+    );
+    false
 }
 
 /// The fake MCP server script.

@@ -18,11 +18,11 @@ use contractpin::json::{self, Node, Tag, Value};
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_contractpin");
 
-/// The repository root.
+/// The repository root, absolute (on Windows with its drive, and not the
+/// verbatim `\\?\` form that `canonicalize` gives, which no `/` may follow).
 pub fn root() -> PathBuf {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-        .canonicalize()
-        .expect("the repository root")
+    let cli = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::path::absolute(cli.parent().expect("the repository root")).expect("the repository root")
 }
 
 /// A path in the repository.
@@ -409,8 +409,9 @@ impl Sdk {
                 "node".into(),
                 repo("tests/mcp/node/node_modules/@modelcontextprotocol/sdk/package.json"),
             ],
-            Sdk::Py1 => vec![repo(".venv-mcp1/bin/python")],
-            Sdk::Py2 => vec![repo(".venv-mcp2/bin/python")],
+            // The venvs' interpreters are python3's (Linux programs under Wine).
+            Sdk::Py1 => vec!["python3".into(), repo(".venv-mcp1/bin/python")],
+            Sdk::Py2 => vec!["python3".into(), repo(".venv-mcp2/bin/python")],
         }
     }
 }

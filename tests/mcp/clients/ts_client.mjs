@@ -7,7 +7,7 @@
 //   node tests/mcp/clients/ts_client.mjs PLAN.json
 //
 // PLAN: {"command": "...", "args": [...], "clientName": "...",
-//        "capabilities": {...}, "steps": [STEP, ...]}
+//        "capabilities": {...}, "env": {...}, "steps": [STEP, ...]}
 // STEP: {"op": "list"}                      every page of tools/list
 //       {"op": "call", "name": N, "arguments": {...}, "progress": bool}
 //       {"op": "resources"} {"op": "read", "uri": U} {"op": "prompts"}
@@ -63,7 +63,9 @@ if (plan.capabilities?.elicitation) {
   });
 }
 
-const transport = new StdioClientTransport({ command: plan.command, args: plan.args ?? [], stderr: 'inherit' });
+// `env`: the entry's environment block, as a client passes it (the SDK adds
+// its default variables, PATH among them).
+const transport = new StdioClientTransport({ command: plan.command, args: plan.args ?? [], env: plan.env, stderr: 'inherit' });
 
 function failure(e) {
   return { error: { code: e?.code ?? null, message: String(e?.message ?? e) } };
