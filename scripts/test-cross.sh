@@ -26,8 +26,8 @@
 # guard, every vector (windows_bindings). With Node.js for Windows
 # (node.exe, .ci/install-cross.sh), the real npm servers over stdio,
 # Streamable HTTP and SSE (mcp_real_servers) and the CLI's suites run too:
-# init, verify, approve, wrap, the lock's durability, and the proxy
-# between the TypeScript SDK client and server-everything (windows_cli).
+# init, verify, approve, wrap, the lock's durability, the proxy between the
+# TypeScript SDK client and server-everything, and Ctrl-C (windows_cli).
 # Python, sh and the other Linux programs the remaining tests start are not
 # Windows programs: those tests skip loudly (CONTRACTPIN_ABSENT_TOOLS, see
 # tests/support/tools.rs) and run on the host. Wine 8 lacks
@@ -81,6 +81,7 @@ missing_for() { # TARGET: prints what TARGET lacks, nothing when all is there
   [ -d "/usr/$gnu/lib" ] || echo "/usr/$gnu (the target's C library)"
   command -v "$run" >/dev/null || echo "$run"
   [[ $t != *windows* ]] || [ -f "$node_win/node.exe" ] || echo "$node_win/node.exe (.ci/install-cross.sh)"
+  [[ $t != *windows* ]] || command -v script >/dev/null || echo "script (util-linux)"
 }
 
 # Wine: a prefix of its own under the target directory (not ~/.wine), no
@@ -137,13 +138,21 @@ windows_bindings() {
 }
 
 # The CLI's unit tests and every suite, with node.exe: the tests that need a
-# Linux program skip loudly, and are counted (they run on the host).
+# Linux program skip loudly, and are counted (they run on the host). Then
+# the console test (Ctrl-C) on a pseudo-terminal, where Wine gives it a
+# console.
 windows_cli() { # CROSS-ENV...
   local log="${CARGO_TARGET_DIR:-$root/target}/windows-cli.log"
-  env "$@" cargo test -q --target x86_64-pc-windows-gnu -p contractpin-cli --bins --tests >"$log" 2>&1 ||
+  local var=CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER
+  env "$@" CONTRACTPIN_ABSENT_TOOLS="$windows_absent,console" \
+    cargo test -q --target x86_64-pc-windows-gnu -p contractpin-cli --bins --tests >"$log" 2>&1 ||
     { grep -v 'SKIPPED' "$log" | tail -60 >&2; return 1; }
+  env "$@" "$var=$root/scripts/wine/in-console.sh" \
+    cargo test -q --target x86_64-pc-windows-gnu -p contractpin-cli --test console_ctrl </dev/null |
+    tr -d '\r' | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g' | grep -a '^test \|^console_ctrl' || return 1
   echo "CLI on Windows: $(grep '^test result' "$log" | awk '{n += $4} END {print n}') tests passed," \
-    "$(grep -o '\*\*\* SKIPPED [^:]*: needs' "$log" | wc -l) skipped for a Linux program ($windows_absent)," \
+    "$(grep -o '\*\*\* SKIPPED [^:]*: needs' "$log" | wc -l) skipped for a Linux program ($windows_absent)" \
+    "or a console (console_ctrl, run above)," \
     "$(grep -o '\*\*\* SKIPPED part of' "$log" | wc -l) symbolic-link checks skipped (Wine makes no links); log: $log"
 }
 

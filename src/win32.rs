@@ -1,7 +1,9 @@
 //! The few Windows system calls the std layer needs, declared here once
 //! (kernel32 and ntdll, which every Windows program links): what kind of
-//! object a file handle is, whether a process still runs, and the job
-//! object that holds a stdio server and everything it starts. Unix code
+//! object a file handle is, whether a process still runs, the job object
+//! that holds a stdio server and everything it starts, and the console's
+//! control events (Ctrl-C and its kin, Windows' counterpart of the signals
+//! that stop a Unix process). Unix code
 //! calls `libc` where it needs it; no such crate is among our Windows
 //! dependencies.
 
@@ -29,8 +31,22 @@ const JOB_OBJECT_EXTENDED_LIMIT_INFORMATION: i32 = 9;
 /// Job limit: closing the job's last handle ends every process in it.
 const JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE: u32 = 0x2000;
 
+/// Console control events (`SetConsoleCtrlHandler`): Ctrl-C, Ctrl-Break,
+/// the console window closing, the user logging off, the system shutting
+/// down.
+pub(crate) const CTRL_C_EVENT: u32 = 0;
+pub(crate) const CTRL_BREAK_EVENT: u32 = 1;
+pub(crate) const CTRL_CLOSE_EVENT: u32 = 2;
+pub(crate) const CTRL_LOGOFF_EVENT: u32 = 5;
+pub(crate) const CTRL_SHUTDOWN_EVENT: u32 = 6;
+
+/// A console control handler: given the event, nonzero when it handled it.
+/// Windows calls it on a thread of its own.
+pub(crate) type CtrlHandler = unsafe extern "system" fn(event: u32) -> i32;
+
 #[link(name = "kernel32")]
 extern "system" {
+    fn SetConsoleCtrlHandler(handler: Option<CtrlHandler>, add: i32) -> i32;
     fn GetFileType(file: Handle) -> u32;
     fn OpenProcess(access: u32, inherit: i32, pid: u32) -> Handle;
     fn GetExitCodeProcess(process: Handle, code: *mut u32) -> i32;
@@ -148,6 +164,15 @@ impl Drop for Job {
         // KILL_ON_JOB_CLOSE this also ends what is left in the job.
         unsafe { CloseHandle(self.0) };
     }
+}
+
+/// Adds `handler` to this process's console control handlers (ahead of the
+/// default one, which ends the process). A process with no console gets no
+/// events, and loses nothing by the call.
+pub(crate) fn on_console_events(handler: CtrlHandler) {
+    // SAFETY: `handler` is a function that lives as long as the program;
+    // the call only registers it.
+    unsafe { SetConsoleCtrlHandler(Some(handler), 1) };
 }
 
 /// Whether the open `file` is a file on a disk: not a device (`NUL`,

@@ -13,14 +13,14 @@
 //! on the server's stdout, which carries the protocol. `main` runs each case
 //! and fails the process if one fails.
 
-use std::io::{BufRead, Write};
 use std::panic::{catch_unwind, UnwindSafe};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 #[path = "support/fixtures.rs"]
 mod fixtures;
-use contractpin::json::{self, Node};
+#[path = "support/self_server.rs"]
+mod self_server;
 use contractpin::mcp::{fetch_tools_list, ClientOptions, McpErrorKind, ServerSpec};
 
 /// Set in the server's environment: which server to be.
@@ -29,7 +29,6 @@ const ROLE: &str = "CONTRACTPIN_STDIO_TEST_ROLE";
 const SECRET: &str = "CONTRACTPIN_STDIO_TEST_SECRET";
 /// Set in a silent server's environment: the file it counts in.
 const HEARTBEAT: &str = "CONTRACTPIN_STDIO_TEST_HEARTBEAT";
-const FIXTURE: &[u8] = include_bytes!("mcp/fixtures/memory-tools-list.json");
 
 fn main() {
     match std::env::var(ROLE).as_deref() {
@@ -77,62 +76,27 @@ fn run(name: &str, case: impl FnOnce() + UnwindSafe) -> bool {
 
 // ---------------------------------------------------------------- servers
 
-/// Answers requests line by line until stdin ends. With `report_env`, the
-/// one tool's name says whether [`SECRET`] reached this process.
+/// The reference memory server's tools, or with `report_env` two tools
+/// whose names say whether [`SECRET`] and `SYSTEMROOT` reached the server.
 fn serve(report_env: bool) {
-    let stdin = std::io::stdin();
-    let mut out = std::io::stdout().lock();
-    for line in stdin.lock().lines() {
-        let Ok(line) = line else { return };
-        let mut nodes = vec![Node::EMPTY; json::scratch_needed(line.as_bytes())];
-        let Ok(tape) = json::parse(line.as_bytes(), &mut nodes, &contractpin::Limits::DEFAULT)
-        else {
-            return;
+    self_server::serve(|| {
+        if !report_env {
+            return self_server::memory_tools();
+        }
+        let seen = if std::env::var_os(SECRET).is_some() {
+            "secret_seen"
+        } else {
+            "secret_hidden"
         };
-        let msg = tape.root();
-        // Notifications (no id) get no answer.
-        let Some(id) = msg.get("id") else { continue };
-        let id = match (id.raw_number(), id.raw_str()) {
-            (Some(n), _) => String::from_utf8_lossy(n).into_owned(),
-            (_, Some(s)) => format!("\"{}\"", String::from_utf8_lossy(s)),
-            _ => "null".into(),
+        let root = if std::env::var_os("SYSTEMROOT").is_some() {
+            "systemroot_set"
+        } else {
+            "no_systemroot"
         };
-        let method = msg
-            .get("method")
-            .and_then(|m| m.as_plain_str())
-            .unwrap_or("");
-        let body = match method {
-            "initialize" => {
-                let version = msg
-                    .get("params")
-                    .and_then(|p| p.get("protocolVersion"))
-                    .and_then(|v| v.as_plain_str())
-                    .unwrap_or("2025-06-18");
-                format!(
-                    r#""result":{{"protocolVersion":"{version}","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"stdio-portable","version":"1.0.0"}}}}"#
-                )
-            }
-            "tools/list" if report_env => {
-                let seen = if std::env::var_os(SECRET).is_some() {
-                    "secret_seen"
-                } else {
-                    "secret_hidden"
-                };
-                let root = if std::env::var_os("SYSTEMROOT").is_some() {
-                    "systemroot_set"
-                } else {
-                    "no_systemroot"
-                };
-                format!(
-                    r#""result":{{"tools":[{{"name":"{seen}","inputSchema":{{"type":"object"}}}},{{"name":"{root}","inputSchema":{{"type":"object"}}}}]}}"#
-                )
-            }
-            "tools/list" => format!(r#""result":{}"#, String::from_utf8_lossy(FIXTURE).trim()),
-            _ => r#""error":{"code":-32601,"message":"Method not found"}"#.into(),
-        };
-        let _ = writeln!(out, r#"{{"jsonrpc":"2.0","id":{id},{body}}}"#);
-        let _ = out.flush();
-    }
+        format!(
+            r#"{{"tools":[{{"name":"{seen}","inputSchema":{{"type":"object"}}}},{{"name":"{root}","inputSchema":{{"type":"object"}}}}]}}"#
+        )
+    })
 }
 
 /// Never answers, and lives on after stdin ends, until it is killed (for

@@ -182,12 +182,12 @@ live, pinned or reason) for each drifted or unpinned tool, refused or unverified
 listing, rejected page, drifted, added or removed instructions and dropped line, appended to --log FILE, or written to stderr. The server's own \
 stderr is passed through to stderr.\n\n\
 Exit codes: 0 = the client ended the session (end of the proxy's stdin, its stdout closed, or \
-SIGTERM/SIGINT/SIGHUP); 1 = the server could not start, exited, closed its stdout, wrote a line \
+SIGTERM/SIGINT/SIGHUP; on Windows Ctrl-C, Ctrl-Break or the console closing); 1 = the server could not start, exited, closed its stdout, wrote a line \
 over --max-line-bytes or stopped reading while the client was connected (or the client wrote a \
 line over the limit); 2 = bad arguments, a missing or invalid lock, an unknown server name, an \
 unset ${VAR}, or an entry that cannot be proxied, all before the server is started. The server is \
-always shut down (stdio: stdin closed, then SIGTERM and SIGKILL to its process group; http: the \
-session is deleted).";
+always shut down (stdio: stdin closed, then SIGTERM and SIGKILL to its process group, on Windows \
+its job object ended; http: the session is deleted).";
 
 const PROXY_EXAMPLES: &str = "Examples:\n  \
 contractpin proxy --name everything\n  \
