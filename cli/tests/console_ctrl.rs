@@ -130,11 +130,28 @@ mod windows {
         c
     }
 
-    /// The `--env` options that pass the role and pid file on to a server.
-    fn server_env(init: &mut Vec<String>) {
+    /// `init --lock LOCK --name NAME` of this program as the server, with
+    /// the role and pid file passed on to it by reference.
+    fn init_args(lock: &Path, name: &str) -> Vec<String> {
+        let lock = lock.to_string_lossy().into_owned();
+        let mut args: Vec<String> = vec!["init".into(), "--lock".into(), lock, "--name".into()];
+        args.push(name.into());
         for var in [ROLE, PID_FILE] {
-            init.extend(["--env".into(), format!("{var}=${{{var}}}")]);
+            args.extend(["--env".into(), format!("{var}=${{{var}}}")]);
         }
+        let exe = std::env::current_exe().unwrap();
+        args.extend(["--".into(), exe.to_string_lossy().into_owned()]);
+        args
+    }
+
+    /// Ctrl-C, then `child`'s output and stderr; it must end within 5 s.
+    fn interrupt(child: Child) -> (Output, String) {
+        let t0 = Instant::now();
+        ctrl_c();
+        let out = finish(child, Duration::from_secs(10));
+        assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out, err)
     }
 
     fn wait_for_pid(file: &Path) -> u32 {
@@ -188,23 +205,14 @@ mod windows {
     fn init_waiting_on_a_server_is_interrupted() {
         let dir = scratch("init");
         let (lock, pid_file) = (dir.join("contractpin.lock"), dir.join("server.pid"));
-        let exe = std::env::current_exe().unwrap();
-        let mut args: Vec<String> = ["init", "--lock", &lock.to_string_lossy(), "--name", "slow"]
-            .map(String::from)
-            .to_vec();
-        server_env(&mut args);
-        args.extend(["--".into(), exe.to_string_lossy().into_owned()]);
+        let args = init_args(&lock, "slow");
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let child = contractpin(&args, "slow", &pid_file).spawn().unwrap();
         let pid = wait_for_pid(&pid_file);
-        let t0 = Instant::now();
-        ctrl_c();
-        let out = finish(child, Duration::from_secs(10));
-        let err = String::from_utf8_lossy(&out.stderr);
+        let (out, err) = interrupt(child);
         assert_eq!(out.status.code(), Some(130), "{err}");
         assert!(err.contains("interrupted by Ctrl-C"), "{err}");
         assert!(err.contains("nothing was written"), "{err}");
-        assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
         assert!(!lock.exists(), "a lock was written");
         assert!(
             gone_within(pid, Duration::from_secs(3)),
@@ -217,12 +225,7 @@ mod windows {
         let dir = scratch("proxy");
         let lock = dir.join("contractpin.lock");
         let lock_arg = lock.to_string_lossy().into_owned();
-        let exe = std::env::current_exe().unwrap();
-        let mut args: Vec<String> = ["init", "--lock", &lock_arg, "--name", "mem"]
-            .map(String::from)
-            .to_vec();
-        server_env(&mut args);
-        args.extend(["--".into(), exe.to_string_lossy().into_owned()]);
+        let args = init_args(&lock, "mem");
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let pinned = contractpin(&args, "serve", &dir.join("init.pid"))
             .output()
@@ -248,17 +251,13 @@ mod windows {
         let answer = rx.recv_timeout(Duration::from_secs(30)).expect("an answer");
         assert!(answer.contains(r#""id":1"#), "{answer}");
         let pid = wait_for_pid(&pid_file);
-        let t0 = Instant::now();
-        ctrl_c();
-        let out = finish(child, Duration::from_secs(10));
-        let err = String::from_utf8_lossy(&out.stderr);
+        let (out, err) = interrupt(child);
         // 0 as for SIGTERM: the session ended on the event, not by the
         // client (whose stdin is still open). On Windows the default
         // handler would end the process with STATUS_CONTROL_C_EXIT; Wine's
         // exits 0 too, so there the init case above is what proves the
         // handler (without it, init exits 0 with no message: checked).
         assert_eq!(out.status.code(), Some(0), "{err}");
-        assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
         assert!(
             gone_within(pid, Duration::from_secs(3)),
             "the server {pid} outlived the proxy"
