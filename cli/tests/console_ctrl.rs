@@ -8,6 +8,10 @@
 //! - `proxy` in the middle of a session ends it (exit 0, as for SIGTERM),
 //!   and the server is gone.
 //!
+//! Ctrl-Break is held to its number and name by a unit test only
+//! (`proxy::signals`): Wine's `GenerateConsoleCtrlEvent` refuses to send
+//! it to the console's processes (it returns FALSE).
+//!
 //! The servers are this program, started again with a role in their
 //! environment; they ignore Ctrl-C themselves (it reaches every process on
 //! the console), so only contractpin's job objects can end them.
