@@ -85,17 +85,21 @@ missing_for() { # TARGET: prints what TARGET lacks, nothing when all is there
 }
 
 # Wine: a prefix of its own under the target directory (not ~/.wine), no
-# debug chatter, and the stand-in bcryptprimitives.dll in its system
-# directory (where Rust's and Go's runtimes both look).
+# debug chatter, Windows 10, the stand-in bcryptprimitives.dll in its system
+# directory (where Rust's and Go's runtimes both look), and node.exe on its
+# PATH.
 prepare_wine() {
   export WINEPREFIX="${CARGO_TARGET_DIR:-$root/target}/wine-prefix" WINEDEBUG=-all
-  # node.exe on the PATH of Windows programs; the Linux-only programs named.
-  export WINEPATH="$(winepath -w "$node_win")" CONTRACTPIN_ABSENT_TOOLS="$windows_absent"
   mkdir -p "$WINEPREFIX"
   # The first start of a prefix sets it up (about 10 s).
   wine cmd /c exit >/dev/null 2>&1 || true
+  # A new prefix says Windows 7, on which Node.js 20 refuses to start.
+  [ "$(wine winecfg -v 2>/dev/null | tr -d '\r')" = win10 ] || wine winecfg -v win10 >/dev/null 2>&1
   x86_64-w64-mingw32-gcc -O2 -Wall -Wextra -Werror -shared \
-    -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" scripts/wine/bcryptprimitives.c
+    -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" scripts/wine/bcryptprimitives.c || return 1
+  # node.exe on the PATH of Windows programs; the Linux-only programs named.
+  WINEPATH="$(winepath -w "$node_win")" || return 1
+  export WINEPATH CONTRACTPIN_ABSENT_TOOLS="$windows_absent"
 }
 
 # The C library for Windows (the C ABI, as scripts/build-lib.sh builds it
