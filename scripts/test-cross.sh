@@ -62,7 +62,7 @@ declare -A own_simd=([aarch64-unknown-linux-gnu]=1)
 windows_tests=(--test lock --test ffi_abi --test ffi_lock --test stdio_portable --test mcp_real_servers)
 # Node.js for Windows, and the programs that are Linux programs here.
 node_win="$root/tests/mcp/node-win"
-windows_absent=python3,sh,sleep,kill,mkfifo
+windows_absent=python3,sh,sleep,kill
 # ... minus the checks that run python3 (the vector generator, the
 # reference digests, the lock's snapshot oracle): a Linux program, which
 # Wine does not start; they hold the same files to the same oracle on every

@@ -55,8 +55,9 @@ const SIGBREAK: i32 = 21;
 #[cfg(windows)]
 const SIGHUP: i32 = 1;
 
+/// The console control handler: records the event as its signal number.
 #[cfg(windows)]
-unsafe extern "system" fn record_console(event: u32) -> i32 {
+extern "system" fn record_console(event: u32) -> i32 {
     let signo = console_signal(event);
     RECEIVED.store(signo, Ordering::Relaxed);
     if signo == SIGHUP {
