@@ -74,6 +74,9 @@ windows_skip=(--skip committed_vectors_match_the_generator
   --skip reading_then_writing_a_lock_with_snapshots_is_byte_identical
   --skip server_facts_are_type_checked_and_live_only)
 tests=(--lib --test conformance --test jsontestsuite --test rfc8785_testdata --test es6_numbers)
+# The library a little optimised (the vector suites run faster under
+# emulation); the CLI's runs use the same, so it is built once.
+opt=(--config "profile.dev.package.contractpin.opt-level=1")
 
 missing_for() { # TARGET: prints what TARGET lacks, nothing when all is there
   local t=$1 gnu=${triple[$1]} run=${runner[$1]%% *}
@@ -150,10 +153,10 @@ windows_cli() { # CROSS-ENV...
   local log="${CARGO_TARGET_DIR:-$root/target}/windows-cli.log"
   local var=CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER
   env "$@" CONTRACTPIN_ABSENT_TOOLS="$windows_absent,console" \
-    cargo test -q --target x86_64-pc-windows-gnu -p contractpin-cli --bins --tests >"$log" 2>&1 ||
+    cargo test -q "${opt[@]}" --target x86_64-pc-windows-gnu -p contractpin-cli --bins --tests >"$log" 2>&1 ||
     { grep -v 'SKIPPED' "$log" | tail -60 >&2; return 1; }
   env "$@" "$var=$root/scripts/wine/in-console.sh" \
-    cargo test -q --target x86_64-pc-windows-gnu -p contractpin-cli --test console_ctrl </dev/null |
+    cargo test -q "${opt[@]}" --target x86_64-pc-windows-gnu -p contractpin-cli --test console_ctrl </dev/null |
     tr -d '\r' | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g' | grep -a '^test \|^console_ctrl' || return 1
   # A skipped test returns early, so libtest counts it as passed.
   local passed skipped
@@ -191,7 +194,7 @@ run_target() { # TARGET
   local cross=("${var}_LINKER=$gnu-gcc" "${var}_RUNNER=${runner[$t]}" "CC_${t//-/_}=$gnu-gcc" "AR_${t//-/_}=$gnu-ar")
   echo "--- $t: cargo test ${tests[*]} ${more[*]} under ${runner[$t]%% *}"
   env "${require[@]}" "${cross[@]}" \
-    cargo test -q --config "profile.dev.package.contractpin.opt-level=1" --target "$t" -p contractpin "${tests[@]}" "${more[@]}" "${after[@]}" || return 1
+    cargo test -q "${opt[@]}" --target "$t" -p contractpin "${tests[@]}" "${more[@]}" "${after[@]}" || return 1
   if [[ $t == *windows* ]]; then
     echo "--- $t: the CLI's unit tests and suites under wine"
     windows_cli "${cross[@]}" || return 1
