@@ -44,12 +44,10 @@ pub fn symlink_file(target: impl AsRef<Path>, link: impl AsRef<Path>) -> bool {
         panic!("symlink {}: {made:?}", link.display());
     }
     let thread = std::thread::current();
-    // Past libtest's capture, as `tools` prints its notices.
-    let _ = writeln!(
-        std::io::stderr(),
-        "*** SKIPPED part of {}: this platform made no symbolic link ({made:?}) ***",
+    tools::skip_notice(&format!(
+        "part of {}: this platform made no symbolic link ({made:?})",
         thread.name().unwrap_or("a test")
-    );
+    ));
     false
 }
 
