@@ -26,9 +26,10 @@
 # guard, every vector (windows_bindings). With Node.js for Windows
 # (node.exe, .ci/install-cross.sh), the real npm servers over stdio,
 # Streamable HTTP and SSE (mcp_real_servers, and proxy_http's HTTP guard
-# in front of server-everything) and the CLI's suites run too:
-# init, verify, approve, wrap, the lock's durability, the proxy between the
-# TypeScript SDK client and server-everything, and Ctrl-C (windows_cli).
+# in front of server-everything) and the CLI's tests that start no Linux
+# program run too: init, verify, approve, wrap, the lock's durability, the
+# proxy between the TypeScript SDK client and server-everything, and
+# Ctrl-C (windows_cli).
 # Python, sh and the other Linux programs the remaining tests start are not
 # Windows programs: those tests skip loudly (CONTRACTPIN_ABSENT_TOOLS, see
 # tests/support/tools.rs) and run on the host. Wine 8 lacks
@@ -155,9 +156,13 @@ windows_cli() { # CROSS-ENV...
   env "$@" CONTRACTPIN_ABSENT_TOOLS="$windows_absent,console" \
     cargo test -q "${opt[@]}" --target x86_64-pc-windows-gnu -p contractpin-cli --bins --tests >"$log" 2>&1 ||
     { grep -v 'SKIPPED' "$log" | tail -60 >&2; return 1; }
+  # (A terminal's output: carriage returns and escape sequences removed.)
+  local console="${CARGO_TARGET_DIR:-$root/target}/windows-console.log"
   env "$@" "$var=$root/scripts/wine/in-console.sh" \
-    cargo test -q "${opt[@]}" --target x86_64-pc-windows-gnu -p contractpin-cli --test console_ctrl </dev/null |
-    tr -d '\r' | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g' | grep -a '^test \|^console_ctrl' || return 1
+    cargo test -q "${opt[@]}" --target x86_64-pc-windows-gnu -p contractpin-cli --test console_ctrl \
+    </dev/null 2>&1 | tr -d '\r' | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g' >"$console" ||
+    { tail -40 "$console" >&2; return 1; }
+  grep -a '^test \|^console_ctrl' "$console"
   # A skipped test returns early, so libtest counts it as passed.
   local passed skipped
   passed="$(grep '^test result' "$log" | awk '{n += $4} END {print n}')"
