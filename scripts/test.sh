@@ -130,6 +130,7 @@ suite vectors-oracles python3 vectors/oracles/check_vectors.py
 suite mcp-fake-server python3 -m pytest -q tests/mcp/test_fake_server.py
 suite mcp-expected-digests python3 tests/mcp/expected_digests.py
 suite bindings bash scripts/test-bindings.sh
+suite miri-core bash scripts/miri-core.sh
 suite packages bash scripts/test-packages.sh
 suite fuzz bash scripts/fuzz.sh --ci
 suite readme-examples python3 scripts/check-readme-examples.py

@@ -151,6 +151,7 @@ fn instructions_digest_matches_the_instructions_vectors() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "starts python3, which Miri cannot")]
 fn committed_vectors_match_the_generator() {
     if !tools::needs(&["python3"]) {
         return;
@@ -258,6 +259,7 @@ fn the_verify_path_gives_the_vector_digests() {
 /// batch (the ~460 KB one after the ~310 KB one). Both ways, with and
 /// without field digests, give `vectors/reference.py`'s digests.
 #[test]
+#[cfg_attr(miri, ignore = "starts python3, which Miri cannot")]
 fn batches_give_the_reference_digests_for_tools_of_every_size() {
     if !tools::needs(&["python3"]) {
         return;

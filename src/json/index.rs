@@ -405,11 +405,12 @@ mod tests {
     }
 
     use crate::arch::xorshift;
+    use crate::test_rng::{rounds, STEP};
 
     #[test]
     fn escapes_match_a_byte_loop() {
         let mut next = xorshift(0x1234_5678_9abc_def1);
-        for _ in 0..20_000 {
+        for _ in 0..rounds(20_000) {
             let backslash = next() & next();
             let mut carry = next() & 1;
             let start = carry;
@@ -430,7 +431,7 @@ mod tests {
     fn adversarial_block_edges() {
         // Backslash runs of every length ending on and around block edges,
         // before a quote.
-        for run in 0..70 {
+        for run in (0..70).step_by(STEP) {
             for end in [
                 60usize,
                 62,
@@ -456,7 +457,7 @@ mod tests {
             }
         }
         // A quote at every offset around the edges, opening and closing.
-        for at in (56..136).chain(SLOTS - 8..SLOTS + 8) {
+        for at in (56..136).chain(SLOTS - 8..SLOTS + 8).step_by(STEP) {
             let mut s = std::vec![b' '; at];
             s.extend_from_slice(b"\"ab\"");
             check(&s);
@@ -466,7 +467,7 @@ mod tests {
             check(&s);
         }
         // Multi-byte UTF-8 and control characters across the edges.
-        for at in (58..70).chain(SLOTS - 6..SLOTS + 2) {
+        for at in (58..70).chain(SLOTS - 6..SLOTS + 2).step_by(STEP) {
             for tail in [
                 "é\"",
                 "€\"",
@@ -496,7 +497,7 @@ mod tests {
     fn random_inputs_match_a_byte_loop() {
         let mut next = xorshift(0xdead_beef_cafe_f00d);
         let alphabet: &[u8] = b"\"\"\\\\\\{}[],: \t\n\r\x01\x1faaaa01tnf-.e\x80\xc3\xa9\xff";
-        for round in 0..6_000 {
+        for round in 0..rounds(6_000) {
             let len = (next() % 300) as usize;
             let input: Vec<u8> = (0..len)
                 .map(|_| {
@@ -533,7 +534,7 @@ mod tests {
             b"aaaaaaaaaaaaaaaaaaaa\"\\ ",
             b"\"\\{}[],: \t1a\xc3\xa9\x01",
         ];
-        for round in 0..300 {
+        for round in 0..rounds(300) {
             let alphabet = alphabets[round % 3];
             let len = (next() % (4 * SLOTS as u64)) as usize;
             let input: Vec<u8> = (0..len)
@@ -593,7 +594,7 @@ mod tests {
             b"\xf0\x9f\x98",
             b"\xf0\x80\x80\x80",
         ];
-        for round in 0..20_000 {
+        for round in 0..rounds(20_000) {
             let mut input = std::vec![b'a'; round % 64];
             let valid_only = round % 3 == 0;
             while input.len() < 20 + round % 200 {

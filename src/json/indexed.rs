@@ -308,12 +308,12 @@ mod tests {
 
     #[test]
     fn generated_and_mutated_documents() {
-        generated_and_mutated(0x0bad_cafe_1234_5678, 6_000, check);
+        generated_and_mutated(0x0bad_cafe_1234_5678, crate::test_rng::rounds(6_000), check);
     }
 
     #[test]
     fn tokens_on_block_edges() {
-        for pad in 50..140 {
+        for pad in (50..140).step_by(crate::test_rng::STEP) {
             let fill = "x".repeat(pad);
             for doc in [
                 std::format!("[\"{fill}\",\"\\\\\\\"\",\"é€😀\"]"),
@@ -341,28 +341,7 @@ mod tests {
     /// s390x run of `scripts/test-cross.sh`), the vectors hold for it too.
     #[test]
     fn jsontestsuite_and_conformance_files() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("vectors");
-        let mut seen = 0;
-        for dir in ["JSONTestSuite/test_parsing", "rfc8785-testdata/input"] {
-            let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
-                continue;
-            };
-            for entry in entries {
-                let bytes = std::fs::read(entry.unwrap().path()).unwrap();
-                check(&bytes);
-                seen += 1;
-            }
-        }
-        assert!(seen >= 318, "only {seen} files under vectors/");
-        let mut vectors = 0;
-        for vector in crate::test_vectors::vectors() {
-            check(&vector.input);
-            vectors += 1;
-        }
-        assert!(
-            vectors >= 290,
-            "only {vectors} lines in vectors/vectors.tsv"
-        );
+        super::super::test_docs::suite_files(check);
     }
 
     #[test]

@@ -353,7 +353,7 @@ mod tests {
             "z",
         ];
         let mut state = 7u64;
-        for round in 0..400 {
+        for round in 0..crate::test_rng::rounds(400) {
             let len = 2 + (round * 7) % 100;
             let mut input = Vec::new();
             let mut nodes = std::vec![Node::EMPTY];
@@ -410,7 +410,7 @@ mod tests {
             ("9", "9"),
         ];
         let mut state = 11u64;
-        for round in 0..3000 {
+        for round in 0..crate::test_rng::rounds(3000) {
             let len = 2 + (round * 7) % 80;
             let mut picked: Vec<usize> = (0..len)
                 .map(|_| {

@@ -167,7 +167,7 @@ mod tests {
             (state >> 33) % n
         };
         let mut accepted = 0;
-        for _ in 0..50_000 {
+        for _ in 0..crate::test_rng::rounds(50_000) {
             let mut t = String::new();
             if next(2) == 0 {
                 t.push('-');

@@ -150,7 +150,8 @@ pub(super) fn close_container(
 /// (AVX2): with SSE2 or SWAR, the separate UTF-8 pass costs more than the
 /// index saves (docs/PERFORMANCE.md), so the exact parser runs alone, except
 /// in builds with `--cfg contractpin_portable_simd`, which run the index on
-/// SWAR so that the tests cover it.
+/// SWAR so that the tests cover it, and under Miri, which runs it on SSE2 so
+/// that Miri checks the whole fast path (`scripts/miri-core.sh`).
 pub(crate) fn parse_into<S: Store>(
     input: &[u8],
     store: &mut S,
@@ -172,7 +173,7 @@ pub(crate) fn parse_fast<S: Store, C: super::indexed::Containers>(
     containers: &mut C,
 ) -> bool {
     let classifier = crate::arch::classifier();
-    (classifier.checks_utf8 || cfg!(contractpin_portable_simd))
+    (classifier.checks_utf8 || cfg!(any(contractpin_portable_simd, miri)))
         && input.len() <= limits.max_input.min(MAX_INPUT)
         && super::indexed::parse_valid(input, store, limits.max_depth, classifier, containers)
 }
@@ -421,7 +422,7 @@ mod tests {
     fn scratch_needed_matches_the_byte_loop() {
         let alphabet = b"\"\\{[1a x,:xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
         let mut state = 99u64;
-        for round in 0..3000 {
+        for round in 0..crate::test_rng::rounds(3000) {
             let len = round % 140;
             let input: std::vec::Vec<u8> = (0..len)
                 .map(|_| {

@@ -1,9 +1,10 @@
 //! Seeded JSON documents for the parser's tests (the tape builder over the
 //! index, the one-pass canonicalizer): random nesting, whitespace, escapes,
 //! number spellings and keys (out of order, sharing long prefixes, equal
-//! under different spellings), and damaging edits.
+//! under different spellings), and damaging edits; and the committed test
+//! files.
 
-use crate::test_rng::Rng;
+use crate::test_rng::{Rng, STEP};
 use std::vec::Vec;
 
 const WS: &[&str] = &["", "", "", " ", "\n", "\t", "\r\n  ", "    "];
@@ -160,5 +161,34 @@ pub(crate) fn generated_and_mutated(seed: u64, rounds: usize, mut check: impl Fn
             mutate(&mut r, &mut doc);
         }
         check(&doc);
+    }
+}
+
+/// Calls `check` on every JSONTestSuite parsing file and RFC 8785 input
+/// under `vectors/`, then on every conformance vector's input (under Miri,
+/// one in [`STEP`]); fails when fewer are found than are committed.
+pub(crate) fn suite_files(mut check: impl FnMut(&[u8])) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("vectors");
+    let files: Vec<std::path::PathBuf> = ["JSONTestSuite/test_parsing", "rfc8785-testdata/input"]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(root.join(dir)).unwrap())
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    assert!(
+        files.len() >= 318,
+        "only {} files under vectors/",
+        files.len()
+    );
+    for path in files.iter().step_by(STEP) {
+        check(&std::fs::read(path).unwrap());
+    }
+    let vectors = crate::test_vectors::vectors();
+    assert!(
+        vectors.len() >= 290,
+        "only {} lines in vectors/vectors.tsv",
+        vectors.len()
+    );
+    for vector in vectors.iter().step_by(STEP) {
+        check(&vector.input);
     }
 }

@@ -33,3 +33,21 @@ impl Rng {
         &items[self.below(items.len())]
     }
 }
+
+/// Rounds of a randomized test: `native`, or one in three hundred (at
+/// least one) under Miri, where every step runs thousands of times slower. Under
+/// Miri the rounds are there to take every `unsafe` path for Miri to check
+/// (`scripts/miri-core.sh`); the native run keeps the whole search.
+pub const fn rounds(native: usize) -> usize {
+    if cfg!(miri) {
+        native.div_ceil(300)
+    } else {
+        native
+    }
+}
+
+/// The step of an exhaustive loop over offsets or byte values: 1, or 13
+/// under Miri (see [`rounds`]; 13 is prime to the block sizes 16 and 64,
+/// so the values kept still fall at every offset within a block over a
+/// run).
+pub const STEP: usize = if cfg!(miri) { 13 } else { 1 };
