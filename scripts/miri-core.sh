@@ -34,8 +34,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lanes.sh
 export CARGO_TERM_COLOR=never
-# The tests read the committed vectors and test files.
-export MIRIFLAGS="${MIRIFLAGS:--Zmiri-disable-isolation}"
+# The tests read the committed vectors and test files; no integer is ever
+# used as a pointer (strict provenance), which the code keeps to.
+export MIRIFLAGS="${MIRIFLAGS:--Zmiri-disable-isolation -Zmiri-strict-provenance}"
 
 if ! cargo +nightly miri --version >/dev/null 2>&1; then
   echo "*** SKIPPED: no nightly toolchain with Miri (rustup component add --toolchain nightly miri)"
