@@ -2,31 +2,41 @@
 # Miri on the core's own `unsafe` code (suite `miri-core` of scripts/test.sh;
 # the C ABI's runs in scripts/test-bindings.sh).
 #
-# What runs, in two lanes side by side (scripts/lanes.sh; Miri interprets on
-# one core), about two minutes on the 2-core CI machine:
+# It builds for a CPU with SSE2, AVX2, POPCNT, BMI1 and SHA-NI
+# (`-C target-feature`, in a target directory of its own): Miri interprets
+# those instructions, and under Miri `crate::cpu` reports the build's
+# target features instead of reading CPUID, so the back ends the build
+# targets are the ones that run (arch::tests::under_miri_the_targeted_back_ends_run
+# fails otherwise). What runs, in two lanes side by side (scripts/lanes.sh;
+# Miri interprets on one core), about 3 minutes on the 2-core CI machine:
 #
-#   scans     the unit tests of `arch` (the SSE2 lanes, the block skips),
-#             `json::index` (the structural index), `json::indexed` (the
-#             tape over it), `json::string_scan` and `jcs::string`;
+#   scans     the unit tests of `arch` (the SSE2 and AVX2 classifiers and
+#             block skips against the SWAR twin and the naive masks),
+#             `cpu`, `json::index` (the structural index, with the AVX2
+#             UTF-8 check and the POPCNT/BMI1 refill), `json::string_scan`,
+#             `jcs::string`, and SHA-NI against the known answers and the
+#             portable back end (`sha256::tests`, `sha256::many`; the long
+#             ones are left to the commands in docs/SECURITY.md);
 #   canon     the unit tests of `json::onepass` (the chunked copies into
-#             the output's slack), then two tests of tests/conformance.rs
-#             that take every tools-list vector through the whole digest
-#             path of a reused `Context` (the index on SSE2, the one-pass
-#             canonicalizer, the batch hasher, field digests; under Miri
-#             the fast path runs as it does natively with AVX2, see
-#             `json::parser::parse_fast`).
+#             the output's slack) and `json::indexed`, then every tools-list
+#             vector through a reused `Context` with field digests
+#             (tests/conformance.rs): the AVX2 index, the one-pass
+#             canonicalizer, the batch hasher on SHA-NI.
 #
-# Their randomized tests run one round in three hundred and their
-# exhaustive loops one value in thirteen under Miri (`rounds` and `STEP` in
+# The parser-level tests run each input through the build's classifier
+# only (`arch::parser_test_classifiers`; `arch`'s own tests compare them
+# all), their randomized tests one round in three hundred and their
+# exhaustive loops one value in thirteen (`rounds` and `STEP` in
 # tests/support/rng.rs): enough to take every path, while the native run
 # keeps the whole search.
 #
-# What Miri cannot run: the AVX2 and AVX-512 classifiers, SHA-NI, the
-# AVX-512 SHA-256 lanes and CPUID (Miri has no inline assembly and reports
-# only the baseline target features); they are `cfg(not(miri))`, and each
-# is held to its portable twin by the native tests. `mem`'s mappings are
-# `cfg(not(miri))` too. SHA-256 under Miri is the portable code, which has
-# no `unsafe`.
+# Not here: the AVX-512 classifier, flatten and SHA-256 lanes (Miri lacks
+# `vpcompressb` and other AVX-512 instructions), NEON and the Armv8 SHA-256
+# instructions (`cfg(not(miri))`), and `mem`'s mappings (`cfg(not(miri))`).
+# The AVX-512 code is held to its portable twins by the native tests and
+# fuzzed under ASan. A plain Miri build (the C ABI's run in
+# scripts/test-bindings.sh) runs SSE2, and there the parser takes the index
+# path even though SSE2 does not check UTF-8 (`json::parser::parse_fast`).
 #
 # Without a nightly toolchain with Miri the suite says so and passes, as the
 # C ABI's Miri run does (.ci/install.sh installs both).
@@ -43,23 +53,26 @@ if ! cargo +nightly miri --version >/dev/null 2>&1; then
   exit 0
 fi
 
-# The features of the C ABI's Miri run, so that the two share one build.
+export RUSTFLAGS="-C target-feature=+avx2,+popcnt,+bmi1,+sha,+ssse3,+sse4.1"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/miri-simd"
 miri_test() {
   cargo +nightly miri test -p contractpin --no-default-features --features ffi,std "$@" 2>&1 |
     grep -E '^(test result|error|failures)|Undefined Behavior|^---- '
   return "${PIPESTATUS[0]}"
 }
 scans() {
-  miri_test --lib -- arch:: json::index json::indexed json::string_scan jcs::string
+  miri_test --lib -- arch:: cpu:: json::index:: json::string_scan jcs::string \
+    sha256::many::tests::spans sha256::tests::fips_examples_hardware \
+    sha256::tests::python_prefixes_hardware sha256::tests::compress_abc_block_hardware \
+    sha256::tests::backends_agree_on_compress_from_random_states sha256::tests::pair_known_answers \
+    sha256::tests::hardware_is_never_used
 }
 canon() {
-  miri_test --lib -- json::onepass &&
-    miri_test --test conformance -- --exact the_context_pipeline_gives_the_vector_field_digests \
-      the_verify_path_gives_the_vector_digests
+  miri_test --lib -- json::onepass json::indexed &&
+    miri_test --test conformance -- --exact the_context_pipeline_gives_the_vector_field_digests
 }
 
 # Miri's sysroot, then the build, once: two lanes would both make them.
 out="$(cargo +nightly miri setup 2>&1)" || { echo "$out"; exit 1; }
-out="$(miri_test --lib --test conformance --no-run)" ||
-  { echo "$out"; exit 1; }
+out="$(miri_test --lib --test conformance --no-run)" || { echo "$out"; exit 1; }
 lanes scans canon

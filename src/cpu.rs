@@ -9,6 +9,7 @@
 //! 9 µs each on the AMD EPYC guest of docs/PERFORMANCE.md), and a
 //! short-lived `contractpin digest` asks about six features.
 
+#[cfg(not(miri))]
 use core::arch::x86_64::{__cpuid, __cpuid_count, _xgetbv};
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};
 
@@ -52,6 +53,7 @@ impl Features {
     }
 
     /// Reads CPUID; all zeros when leaf 7 does not exist.
+    #[cfg(not(miri))]
     fn read() -> Features {
         // `__cpuid` / `__cpuid_count` are `unsafe fn` on older toolchains
         // and safe on newer ones; the allow keeps both quiet.
@@ -69,6 +71,29 @@ impl Features {
                 leaf7_ebx: leaf7.ebx,
                 leaf7_ecx: leaf7.ecx,
             }
+        }
+    }
+
+    /// Under Miri, which cannot run CPUID, the bits of the features the
+    /// build targets (`-C target-feature`), with OSXSAVE and AVX where AVX2
+    /// is on: so that `scripts/miri-core.sh` checks the back ends of the
+    /// build it makes with `+avx2`, and a plain Miri build the baseline.
+    #[cfg(miri)]
+    fn read() -> Features {
+        let bit = |on: bool, at: u32| u32::from(on) << at;
+        let avx = cfg!(target_feature = "avx");
+        Features {
+            leaf1_ecx: bit(cfg!(target_feature = "ssse3"), 9)
+                | bit(cfg!(target_feature = "sse4.1"), 19)
+                | bit(cfg!(target_feature = "popcnt"), 23)
+                | bit(avx, 27)
+                | bit(avx, 28),
+            leaf7_ebx: bit(cfg!(target_feature = "bmi1"), 3)
+                | bit(cfg!(target_feature = "avx2"), 5)
+                | bit(cfg!(target_feature = "avx512f"), 16)
+                | bit(cfg!(target_feature = "sha"), 29)
+                | bit(cfg!(target_feature = "avx512bw"), 30),
+            leaf7_ecx: bit(cfg!(target_feature = "avx512vbmi2"), 6),
         }
     }
 
@@ -114,11 +139,22 @@ pub(crate) fn bit_ops(f: &Features) -> bool {
 ///
 /// # Safety
 /// The CPU must report OSXSAVE (CPUID leaf 1 ECX bit 27).
+#[cfg(not(miri))]
 #[target_feature(enable = "xsave")]
 unsafe fn read_xcr0() -> u64 {
     // SAFETY: the caller guarantees OSXSAVE, so XGETBV does not fault, and
     // XCR0 (register 0) exists whenever XGETBV does.
     unsafe { _xgetbv(0) }
+}
+
+/// Under Miri, which cannot run XGETBV: every state saved, so that the
+/// features [`Features::read`] reports there are usable.
+///
+/// # Safety
+/// None; `unsafe` only to match the real one.
+#[cfg(miri)]
+unsafe fn read_xcr0() -> u64 {
+    u64::MAX
 }
 
 /// One feature's detection result: detected on first use, then cached.

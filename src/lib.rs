@@ -41,7 +41,6 @@ mod arch;
 pub mod contract;
 #[cfg(all(
     target_arch = "x86_64",
-    not(miri),
     not(all(contractpin_portable_simd, contractpin_portable_sha256))
 ))]
 mod cpu;

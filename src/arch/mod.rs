@@ -13,16 +13,23 @@
 //! On (little-endian) `aarch64` both are NEON (`neon`, part of that
 //! baseline, so no detection either).
 //!
-//! Each has a portable SWAR twin (`u64` words), used on other targets, under
-//! Miri, and when the crate is built with `--cfg contractpin_portable_simd`
-//! (`RUSTFLAGS="--cfg contractpin_portable_simd"`, as `contractpin_portable_sha256`
-//! forces the portable SHA-256). All back ends are compiled wherever they can
-//! run so the tests compare them with each other and with a naive byte loop.
-//! (SHA-NI lives in `sha256::shani`: it is a hash, not a scan.)
+//! Each has a portable SWAR twin (`u64` words), used on other targets, for
+//! NEON under Miri, and when the crate is built with `--cfg
+//! contractpin_portable_simd` (`RUSTFLAGS="--cfg contractpin_portable_simd"`,
+//! as `contractpin_portable_sha256` forces the portable SHA-256). All back
+//! ends are compiled wherever they can run so the tests compare them with
+//! each other and with a naive byte loop. (SHA-NI lives in `sha256::shani`:
+//! it is a hash, not a scan.)
+//!
+//! The x86 back ends run under Miri too, which interprets SSE2 and AVX2
+//! (not all of AVX-512): there `crate::cpu` reports the features the build
+//! targets, so a plain Miri build checks SSE2 and one built with
+//! `-C target-feature=+avx2,+popcnt,+bmi1` checks AVX2 and the bit-walking
+//! refill of `json::index` (`scripts/miri-core.sh`).
 
-#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
 mod avx2;
-#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
 mod avx512;
 #[cfg(all(
     target_arch = "aarch64",
@@ -31,7 +38,7 @@ mod avx512;
     not(contractpin_portable_simd)
 ))]
 mod neon;
-#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
 mod sse2;
 // (Where a SIMD back end runs, its search and classifier are only the tests'
 // reference; `digits_end` is used everywhere.)
@@ -40,7 +47,8 @@ mod swar;
 
 // The 16-byte back end of this build (`lanes`): the class searches, and the
 // block classifier when nothing wider runs. SSE2 and NEON are part of their
-// targets' baselines; elsewhere, under Miri and with the `--cfg`, the SWAR twin.
+// targets' baselines; elsewhere, for NEON under Miri and with the `--cfg`,
+// the SWAR twin.
 #[cfg(all(
     target_arch = "aarch64",
     target_endian = "little",
@@ -48,18 +56,19 @@ mod swar;
     not(contractpin_portable_simd)
 ))]
 use neon as lanes;
-#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
 use sse2 as lanes;
-#[cfg(not(all(
-    any(
-        target_arch = "x86_64",
-        all(target_arch = "aarch64", target_endian = "little")
-    ),
-    not(miri),
-    not(contractpin_portable_simd)
+#[cfg(not(any(
+    all(target_arch = "x86_64", not(contractpin_portable_simd)),
+    all(
+        target_arch = "aarch64",
+        target_endian = "little",
+        not(miri),
+        not(contractpin_portable_simd)
+    )
 )))]
 use swar as lanes;
-#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
 mod tables;
 
 /// A set of bytes to stop at.
@@ -195,7 +204,7 @@ pub(crate) struct Classifier {
 /// The fastest block classifier this CPU and build allow.
 #[inline]
 pub(crate) fn classifier() -> Classifier {
-    #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+    #[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
     {
         if avx512::available() {
             return AVX512;
@@ -210,7 +219,7 @@ pub(crate) fn classifier() -> Classifier {
 /// Whether this CPU has POPCNT and BMI1 (detected once, then cached), for
 /// code that counts and walks set bits (the structural index compiles a
 /// copy of its refill with them).
-#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
 #[inline]
 pub(crate) fn bit_ops() -> bool {
     static BIT_OPS: crate::cpu::Detected = crate::cpu::Detected::new();
@@ -219,7 +228,7 @@ pub(crate) fn bit_ops() -> bool {
 
 /// Whether [`flatten_avx512`] runs on this CPU (AVX-512 F, BW and VBMI2,
 /// with POPCNT and BMI1; detected once, then cached).
-#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
 #[inline]
 pub(crate) fn flatten_avx512_available() -> bool {
     avx512::flatten_available()
@@ -233,7 +242,7 @@ pub(crate) fn flatten_avx512_available() -> bool {
 ///
 /// # Safety
 /// [`flatten_avx512_available`] must have returned `true`.
-#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
 #[inline(always)]
 pub(crate) unsafe fn flatten_avx512(window: &mut [u32; 64], offset: u32, bits: u64) {
     // SAFETY: the caller saw `flatten_avx512_available()`, which is
@@ -259,7 +268,7 @@ const LANES: Classifier = Classifier {
 
 /// Only [`classifier`] (after detection) and the tests (after the same
 /// check) hand this one out.
-#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
 const AVX2: Classifier = Classifier {
     classify: avx2_classify,
     checks_utf8: true,
@@ -267,7 +276,7 @@ const AVX2: Classifier = Classifier {
 
 /// Only [`classifier`] (after detection) and the tests (after the same
 /// check) hand this one out.
-#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
 const AVX512: Classifier = Classifier {
     classify: avx512_classify,
     checks_utf8: true,
@@ -281,7 +290,7 @@ const SWAR: Classifier = Classifier {
 };
 
 /// The AVX2 classifier behind a safe signature, reachable only through [`AVX2`].
-#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
 fn avx2_classify(blocks: &[Block], prev: &Block, out: &mut [Masks]) -> bool {
     // SAFETY: `AVX2` is handed out only by `classifier` when
     // `avx2::available()` reported AVX2 with OS support, or by the tests
@@ -291,7 +300,7 @@ fn avx2_classify(blocks: &[Block], prev: &Block, out: &mut [Masks]) -> bool {
 
 /// The AVX-512 classifier behind a safe signature, reachable only through
 /// [`AVX512`].
-#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
 fn avx512_classify(blocks: &[Block], prev: &Block, out: &mut [Masks]) -> bool {
     // SAFETY: `AVX512` is handed out only by `classifier` when
     // `avx512::available()` reported AVX-512 F and BW with OS support, or
@@ -306,7 +315,7 @@ pub(crate) fn all_classifiers() -> std::vec::Vec<(&'static str, Classifier)> {
     if lanes::NAME != swar::NAME {
         out.push((lanes::NAME, LANES));
     }
-    #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+    #[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
     {
         if avx2::available() {
             out.push(("avx2", AVX2));
@@ -316,6 +325,19 @@ pub(crate) fn all_classifiers() -> std::vec::Vec<(&'static str, Classifier)> {
         }
     }
     out
+}
+
+/// The classifiers the parser-level tests (`json::index`, `json::indexed`,
+/// `json::onepass`) run each input through: all of them, but under Miri
+/// only the widest, the one [`classifier`] picks there. `arch`'s own tests
+/// hold every classifier to the naive masks, under Miri too.
+#[cfg(test)]
+pub(crate) fn parser_test_classifiers() -> std::vec::Vec<(&'static str, Classifier)> {
+    let mut all = all_classifiers();
+    if cfg!(miri) {
+        all.drain(..all.len() - 1);
+    }
+    all
 }
 
 /// A seeded xorshift64 generator for the tests of the SIMD paths and of
@@ -442,6 +464,22 @@ mod tests {
                 "{name} wrote past the run"
             );
         }
+    }
+
+    /// Under Miri `crate::cpu` reports the features the build targets, so
+    /// the back ends tested are the ones `scripts/miri-core.sh` built for:
+    /// with `+avx2,+popcnt,+bmi1` the AVX2 classifier and the bit-walking
+    /// refill, never a silent fall back to SSE2 alone.
+    #[cfg(all(miri, target_arch = "x86_64", not(contractpin_portable_simd)))]
+    #[test]
+    fn under_miri_the_targeted_back_ends_run() {
+        let names: std::vec::Vec<&str> = all_classifiers().iter().map(|(n, _)| *n).collect();
+        assert!(names.contains(&"sse2"), "{names:?}");
+        let avx2 = cfg!(target_feature = "avx2");
+        assert_eq!(names.contains(&"avx2"), avx2, "{names:?}");
+        assert_eq!(classifier().checks_utf8, avx2);
+        let bits = cfg!(all(target_feature = "popcnt", target_feature = "bmi1"));
+        assert_eq!(bit_ops(), bits);
     }
 
     #[test]

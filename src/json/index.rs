@@ -114,7 +114,7 @@ fn flatten<const COMPRESS: bool>(
     let window = slots[tail..]
         .first_chunk_mut::<64>()
         .expect("tail <= SLOTS - 64");
-    #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+    #[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
     if COMPRESS {
         // SAFETY: only `refill_compress` instantiates `COMPRESS`, and
         // `Index::new` picks it only after `flatten_avx512_available()`.
@@ -168,14 +168,14 @@ pub(crate) struct Index<'a> {
 
 /// [`Index::refill_run`] compiled with POPCNT and BMI1 (`popcnt` for the
 /// count of a block's positions, `tzcnt` and `blsr` for each of them).
-#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
 #[target_feature(enable = "popcnt,bmi1")]
 fn refill_bit_ops(index: &mut Index) -> bool {
     index.refill_run::<false>()
 }
 
 /// [`Index::refill_run`] with the AVX-512 VBMI2 flatten (and POPCNT).
-#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
 #[target_feature(enable = "popcnt,bmi1,avx512f,avx512bw,avx512vbmi2")]
 fn refill_compress(index: &mut Index) -> bool {
     index.refill_run::<true>()
@@ -183,7 +183,7 @@ fn refill_compress(index: &mut Index) -> bool {
 
 /// [`refill_bit_ops`] behind a safe signature, handed out by
 /// [`Index::new`] only after [`crate::arch::bit_ops`].
-#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
 fn refill_bit_ops_checked(index: &mut Index) -> bool {
     // SAFETY: `Index::new` picks this refill only when `arch::bit_ops()`
     // found POPCNT and BMI1 on this CPU.
@@ -192,7 +192,7 @@ fn refill_bit_ops_checked(index: &mut Index) -> bool {
 
 /// [`refill_compress`] behind a safe signature, handed out by
 /// [`Index::new`] only after [`crate::arch::flatten_avx512_available`].
-#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
 fn refill_compress_checked(index: &mut Index) -> bool {
     // SAFETY: `Index::new` picks this refill only when
     // `arch::flatten_avx512_available()` found AVX-512 F, BW and VBMI2
@@ -221,7 +221,7 @@ impl<'a> Index<'a> {
 
     /// The copy of [`Index::refill_run`] this CPU runs best.
     fn refill_for_this_cpu() -> fn(&mut Index<'a>) -> bool {
-        #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+        #[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
         {
             if crate::arch::flatten_avx512_available() {
                 return |index| refill_compress_checked(index);
@@ -238,7 +238,7 @@ impl<'a> Index<'a> {
     fn all_refills() -> std::vec::Vec<fn(&mut Index<'a>) -> bool> {
         #[allow(unused_mut)]
         let mut all: std::vec::Vec<fn(&mut Index<'a>) -> bool> = std::vec![Self::refill_plain];
-        #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_simd)))]
+        #[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
         {
             if crate::arch::bit_ops() {
                 all.push(|index| refill_bit_ops_checked(index));
@@ -399,7 +399,7 @@ mod tests {
 
     fn check(input: &[u8]) {
         let want = naive(input);
-        for (name, classifier) in crate::arch::all_classifiers() {
+        for (name, classifier) in crate::arch::parser_test_classifiers() {
             assert_eq!(indexed(input, classifier), want, "{name} on {input:?}");
         }
     }

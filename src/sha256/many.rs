@@ -371,10 +371,7 @@ impl Kernel for Pairs {
 
 /// The sixteen-lane kernel: built where the AVX-512 back end exists (and in
 /// the tests, for its portable twin), so other builds carry no dead code.
-#[cfg(any(
-    test,
-    all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256))
-))]
+#[cfg(any(test, all(target_arch = "x86_64", not(contractpin_portable_sha256))))]
 mod sixteen {
     use super::{Kernel, BLOCK_LEN, IV};
 
@@ -436,7 +433,7 @@ mod sixteen {
         }
     }
 }
-#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256)))]
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256)))]
 pub(crate) use sixteen::{Compress16, Sixteen, Wide};
 
 /// The digest of every message of `messages` (`out[i]` for message `i`;
@@ -453,7 +450,7 @@ pub(crate) use sixteen::{Compress16, Sixteen, Wide};
 /// ```
 pub fn digest_many<M: Messages + ?Sized>(messages: &M, out: &mut [[u8; DIGEST_LEN]]) {
     assert!(out.len() >= messages.count(), "one digest per message");
-    #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256)))]
+    #[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256)))]
     if let Some(kernel) = super::avx512::Avx512::detect().filter(|_| messages.count() >= 16) {
         return digest_many_with(&Sixteen(kernel), messages, out);
     }
@@ -463,7 +460,7 @@ pub fn digest_many<M: Messages + ?Sized>(messages: &M, out: &mut [[u8; DIGEST_LE
 /// How many messages [`digest_many`] advances per compression call on this
 /// CPU: 16 with AVX-512 F and BW, otherwise 2.
 pub fn digest_many_lanes() -> usize {
-    #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256)))]
+    #[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256)))]
     if super::avx512::Avx512::detect().is_some() {
         return 16;
     }
@@ -510,7 +507,7 @@ mod tests {
         check(&Sixteen(Portable16), "portable16");
         check(&Pairs(Backend::Portable), "pairs/portable");
         check(&Pairs(detected_backend()), "pairs/detected");
-        #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256)))]
+        #[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256)))]
         match super::super::avx512::Avx512::detect() {
             Some(k) => check(&Sixteen(k), "avx512"),
             None => {

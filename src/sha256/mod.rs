@@ -9,11 +9,13 @@
 //!   always used when the build targets a CPU with them (Apple's `aarch64` targets do),
 //!   otherwise chosen at run time through `std` (see `armv8`).
 //!
-//! The hardware back ends are never used under Miri, nor when the crate is built with
+//! The hardware back ends are never used when the crate is built with
 //! `--cfg contractpin_portable_sha256` (a backend override, as RustCrypto does it:
 //! `RUSTFLAGS="--cfg contractpin_portable_sha256"`). It is a `--cfg` and not a Cargo
 //! feature because it removes speed: features must be additive, and `--all-features`
-//! must not make the library slower.
+//! must not make the library slower. Under Miri, SHA-NI runs where the build targets it
+//! (`crate::cpu` reports the build's target features there; `scripts/miri-core.sh`
+//! builds with `+sha`), and the Armv8 back end never does.
 //!
 //! [`Sha256Pair`] hashes two messages side by side: whenever both have a whole block
 //! ready, the two blocks go through one two-stream compression ([`compress2`]), which on
@@ -38,12 +40,12 @@ use core::fmt;
 
 #[cfg(all(target_arch = "aarch64", not(miri), not(contractpin_portable_sha256)))]
 mod armv8;
-#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256)))]
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256)))]
 mod avx512;
 pub(crate) mod many;
 mod pair;
 mod portable;
-#[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256)))]
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256)))]
 mod shani;
 #[cfg(test)]
 mod tests;
@@ -91,11 +93,11 @@ pub enum Backend {
 /// Whether the SHA-NI back end may be used in this build on this CPU.
 #[inline]
 fn shani_available() -> bool {
-    #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256)))]
+    #[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256)))]
     {
         shani::available()
     }
-    #[cfg(not(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256))))]
+    #[cfg(not(all(target_arch = "x86_64", not(contractpin_portable_sha256))))]
     {
         false
     }
@@ -118,7 +120,7 @@ fn arm_sha2_available() -> bool {
 ///
 /// This is [`Backend::ShaNi`] on an `x86_64` CPU with SHA, SSSE3 and SSE4.1 (detected
 /// once by CPUID and cached), [`Backend::ArmSha2`] on an `aarch64` CPU with the SHA-256
-/// instructions, and [`Backend::Portable`] otherwise, under Miri, and with the
+/// instructions, and [`Backend::Portable`] otherwise and with the
 /// `--cfg contractpin_portable_sha256`.
 pub fn detected_backend() -> Backend {
     if shani_available() {
@@ -144,7 +146,7 @@ fn resolve(backend: Backend) -> Backend {
 #[inline]
 fn compress_resolved(backend: Backend, state: &mut [u32; 8], blocks: &[u8]) {
     match backend {
-        #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256)))]
+        #[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256)))]
         Backend::ShaNi => {
             // SAFETY: `backend` came from `resolve`, which yields `ShaNi` only after CPUID
             // reported SHA, SSSE3 and SSE4.1 (SSE2 is part of the x86_64 baseline).
@@ -172,7 +174,7 @@ fn compress2_resolved(
     blocks_b: &[u8],
 ) {
     match backend {
-        #[cfg(all(target_arch = "x86_64", not(miri), not(contractpin_portable_sha256)))]
+        #[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256)))]
         Backend::ShaNi => {
             // SAFETY: `backend` came from `resolve`, which yields `ShaNi` only after CPUID
             // reported SHA, SSSE3 and SSE4.1 (SSE2 is part of the x86_64 baseline).
