@@ -101,16 +101,22 @@ fn serve(report_env: bool) {
 
 /// Never answers, and lives on after stdin ends, until it is killed (for
 /// a minute at most); with [`HEARTBEAT`] set, counts in that file every
-/// 20 ms meanwhile.
+/// 20 ms meanwhile. Each count is written beside the file and renamed over
+/// it, so the file is never seen empty: a kill between `fs::write`'s
+/// truncation and its write left it empty for good, and the test read
+/// that as a server that never ran (one CI run in many).
 fn silent() {
-    let beat = std::env::var_os(HEARTBEAT);
+    let beat = std::env::var_os(HEARTBEAT).map(std::path::PathBuf::from);
     std::thread::spawn(|| {
         let mut sink = Vec::new();
         let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut sink);
     });
     for n in 0..3000u32 {
         if let Some(file) = &beat {
-            let _ = std::fs::write(file, n.to_string());
+            let next = file.with_extension("next");
+            if std::fs::write(&next, n.to_string()).is_ok() {
+                let _ = std::fs::rename(&next, file);
+            }
         }
         std::thread::sleep(Duration::from_millis(20));
     }
