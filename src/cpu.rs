@@ -8,6 +8,10 @@
 //! about: in a virtual machine every CPUID traps to the hypervisor (about
 //! 9 µs each on the AMD EPYC guest of docs/PERFORMANCE.md), and a
 //! short-lived `contractpin digest` asks about six features.
+//!
+//! Under Miri, which runs neither CPUID nor XGETBV, the answers are the
+//! features the build targets (`-C target-feature`), so that Miri checks
+//! exactly the back ends a build asks for (`scripts/miri-core.sh`).
 
 #[cfg(not(miri))]
 use core::arch::x86_64::{__cpuid, __cpuid_count, _xgetbv};
