@@ -29,10 +29,15 @@ pub(crate) struct Features {
     /// Leaf 7 subleaf 0 ECX (AVX-512 VBMI2 bit 6).
     #[cfg_attr(contractpin_portable_simd, allow(dead_code))]
     pub leaf7_ecx: u32,
+    /// Leaf 0 EBX: the first four bytes of the vendor string
+    /// ("Auth" of "AuthenticAMD", "Genu" of "GenuineIntel").
+    pub vendor: u32,
+    /// Leaf 1 EAX: family, model and stepping.
+    pub signature: u32,
 }
 
 /// The feature words of [`Features::get`], and whether they are set.
-static WORDS: [AtomicU32; 3] = [AtomicU32::new(0), AtomicU32::new(0), AtomicU32::new(0)];
+static WORDS: [AtomicU32; 5] = [const { AtomicU32::new(0) }; 5];
 static WORDS_READ: AtomicBool = AtomicBool::new(false);
 
 impl Features {
@@ -45,10 +50,13 @@ impl Features {
                 leaf1_ecx: word(0),
                 leaf7_ebx: word(1),
                 leaf7_ecx: word(2),
+                vendor: word(3),
+                signature: word(4),
             };
         }
         let f = Features::read();
-        for (slot, w) in WORDS.iter().zip([f.leaf1_ecx, f.leaf7_ebx, f.leaf7_ecx]) {
+        let words = [f.leaf1_ecx, f.leaf7_ebx, f.leaf7_ecx, f.vendor, f.signature];
+        for (slot, w) in WORDS.iter().zip(words) {
             slot.store(w, Ordering::Relaxed);
         }
         // Publishes the words stored above (paired with the `Acquire` load).
@@ -66,14 +74,17 @@ impl Features {
         // identification registers; leaf 0 reports the highest leaf, and
         // leaves 1 and 7 are read only if they exist.
         unsafe {
-            if __cpuid(0).eax < 7 {
+            let leaf0 = __cpuid(0);
+            if leaf0.eax < 7 {
                 return Features::default();
             }
-            let leaf7 = __cpuid_count(7, 0);
+            let (leaf1, leaf7) = (__cpuid(1), __cpuid_count(7, 0));
             Features {
-                leaf1_ecx: __cpuid(1).ecx,
+                leaf1_ecx: leaf1.ecx,
                 leaf7_ebx: leaf7.ebx,
                 leaf7_ecx: leaf7.ecx,
+                vendor: leaf0.ebx,
+                signature: leaf1.eax,
             }
         }
     }
@@ -98,6 +109,8 @@ impl Features {
                 | bit(cfg!(target_feature = "sha"), 29)
                 | bit(cfg!(target_feature = "avx512bw"), 30),
             leaf7_ecx: bit(cfg!(target_feature = "avx512vbmi2"), 6),
+            vendor: 0,
+            signature: 0,
         }
     }
 
@@ -137,6 +150,28 @@ pub(crate) fn avx512_vbmi2(f: &Features) -> bool {
 #[cfg(not(contractpin_portable_simd))]
 pub(crate) fn bit_ops(f: &Features) -> bool {
     f.has(1 << 23, 1 << 3)
+}
+
+/// The CPU family of leaf 1 EAX: the base family, plus the extended
+/// family when the base one is 0xF (Intel SDM and AMD APM, CPUID Fn0000_0001).
+fn family(f: &Features) -> u32 {
+    let base = f.signature >> 8 & 0xf;
+    if base == 0xf {
+        base + (f.signature >> 20 & 0xff)
+    } else {
+        base
+    }
+}
+
+/// An AMD CPU of family 19h (Zen 3 and Zen 4): Zen 4, its only one with
+/// AVX-512, runs each 512-bit operation as two 256-bit halves, so the
+/// sixteen AVX-512 SHA-256 lanes gain nothing over SHA-NI's streams there
+/// (the choice in `sha256::many::digest_many`, measured in
+/// docs/PERFORMANCE.md). Zen 5 (family 1Ah) is not matched: its desktop
+/// and server parts run 512-bit operations whole.
+pub(crate) fn amd_zen3_zen4(f: &Features) -> bool {
+    const AUTH: u32 = u32::from_le_bytes(*b"Auth");
+    f.vendor == AUTH && family(f) == 0x19
 }
 
 /// Reads XCR0.
@@ -194,7 +229,10 @@ mod tests {
     #[test]
     fn cached_words_are_the_cpus() {
         let read = Features::read();
-        let words = |f: Features| (f.leaf1_ecx, f.leaf7_ebx, f.leaf7_ecx);
+        let words = |f: Features| {
+            let w = (f.leaf1_ecx, f.leaf7_ebx, f.leaf7_ecx);
+            (w, f.vendor, f.signature)
+        };
         for _ in 0..3 {
             assert_eq!(words(Features::get()), words(read));
         }
@@ -207,5 +245,34 @@ mod tests {
             avx512_bw(&f),
             std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw")
         );
+    }
+
+    /// The family of real CPUID signatures (leaf 1 EAX; the family in
+    /// /proc/cpuinfo is the same number in decimal), and which are Zen 3/4.
+    #[test]
+    fn families_and_zen4_from_known_signatures() {
+        let amd = u32::from_le_bytes(*b"Auth");
+        let intel = u32::from_le_bytes(*b"Genu");
+        let cpu = |vendor, signature| Features {
+            vendor,
+            signature,
+            ..Features::default()
+        };
+        // (vendor, signature, family, Zen 3/4): EPYC 9004 (Zen 4, family 25
+        // model 17), EPYC 7003 (Zen 3), Ryzen 9000 (Zen 5, family 26), EPYC
+        // 7002 (Zen 2, family 23), Xeon Sapphire Rapids (family 6 model 143).
+        let known = [
+            (amd, 0x00A1_0F11, 0x19, true),
+            (amd, 0x00A0_0F11, 0x19, true),
+            (amd, 0x00B4_0F40, 0x1A, false),
+            (amd, 0x0083_0F10, 0x17, false),
+            (intel, 0x0008_06F8, 0x6, false),
+            (intel, 0x00A1_0F11, 0x19, false),
+        ];
+        for (vendor, signature, fam, zen) in known {
+            let f = cpu(vendor, signature);
+            assert_eq!(family(&f), fam, "{signature:#x}");
+            assert_eq!(amd_zen3_zen4(&f), zen, "{signature:#x}");
+        }
     }
 }

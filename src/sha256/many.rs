@@ -6,7 +6,11 @@
 //! multi-buffer managers do). The kernels:
 //!
 //! - sixteen lanes of AVX-512 ([`super::avx512`], one message per 32-bit lane
-//!   of a `zmm` register), where the CPU has AVX-512 F and BW;
+//!   of a `zmm` register), where the CPU has AVX-512 F and BW and runs
+//!   512-bit operations whole;
+//! - four lanes: SHA-NI's four interleaved streams ([`super::shani::compress4`]),
+//!   where the CPU has SHA-NI and no such AVX-512 (on AMD Zen 4, which runs
+//!   512-bit operations in two halves, the four streams are the faster);
 //! - otherwise two lanes: the two-stream compression of the back end in use
 //!   (SHA-NI's or the Armv8 instructions' interleaved `compress2`, or the
 //!   portable one).
@@ -369,6 +373,32 @@ impl Kernel for Pairs {
     }
 }
 
+/// Four lanes: SHA-NI's four-stream compression ([`super::shani::compress4`]).
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256)))]
+pub(crate) struct Quads(pub super::shani::ShaNi4);
+
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256)))]
+impl Kernel for Quads {
+    const LANES: usize = 4;
+    const DRAIN_AT: usize = 1;
+    type State = [[u32; 8]; 4];
+    fn new_state() -> Self::State {
+        [IV; 4]
+    }
+    fn reset(&self, state: &mut Self::State, lane: usize) {
+        state[lane] = IV;
+    }
+    fn compress(&self, state: &mut Self::State, data: &[&[u8]], blocks: usize) {
+        let bytes = blocks * BLOCK_LEN;
+        let [a, b, c, d] = state;
+        let data = core::array::from_fn(|i| &data[i][..bytes]);
+        self.0.compress4([a, b, c, d], data);
+    }
+    fn chaining(&self, state: &Self::State, lane: usize) -> [u32; 8] {
+        state[lane]
+    }
+}
+
 /// The sixteen-lane kernel: built where the AVX-512 back end exists (and in
 /// the tests, for its portable twin), so other builds carry no dead code.
 #[cfg(any(test, all(target_arch = "x86_64", not(contractpin_portable_sha256))))]
@@ -436,10 +466,34 @@ mod sixteen {
 #[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256)))]
 pub(crate) use sixteen::{Compress16, Sixteen, Wide};
 
+/// The widest kernel for `count` messages on this CPU, when it is wider
+/// than a pair: sixteen AVX-512 lanes for sixteen messages or more, SHA-NI's
+/// four streams for four or more. Where the CPU has both and runs 512-bit
+/// operations in two halves (AMD Zen 4, [`crate::cpu::amd_zen3_zen4`]), the
+/// four streams are faster and win (docs/PERFORMANCE.md, "Four SHA-NI
+/// streams").
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256)))]
+enum Widest {
+    Sixteen(super::avx512::Avx512),
+    Four(super::shani::ShaNi4),
+}
+
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256)))]
+impl Widest {
+    fn for_count(count: usize) -> Option<Widest> {
+        static HALVED_512: crate::cpu::Detected = crate::cpu::Detected::new();
+        let four = super::shani::ShaNi4::detect().filter(|_| count >= 4);
+        let halved = four.is_some() && HALVED_512.get(crate::cpu::amd_zen3_zen4);
+        match super::avx512::Avx512::detect() {
+            Some(k) if count >= 16 && !halved => Some(Widest::Sixteen(k)),
+            _ => four.map(Widest::Four),
+        }
+    }
+}
+
 /// The digest of every message of `messages` (`out[i]` for message `i`;
 /// `out` must be at least as long), hashed several at a time with the
-/// widest kernel this CPU allows (sixteen lanes for sixteen messages or
-/// more, else pairs).
+/// widest kernel this CPU allows (see [`digest_many_lanes`]).
 ///
 /// ```
 /// # use contractpin::sha256::{digest, digest_many};
@@ -451,18 +505,25 @@ pub(crate) use sixteen::{Compress16, Sixteen, Wide};
 pub fn digest_many<M: Messages + ?Sized>(messages: &M, out: &mut [[u8; DIGEST_LEN]]) {
     assert!(out.len() >= messages.count(), "one digest per message");
     #[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256)))]
-    if let Some(kernel) = super::avx512::Avx512::detect().filter(|_| messages.count() >= 16) {
-        return digest_many_with(&Sixteen(kernel), messages, out);
+    match Widest::for_count(messages.count()) {
+        Some(Widest::Sixteen(k)) => return digest_many_with(&Sixteen(k), messages, out),
+        Some(Widest::Four(k)) => return digest_many_with(&Quads(k), messages, out),
+        None => {}
     }
     digest_many_with(&Pairs(detected_backend()), messages, out)
 }
 
 /// How many messages [`digest_many`] advances per compression call on this
-/// CPU: 16 with AVX-512 F and BW, otherwise 2.
+/// CPU, given enough of them: 16 with AVX-512 F and BW (sixteen lanes of
+/// 32 bits), else 4 with SHA-NI (four interleaved streams; also on AMD Zen
+/// 4, where they beat the sixteen lanes), otherwise 2 (the two-stream
+/// compression of the one-message back end).
 pub fn digest_many_lanes() -> usize {
     #[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256)))]
-    if super::avx512::Avx512::detect().is_some() {
-        return 16;
+    match Widest::for_count(usize::MAX) {
+        Some(Widest::Sixteen(_)) => return 16,
+        Some(Widest::Four(_)) => return 4,
+        None => {}
     }
     2
 }
@@ -504,6 +565,10 @@ mod tests {
 
     #[test]
     fn every_kernel_gives_the_one_message_digests() {
+        #[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256)))]
+        if let Some(k) = super::super::shani::ShaNi4::detect() {
+            check(&Quads(k), "quads");
+        }
         check(&Sixteen(Portable16), "portable16");
         check(&Pairs(Backend::Portable), "pairs/portable");
         check(&Pairs(detected_backend()), "pairs/detected");
@@ -514,6 +579,33 @@ mod tests {
                 std::eprintln!("NOTICE: avx512 multi-buffer: SKIPPED, the CPU lacks AVX-512 F/BW")
             }
         }
+    }
+
+    /// The kernel `digest_many` takes is the one the CPU's features and
+    /// family call for, read here from Linux's /proc/cpuinfo rather than
+    /// from `crate::cpu`.
+    #[cfg(all(target_os = "linux", target_arch = "x86_64", not(miri)))]
+    #[test]
+    fn the_widest_kernel_follows_the_cpu() {
+        let info = std::fs::read_to_string("/proc/cpuinfo").expect("/proc/cpuinfo");
+        let field = |name: &str| {
+            let line = info.lines().find(|l| l.starts_with(name)).expect(name);
+            std::string::String::from(line.split(':').nth(1).unwrap_or("").trim())
+        };
+        let zen34 = field("vendor_id") == "AuthenticAMD" && field("cpu family") == "25";
+        let sha = std::is_x86_feature_detected!("sha");
+        let avx512 = std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512bw");
+        let want = if cfg!(contractpin_portable_sha256) {
+            2
+        } else if avx512 && !(sha && zen34) {
+            16
+        } else if sha {
+            4
+        } else {
+            2
+        };
+        assert_eq!(digest_many_lanes(), want, "zen 3/4 {zen34}, sha {sha}, avx512 {avx512}");
     }
 
     #[test]

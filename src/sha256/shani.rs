@@ -219,3 +219,71 @@ pub(super) unsafe fn compress2(
         store_state!(ptr_b, abef_b, cdgh_b);
     }
 }
+
+/// Compresses four independent messages side by side, as [`compress2`] does two: the
+/// i-th whole block of each `blocks[s]` into `states[s]`, for as many blocks as the
+/// shortest slice has. Same result as [`compress`] on each.
+///
+/// # Safety
+///
+/// The CPU must support SHA, SSE2, SSSE3 and SSE4.1 (see [`available`]).
+#[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
+pub(super) unsafe fn compress4(states: [&mut [u32; 8]; 4], blocks: [&[u8]; 4]) {
+    let [sa, sb, sc, sd] = states;
+    let ptr = [sa, sb, sc, sd].map(|s| s.as_mut_ptr().cast::<__m128i>());
+    let n = blocks.iter().map(|b| b.len() / BLOCK_LEN).min().unwrap_or(0);
+    // SAFETY: the caller guarantees the CPU features this function is compiled for.
+    // The four states are distinct `&mut` arrays of two 16-byte vectors each; `K4[k]`
+    // (k < 16) is one vector; block `i < n` of each slice is 64 bytes in bounds (every
+    // slice holds at least `n` whole blocks), read as four 16-byte vectors. All
+    // accesses are unaligned loads/stores.
+    unsafe {
+        let bswap = bswap_mask!();
+        let (mut abef_a, mut cdgh_a) = load_state!(ptr[0]);
+        let (mut abef_b, mut cdgh_b) = load_state!(ptr[1]);
+        let (mut abef_c, mut cdgh_c) = load_state!(ptr[2]);
+        let (mut abef_d, mut cdgh_d) = load_state!(ptr[3]);
+        let at = blocks.map(|b| b.as_ptr().cast::<__m128i>());
+        for i in 0..n {
+            let ins = [abef_a, cdgh_a, abef_b, cdgh_b, abef_c, cdgh_c, abef_d, cdgh_d];
+            let (mut a0, mut a1, mut a2, mut a3) = load_block!(at[0].add(4 * i), bswap);
+            let (mut b0, mut b1, mut b2, mut b3) = load_block!(at[1].add(4 * i), bswap);
+            let (mut c0, mut c1, mut c2, mut c3) = load_block!(at[2].add(4 * i), bswap);
+            let (mut d0, mut d1, mut d2, mut d3) = load_block!(at[3].add(4 * i), bswap);
+            block_rounds!(
+                (abef_a, cdgh_a, a0, a1, a2, a3, wka),
+                (abef_b, cdgh_b, b0, b1, b2, b3, wkb),
+                (abef_c, cdgh_c, c0, c1, c2, c3, wkc),
+                (abef_d, cdgh_d, d0, d1, d2, d3, wkd)
+            );
+            abef_a = _mm_add_epi32(abef_a, ins[0]);
+            cdgh_a = _mm_add_epi32(cdgh_a, ins[1]);
+            abef_b = _mm_add_epi32(abef_b, ins[2]);
+            cdgh_b = _mm_add_epi32(cdgh_b, ins[3]);
+            abef_c = _mm_add_epi32(abef_c, ins[4]);
+            cdgh_c = _mm_add_epi32(cdgh_c, ins[5]);
+            abef_d = _mm_add_epi32(abef_d, ins[6]);
+            cdgh_d = _mm_add_epi32(cdgh_d, ins[7]);
+        }
+        store_state!(ptr[0], abef_a, cdgh_a);
+        store_state!(ptr[1], abef_b, cdgh_b);
+        store_state!(ptr[2], abef_c, cdgh_c);
+        store_state!(ptr[3], abef_d, cdgh_d);
+    }
+}
+
+/// The four-stream kernel; only [`ShaNi4::detect`] makes one.
+pub(crate) struct ShaNi4(());
+
+impl ShaNi4 {
+    /// The kernel, when this CPU supports SHA-NI.
+    pub(crate) fn detect() -> Option<ShaNi4> {
+        available().then_some(ShaNi4(()))
+    }
+
+    /// [`compress4`].
+    pub(crate) fn compress4(&self, states: [&mut [u32; 8]; 4], blocks: [&[u8]; 4]) {
+        // SAFETY: a `ShaNi4` exists only after `available()` reported SHA-NI.
+        unsafe { compress4(states, blocks) }
+    }
+}

@@ -516,6 +516,46 @@ fn compress2_matches_one_way_compress_on_every_backend() {
     }
 }
 
+/// SHA-NI's four streams against the portable back end: random chaining values,
+/// unequal block counts (the shortest one sets how many run), ragged tails ignored,
+/// and all four on the same block (no registers shared between streams).
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256)))]
+#[test]
+fn compress4_matches_portable_from_random_states() {
+    let Some(k) = super::shani::ShaNi4::detect() else {
+        hardware_or_skip("compress4_matches_portable_from_random_states");
+        return;
+    };
+    let data = pseudo_random(64 * 12 + 200);
+    let counts: &[[usize; 4]] = if cfg!(miri) {
+        &[[2, 3, 2, 5], [0, 1, 1, 1]]
+    } else {
+        &[[0, 0, 0, 0], [1, 1, 1, 1], [3, 5, 4, 7], [9, 9, 9, 9], [12, 2, 6, 11], [4, 0, 4, 4]]
+    };
+    for n in counts {
+        let blocks: [&[u8]; 4] = core::array::from_fn(|s| {
+            let at = 17 * s + 3;
+            &data[at..at + 64 * n[s] + s]
+        });
+        let mut four: [[u32; 8]; 4] = core::array::from_fn(|s| state_from(&data[s..], n[s] as u32));
+        let mut want = four;
+        let run = *n.iter().min().unwrap_or(&0);
+        for (w, b) in want.iter_mut().zip(blocks) {
+            compress(Backend::Portable, w, &b[..64 * run]);
+        }
+        let [a, b, c, d] = &mut four;
+        k.compress4([a, b, c, d], blocks);
+        assert_eq!(four, want, "{n:?}");
+    }
+    let block = abc_block();
+    let mut four = [IV; 4];
+    let [a, b, c, d] = &mut four;
+    k.compress4([a, b, c, d], [&block; 4]);
+    let mut one = IV;
+    compress(Backend::Portable, &mut one, &block);
+    assert_eq!(four, [one; 4]);
+}
+
 #[test]
 fn compress2_same_state_and_block_twice() {
     // Both streams on the same input must still be independent (no shared registers).
