@@ -2,8 +2,8 @@
 //! written ([`OneAtATime`], caller scratch, no allocator), or in batches
 //! ([`Batch`], a reused [`Context`](crate::Context)'s buffers): contracts
 //! written back to back into one buffer, then every contract and field
-
-
+//! value of the batch hashed at once by [`sha256::digest_many`] (sixteen
+//! AVX-512 lanes, SHA-NI's four streams, or two streams, by CPU).
 //!
 //! Both report every tool, in the order given, with the same digests, and
 //! stop at the same error: a batch reports the tools before a failing one,
