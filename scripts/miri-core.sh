@@ -15,7 +15,8 @@
 #             `cpu`, `json::index` (the structural index, with the AVX2
 #             UTF-8 check and the POPCNT/BMI1 refill), `json::string_scan`,
 #             `jcs::string`, and SHA-NI against the known answers and the
-#             portable back end (`sha256::tests`, `sha256::many`; the long
+#             portable back end (`sha256::tests`, `sha256::many`: one, two and
+#             four streams; the long
 #             ones are left to the commands in docs/SECURITY.md);
 #   canon     the unit tests of `json::onepass` (the chunked copies into
 #             the output's slack) and `json::indexed`, then every tools-list
@@ -65,6 +66,7 @@ scans() {
     sha256::many::tests::spans sha256::tests::fips_examples_hardware \
     sha256::tests::python_prefixes_hardware sha256::tests::compress_abc_block_hardware \
     sha256::tests::backends_agree_on_compress_from_random_states sha256::tests::pair_known_answers \
+    sha256::tests::compress4_matches_portable_from_random_states \
     sha256::tests::hardware_is_never_used
 }
 canon() {
