@@ -15,14 +15,14 @@
 #             `cpu`, `json::index` (the structural index, with the AVX2
 #             UTF-8 check and the POPCNT/BMI1 refill), `json::string_scan`,
 #             `jcs::string`, and SHA-NI against the known answers and the
-#             portable back end (`sha256::tests`, `sha256::many`: one, two and
-#             four streams; the long
-#             ones are left to the commands in docs/SECURITY.md);
+#             portable back end (`sha256::tests`, `sha256::many`: one, two
+#             and four streams; the long ones are left to the commands in
+#             docs/SECURITY.md);
 #   canon     the unit tests of `json::onepass` (the chunked copies into
 #             the output's slack) and `json::indexed`, then every tools-list
 #             vector through a reused `Context` with field digests
 #             (tests/conformance.rs): the AVX2 index, the one-pass
-#             canonicalizer, the batch hasher on SHA-NI.
+#             canonicalizer, the batch hasher on SHA-NI's four streams.
 #
 # The parser-level tests run each input through the build's classifier
 # only (`arch::parser_test_classifiers`; `arch`'s own tests compare them
