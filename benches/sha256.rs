@@ -10,8 +10,8 @@
 //! field, against two `Sha256` fed the same pieces (`tee`, what the pipeline did before).
 //!
 //! `sha256-many`: 256 messages of 4 KiB hashed one after the other, in pairs
-//! (`Sha256Pair`), and all at once (`digest_many`: sixteen AVX-512 lanes
-//! where the CPU has them, else pairs).
+//! (`Sha256Pair`), and all at once (`digest_many`: sixteen AVX-512 lanes,
+//! SHA-NI's four streams or pairs, as `digest_many_lanes` reports).
 //!
 //! `pipeline-ascii`: the digest pipeline (`pipeline`: tool + field + server digests;
 //! `verify`: tool + server digests) on the ASCII-plain list (payload A of `common/payloads.rs`), whose
@@ -107,7 +107,7 @@ fn benches(c: &mut Criterion) {
 
     // Many messages at once: 256 of 4 KiB (a tools/list's contracts), one
     // after the other with `Sha256`, in pairs with `compress2`, and with
-    // `digest_many` (sixteen AVX-512 lanes where the CPU has them).
+    // `digest_many` (sixteen AVX-512 lanes, or SHA-NI's four streams).
     let msgs: Vec<&[u8]> = data.chunks(4096).take(256).collect();
     let mut out = vec![[0u8; 32]; msgs.len()];
     let mut group = c.benchmark_group("sha256-many");

@@ -246,8 +246,8 @@ fn hash_all_ours<'a>(msgs: impl Iterator<Item = &'a [u8]>, backend: Backend) {
 }
 
 /// The multi-buffer floor: every message at once through
-/// `sha256::digest_many` (sixteen AVX-512 lanes where the CPU has them,
-/// else SHA-NI's two streams), one digest each into `out` (allocated once,
+/// `sha256::digest_many` (sixteen AVX-512 lanes, SHA-NI's four streams or
+/// two streams, as the CPU calls for), one digest each into `out` (allocated once,
 /// outside the timed loop).
 fn hash_many(msgs: &[&[u8]], out: &mut [[u8; 32]]) {
     sha256::digest_many(msgs, out);
@@ -381,6 +381,7 @@ fn floor_table(
     println!();
     let many = match sha256::digest_many_lanes() {
         16 => "sixteen AVX-512 lanes",
+        4 => "SHA-NI's four streams",
         _ => "two-stream pairs",
     };
     println!("floor = our SHA-256 over exactly the messages the pipeline hashes (each contract, each field value, the server object), one digest each, one after the other; R = pipeline time / floor time; multi-buffer floor = the same messages all at once through sha256::digest_many ({many} on this CPU), Rm = time / multi-buffer floor");
