@@ -163,15 +163,21 @@ fn family(f: &Features) -> u32 {
     }
 }
 
+/// An AMD CPU (vendor "AuthenticAMD"). Its SHA-NI unit starts a
+/// `sha256rnds2` every cycle, with a latency of four (measured on Zen 4,
+/// docs/PERFORMANCE.md), so four interleaved SHA-256 streams keep it
+/// busier than two; `sha256::many` chooses its kernel by this.
+pub(crate) fn amd(f: &Features) -> bool {
+    f.vendor == u32::from_le_bytes(*b"Auth")
+}
+
 /// An AMD CPU of family 19h (Zen 3 and Zen 4): Zen 4, its only one with
 /// AVX-512, runs each 512-bit operation as two 256-bit halves, so the
-/// sixteen AVX-512 SHA-256 lanes gain nothing over SHA-NI's streams there
-/// (the choice in `sha256::many::digest_many`, measured in
-/// docs/PERFORMANCE.md). Zen 5 (family 1Ah) is not matched: its desktop
+/// sixteen AVX-512 SHA-256 lanes gain nothing over SHA-NI's four streams
+/// there (`sha256::many`). Zen 5 (family 1Ah) is not matched: its desktop
 /// and server parts run 512-bit operations whole.
 pub(crate) fn amd_zen3_zen4(f: &Features) -> bool {
-    const AUTH: u32 = u32::from_le_bytes(*b"Auth");
-    f.vendor == AUTH && family(f) == 0x19
+    amd(f) && family(f) == 0x19
 }
 
 /// Reads XCR0.
@@ -251,7 +257,7 @@ mod tests {
     /// /proc/cpuinfo is the same number in decimal), and which are Zen 3/4.
     #[test]
     fn families_and_zen4_from_known_signatures() {
-        let amd = u32::from_le_bytes(*b"Auth");
+        let amd_vendor = u32::from_le_bytes(*b"Auth");
         let intel = u32::from_le_bytes(*b"Genu");
         let cpu = |vendor, signature| Features {
             vendor,
@@ -262,10 +268,10 @@ mod tests {
         // model 17), EPYC 7003 (Zen 3), Ryzen 9000 (Zen 5, family 26), EPYC
         // 7002 (Zen 2, family 23), Xeon Sapphire Rapids (family 6 model 143).
         let known = [
-            (amd, 0x00A1_0F11, 0x19, true),
-            (amd, 0x00A0_0F11, 0x19, true),
-            (amd, 0x00B4_0F40, 0x1A, false),
-            (amd, 0x0083_0F10, 0x17, false),
+            (amd_vendor, 0x00A1_0F11, 0x19, true),
+            (amd_vendor, 0x00A0_0F11, 0x19, true),
+            (amd_vendor, 0x00B4_0F40, 0x1A, false),
+            (amd_vendor, 0x0083_0F10, 0x17, false),
             (intel, 0x0008_06F8, 0x6, false),
             (intel, 0x00A1_0F11, 0x19, false),
         ];
@@ -273,6 +279,7 @@ mod tests {
             let f = cpu(vendor, signature);
             assert_eq!(family(&f), fam, "{signature:#x}");
             assert_eq!(amd_zen3_zen4(&f), zen, "{signature:#x}");
+            assert_eq!(amd(&f), vendor == amd_vendor, "{signature:#x}");
         }
     }
 }

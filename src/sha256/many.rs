@@ -9,8 +9,9 @@
 //!   of a `zmm` register), where the CPU has AVX-512 F and BW and runs
 //!   512-bit operations whole;
 //! - four lanes: SHA-NI's four interleaved streams ([`super::shani::compress4`]),
-//!   where the CPU has SHA-NI and no such AVX-512 (on AMD Zen 4, which runs
-//!   512-bit operations in two halves, the four streams are the faster);
+//!   on AMD CPUs with SHA-NI (whose SHA unit overlaps four streams) and no
+//!   such AVX-512 (Zen 4 runs 512-bit operations in two halves, and there
+//!   the four streams are the faster);
 //! - otherwise two lanes: the two-stream compression of the back end in use
 //!   (SHA-NI's or the Armv8 instructions' interleaved `compress2`, or the
 //!   portable one).
@@ -467,11 +468,14 @@ mod sixteen {
 pub(crate) use sixteen::{Compress16, Sixteen, Wide};
 
 /// The widest kernel for `count` messages on this CPU, when it is wider
-/// than a pair: sixteen AVX-512 lanes for sixteen messages or more, SHA-NI's
-/// four streams for four or more. Where the CPU has both and runs 512-bit
-/// operations in two halves (AMD Zen 4, [`crate::cpu::amd_zen3_zen4`]), the
-/// four streams are faster and win (docs/PERFORMANCE.md, "Four SHA-NI
-/// streams").
+/// than a pair: sixteen AVX-512 lanes for sixteen messages or more, or, on
+/// AMD CPUs with SHA-NI, SHA-NI's four streams for four or more. On AMD
+/// Zen 4, which runs 512-bit operations in two halves, the four streams
+/// are the faster and win over the sixteen lanes. Elsewhere SHA-NI stays at
+/// two streams: on the Intel Xeon of docs/PERFORMANCE.md two streams gain
+/// only 1.24x over one (the SHA unit, not the dependency chain, is the
+/// limit there), so four could add little but register spills (not
+/// measured: no such CPU here; see "Four SHA-NI streams" there).
 #[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256)))]
 enum Widest {
     Sixteen(super::avx512::Avx512),
@@ -481,12 +485,14 @@ enum Widest {
 #[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256)))]
 impl Widest {
     fn for_count(count: usize) -> Option<Widest> {
-        static HALVED_512: crate::cpu::Detected = crate::cpu::Detected::new();
-        let four = super::shani::ShaNi4::detect().filter(|_| count >= 4);
-        let halved = four.is_some() && HALVED_512.get(crate::cpu::amd_zen3_zen4);
+        use crate::cpu::{amd, amd_zen3_zen4, Detected};
+        static AMD: Detected = Detected::new();
+        static HALVED_512: Detected = Detected::new();
+        let four = super::shani::ShaNi4::detect().filter(|_| AMD.get(amd));
+        let halved = four.is_some() && HALVED_512.get(amd_zen3_zen4);
         match super::avx512::Avx512::detect() {
             Some(k) if count >= 16 && !halved => Some(Widest::Sixteen(k)),
-            _ => four.map(Widest::Four),
+            _ => four.filter(|_| count >= 4).map(Widest::Four),
         }
     }
 }
@@ -515,9 +521,9 @@ pub fn digest_many<M: Messages + ?Sized>(messages: &M, out: &mut [[u8; DIGEST_LE
 
 /// How many messages [`digest_many`] advances per compression call on this
 /// CPU, given enough of them: 16 with AVX-512 F and BW (sixteen lanes of
-/// 32 bits), else 4 with SHA-NI (four interleaved streams; also on AMD Zen
-/// 4, where they beat the sixteen lanes), otherwise 2 (the two-stream
-/// compression of the one-message back end).
+/// 32 bits) but on AMD Zen 4; 4 on AMD CPUs with SHA-NI (four interleaved
+/// streams); otherwise 2 (the two-stream compression of the one-message
+/// back end).
 pub fn digest_many_lanes() -> usize {
     #[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256)))]
     match Widest::for_count(usize::MAX) {
@@ -592,20 +598,22 @@ mod tests {
             let line = info.lines().find(|l| l.starts_with(name)).expect(name);
             std::string::String::from(line.split(':').nth(1).unwrap_or("").trim())
         };
-        let zen34 = field("vendor_id") == "AuthenticAMD" && field("cpu family") == "25";
+        let amd = field("vendor_id") == "AuthenticAMD";
+        let zen34 = amd && field("cpu family") == "25";
         let sha = std::is_x86_feature_detected!("sha");
-        let avx512 = std::is_x86_feature_detected!("avx512f")
-            && std::is_x86_feature_detected!("avx512bw");
+        let avx512 =
+            std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw");
         let want = if cfg!(contractpin_portable_sha256) {
             2
         } else if avx512 && !(sha && zen34) {
             16
-        } else if sha {
+        } else if sha && amd {
             4
         } else {
             2
         };
-        assert_eq!(digest_many_lanes(), want, "zen 3/4 {zen34}, sha {sha}, avx512 {avx512}");
+        let cpu = std::format!("amd {amd}, zen 3/4 {zen34}, sha {sha}, avx512 {avx512}");
+        assert_eq!(digest_many_lanes(), want, "{cpu}");
     }
 
     #[test]

@@ -231,7 +231,11 @@ pub(super) unsafe fn compress2(
 pub(super) unsafe fn compress4(states: [&mut [u32; 8]; 4], blocks: [&[u8]; 4]) {
     let [sa, sb, sc, sd] = states;
     let ptr = [sa, sb, sc, sd].map(|s| s.as_mut_ptr().cast::<__m128i>());
-    let n = blocks.iter().map(|b| b.len() / BLOCK_LEN).min().unwrap_or(0);
+    let n = blocks
+        .iter()
+        .map(|b| b.len() / BLOCK_LEN)
+        .min()
+        .unwrap_or(0);
     // SAFETY: the caller guarantees the CPU features this function is compiled for.
     // The four states are distinct `&mut` arrays of two 16-byte vectors each; `K4[k]`
     // (k < 16) is one vector; block `i < n` of each slice is 64 bytes in bounds (every
@@ -245,7 +249,9 @@ pub(super) unsafe fn compress4(states: [&mut [u32; 8]; 4], blocks: [&[u8]; 4]) {
         let (mut abef_d, mut cdgh_d) = load_state!(ptr[3]);
         let at = blocks.map(|b| b.as_ptr().cast::<__m128i>());
         for i in 0..n {
-            let ins = [abef_a, cdgh_a, abef_b, cdgh_b, abef_c, cdgh_c, abef_d, cdgh_d];
+            let ins = [
+                abef_a, cdgh_a, abef_b, cdgh_b, abef_c, cdgh_c, abef_d, cdgh_d,
+            ];
             let (mut a0, mut a1, mut a2, mut a3) = load_block!(at[0].add(4 * i), bswap);
             let (mut b0, mut b1, mut b2, mut b3) = load_block!(at[1].add(4 * i), bswap);
             let (mut c0, mut c1, mut c2, mut c3) = load_block!(at[2].add(4 * i), bswap);

@@ -530,7 +530,14 @@ fn compress4_matches_portable_from_random_states() {
     let counts: &[[usize; 4]] = if cfg!(miri) {
         &[[2, 3, 2, 5], [0, 1, 1, 1]]
     } else {
-        &[[0, 0, 0, 0], [1, 1, 1, 1], [3, 5, 4, 7], [9, 9, 9, 9], [12, 2, 6, 11], [4, 0, 4, 4]]
+        &[
+            [0, 0, 0, 0],
+            [1, 1, 1, 1],
+            [3, 5, 4, 7],
+            [9, 9, 9, 9],
+            [12, 2, 6, 11],
+            [4, 0, 4, 4],
+        ]
     };
     for n in counts {
         let blocks: [&[u8]; 4] = core::array::from_fn(|s| {
