@@ -29,9 +29,11 @@ pub(crate) struct Features {
     /// Leaf 7 subleaf 0 ECX (AVX-512 VBMI2 bit 6).
     #[cfg_attr(contractpin_portable_simd, allow(dead_code))]
     pub leaf7_ecx: u32,
+    #[cfg_attr(contractpin_portable_sha256, allow(dead_code))]
     /// Leaf 0 EBX: the first four bytes of the vendor string
     /// ("Auth" of "AuthenticAMD", "Genu" of "GenuineIntel").
     pub vendor: u32,
+    #[cfg_attr(contractpin_portable_sha256, allow(dead_code))]
     /// Leaf 1 EAX: family, model and stepping.
     pub signature: u32,
 }
@@ -152,6 +154,7 @@ pub(crate) fn bit_ops(f: &Features) -> bool {
     f.has(1 << 23, 1 << 3)
 }
 
+#[cfg(not(contractpin_portable_sha256))]
 /// The CPU family of leaf 1 EAX: the base family, plus the extended
 /// family when the base one is 0xF (Intel SDM and AMD APM, CPUID Fn0000_0001).
 fn family(f: &Features) -> u32 {
@@ -163,6 +166,7 @@ fn family(f: &Features) -> u32 {
     }
 }
 
+#[cfg(not(contractpin_portable_sha256))]
 /// An AMD CPU (vendor "AuthenticAMD"). Its SHA-NI unit starts a
 /// `sha256rnds2` every cycle, with a latency of four (measured on Zen 4,
 /// docs/PERFORMANCE.md), so four interleaved SHA-256 streams keep it
@@ -171,6 +175,7 @@ pub(crate) fn amd(f: &Features) -> bool {
     f.vendor == u32::from_le_bytes(*b"Auth")
 }
 
+#[cfg(not(contractpin_portable_sha256))]
 /// An AMD CPU of family 19h (Zen 3 and Zen 4): Zen 4, its only one with
 /// AVX-512, runs each 512-bit operation as two 256-bit halves, so the
 /// sixteen AVX-512 SHA-256 lanes gain nothing over SHA-NI's four streams
@@ -253,6 +258,7 @@ mod tests {
         );
     }
 
+    #[cfg(not(contractpin_portable_sha256))]
     /// The family of real CPUID signatures (leaf 1 EAX; the family in
     /// /proc/cpuinfo is the same number in decimal), and which are Zen 3/4.
     #[test]
