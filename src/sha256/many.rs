@@ -468,8 +468,10 @@ mod sixteen {
 pub(crate) use sixteen::{Compress16, Sixteen, Wide};
 
 /// The widest kernel for `count` messages on this CPU, when it is wider
-/// than a pair: sixteen AVX-512 lanes for sixteen messages or more, or, on
-/// AMD CPUs with SHA-NI, SHA-NI's four streams for four or more. On AMD
+/// than a pair and there are at least sixteen messages (with fewer, lanes
+/// go idle early and a wide call costs more than a pair: one tool's list,
+/// about six messages, took 15% longer through the four streams): sixteen
+/// AVX-512 lanes or, on AMD CPUs with SHA-NI, SHA-NI's four streams. On AMD
 /// Zen 4, which runs 512-bit operations in two halves, the four streams
 /// are the faster and win over the sixteen lanes. Elsewhere SHA-NI stays at
 /// two streams: on the Intel Xeon of docs/PERFORMANCE.md two streams gain
@@ -488,11 +490,14 @@ impl Widest {
         use crate::cpu::{amd, amd_zen3_zen4, Detected};
         static AMD: Detected = Detected::new();
         static HALVED_512: Detected = Detected::new();
+        if count < 16 {
+            return None;
+        }
         let four = super::shani::ShaNi4::detect().filter(|_| AMD.get(amd));
         let halved = four.is_some() && HALVED_512.get(amd_zen3_zen4);
         match super::avx512::Avx512::detect() {
-            Some(k) if count >= 16 && !halved => Some(Widest::Sixteen(k)),
-            _ => four.filter(|_| count >= 4).map(Widest::Four),
+            Some(k) if !halved => Some(Widest::Sixteen(k)),
+            _ => four.map(Widest::Four),
         }
     }
 }
@@ -520,7 +525,7 @@ pub fn digest_many<M: Messages + ?Sized>(messages: &M, out: &mut [[u8; DIGEST_LE
 }
 
 /// How many messages [`digest_many`] advances per compression call on this
-/// CPU, given enough of them: 16 with AVX-512 F and BW (sixteen lanes of
+/// CPU, given sixteen or more: 16 with AVX-512 F and BW (sixteen lanes of
 /// 32 bits) but on AMD Zen 4; 4 on AMD CPUs with SHA-NI (four interleaved
 /// streams); otherwise 2 (the two-stream compression of the one-message
 /// back end).
@@ -614,6 +619,9 @@ mod tests {
         };
         let cpu = std::format!("amd {amd}, zen 3/4 {zen34}, sha {sha}, avx512 {avx512}");
         assert_eq!(digest_many_lanes(), want, "{cpu}");
+        // Fewer than sixteen messages always go through pairs.
+        assert!(Widest::for_count(15).is_none(), "{cpu}");
+        assert_eq!(Widest::for_count(16).is_some(), want > 2, "{cpu}");
     }
 
     #[test]
