@@ -22,7 +22,7 @@
 #             the output's slack) and `json::indexed`, then every tools-list
 #             vector through a reused `Context` with field digests
 #             (tests/conformance.rs): the AVX2 index, the one-pass
-#             canonicalizer, the batch hasher on SHA-NI's four streams.
+#             canonicalizer, the batch hasher on SHA-NI.
 #
 # The parser-level tests run each input through the build's classifier
 # only (`arch::parser_test_classifiers`; `arch`'s own tests compare them
