@@ -2,7 +2,8 @@
 //! bits and whether the operating system saves the vector state (XCR0),
 //! each answer detected once and cached in an atomic. The one home of
 //! feature detection for the SIMD back ends (`arch::avx2`, `arch::avx512`,
-//! `sha256::shani`, `sha256::avx512`).
+//! `sha256::shani`, `sha256::avx512`), and of the vendor and family facts
+//! `sha256::many` chooses its multi-buffer kernel by.
 //!
 //! CPUID is read once per process, whatever the number of features asked
 //! about: in a virtual machine every CPUID traps to the hypervisor (about
@@ -29,12 +30,12 @@ pub(crate) struct Features {
     /// Leaf 7 subleaf 0 ECX (AVX-512 VBMI2 bit 6).
     #[cfg_attr(contractpin_portable_simd, allow(dead_code))]
     pub leaf7_ecx: u32,
-    #[cfg_attr(contractpin_portable_sha256, allow(dead_code))]
     /// Leaf 0 EBX: the first four bytes of the vendor string
     /// ("Auth" of "AuthenticAMD", "Genu" of "GenuineIntel").
-    pub vendor: u32,
     #[cfg_attr(contractpin_portable_sha256, allow(dead_code))]
+    pub vendor: u32,
     /// Leaf 1 EAX: family, model and stepping.
+    #[cfg_attr(contractpin_portable_sha256, allow(dead_code))]
     pub signature: u32,
 }
 
@@ -154,9 +155,9 @@ pub(crate) fn bit_ops(f: &Features) -> bool {
     f.has(1 << 23, 1 << 3)
 }
 
-#[cfg(not(contractpin_portable_sha256))]
 /// The CPU family of leaf 1 EAX: the base family, plus the extended
 /// family when the base one is 0xF (Intel SDM and AMD APM, CPUID Fn0000_0001).
+#[cfg(not(contractpin_portable_sha256))]
 fn family(f: &Features) -> u32 {
     let base = f.signature >> 8 & 0xf;
     if base == 0xf {
@@ -166,21 +167,21 @@ fn family(f: &Features) -> u32 {
     }
 }
 
-#[cfg(not(contractpin_portable_sha256))]
 /// An AMD CPU (vendor "AuthenticAMD"). Its SHA-NI unit starts a
 /// `sha256rnds2` every cycle, with a latency of four (measured on Zen 4,
 /// docs/PERFORMANCE.md), so four interleaved SHA-256 streams keep it
 /// busier than two; `sha256::many` chooses its kernel by this.
+#[cfg(not(contractpin_portable_sha256))]
 pub(crate) fn amd(f: &Features) -> bool {
     f.vendor == u32::from_le_bytes(*b"Auth")
 }
 
-#[cfg(not(contractpin_portable_sha256))]
 /// An AMD CPU of family 19h (Zen 3 and Zen 4): Zen 4, its only one with
 /// AVX-512, runs each 512-bit operation as two 256-bit halves, so the
 /// sixteen AVX-512 SHA-256 lanes gain nothing over SHA-NI's four streams
 /// there (`sha256::many`). Zen 5 (family 1Ah) is not matched: its desktop
 /// and server parts run 512-bit operations whole.
+#[cfg(not(contractpin_portable_sha256))]
 pub(crate) fn amd_zen3_zen4(f: &Features) -> bool {
     amd(f) && family(f) == 0x19
 }
@@ -258,9 +259,9 @@ mod tests {
         );
     }
 
-    #[cfg(not(contractpin_portable_sha256))]
     /// The family of real CPUID signatures (leaf 1 EAX; the family in
     /// /proc/cpuinfo is the same number in decimal), and which are Zen 3/4.
+    #[cfg(not(contractpin_portable_sha256))]
     #[test]
     fn families_and_zen4_from_known_signatures() {
         let amd_vendor = u32::from_le_bytes(*b"Auth");

@@ -5,10 +5,12 @@
 //! schedule four words at a time.
 //!
 //! [`compress`] hashes one message; [`compress2`] advances two independent messages in
-//! one loop (two message schedules, two states). One stream is bound by the latency of
-//! `sha256rnds2` (each depends on the previous); the two streams' chains are
-//! independent, so the core overlaps them and a pair of blocks costs little more than
-//! one. The round code is written once ([`block_rounds!`]) for any number of streams.
+//! one loop (two message schedules, two states), [`compress4`] four. One stream is
+//! bound by the latency of `sha256rnds2` (each depends on the previous); the streams'
+//! chains are independent, so the core overlaps them and a pair of blocks costs little
+//! more than one. Four streams keep an AMD Zen 4's SHA unit busier still (it starts a
+//! `sha256rnds2` every cycle, with a latency of four); `sha256::many` uses them there.
+//! The round code is written once ([`block_rounds!`]) for any number of streams.
 
 use crate::cpu::Detected;
 use core::arch::x86_64::{
@@ -278,7 +280,8 @@ pub(super) unsafe fn compress4(states: [&mut [u32; 8]; 4], blocks: [&[u8]; 4]) {
     }
 }
 
-/// The four-stream kernel; only [`ShaNi4::detect`] makes one.
+/// The four-stream kernel of `sha256::many`; only [`ShaNi4::detect`] makes one, so
+/// holding one proves the CPU has SHA-NI.
 pub(crate) struct ShaNi4(());
 
 impl ShaNi4 {
@@ -287,7 +290,7 @@ impl ShaNi4 {
         available().then_some(ShaNi4(()))
     }
 
-    /// [`compress4`].
+    /// Four messages side by side: [`compress4`], safely.
     pub(crate) fn compress4(&self, states: [&mut [u32; 8]; 4], blocks: [&[u8]; 4]) {
         // SAFETY: a `ShaNi4` exists only after `available()` reported SHA-NI.
         unsafe { compress4(states, blocks) }
