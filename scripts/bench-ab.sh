@@ -9,7 +9,7 @@
 #
 # BASE is any git revision; WHAT and PAYLOAD are those of `bench-table profile`
 # (pipeline, verify, parse, canonicalize, serde; S, M, L, M-pretty, M-numbers,
-# A), or `cli` for the whole `contractpin digest PAYLOAD.json` process (each
+# A, or Tn for a list of n tools), or `cli` for the whole `contractpin digest PAYLOAD.json` process (each
 # side's own CLI binary; a round's figure is its fastest of at least 30
 # processes); the default pair is `pipeline M`. Each round runs both
 # binaries once for AB_SECONDS (default 0.4) each, base first in odd rounds and the working tree
@@ -106,7 +106,7 @@ PY
 summary() {
   printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
     m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-    printf "%.3f %.3f\n", v[1], m }'
+    printf "%.5g %.5g\n", v[1], m }'
 }
 
 echo "base ${base_rev:0:12} against the working tree; $rounds rounds of ${seconds} s per binary; fastest repetition of each run, ms"

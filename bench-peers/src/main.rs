@@ -63,7 +63,8 @@ impl Config {
     }
 }
 
-/// `bench-table profile WHAT PAYLOAD SECONDS`: loops one step for a profiler.
+/// `bench-table profile WHAT PAYLOAD SECONDS`: loops one step for a profiler
+/// (PAYLOAD: see [`payload_named`]).
 /// (`bench-table cli`, with `BENCH_CLI` set: the CLI section of the table
 /// alone, with its target.)
 fn profile(args: &[String]) {
@@ -75,10 +76,7 @@ fn profile(args: &[String]) {
         Some(n) => (f64::INFINITY, n.parse().unwrap_or(100u64)),
         None => (limit.parse().unwrap_or(5.0), u64::MAX),
     };
-    let p = payloads::standard()
-        .into_iter()
-        .find(|p| p.name == name)
-        .expect("payload name: S, M, L, M-pretty, M-numbers or A");
+    let p = payload_named(name);
     let mut ctx = Context::new();
     let mut nodes = vec![Node::EMPTY; json::scratch_needed(&p.bytes)];
     let start = std::time::Instant::now();
@@ -119,12 +117,32 @@ fn profile(args: &[String]) {
         runs += 1;
     }
     let per = start.elapsed().as_secs_f64() / runs as f64;
+    // Microseconds show for lists of a few tools.
+    let ms = |secs: f64| format!("{:.*}", if secs < 1e-3 { 6 } else { 3 }, secs * 1e3);
     println!(
-        "{what} on {name}: {runs} runs, {:.3} ms/run, {:.1} MB/s, fastest {:.3} ms",
-        per * 1e3,
+        "{what} on {name}: {runs} runs, {} ms/run, {:.1} MB/s, fastest {} ms",
+        ms(per),
         p.bytes.len() as f64 / per / 1e6,
-        fastest * 1e3
+        ms(fastest)
     );
+}
+
+/// A payload by name: one of the standard set, or `Tn`, a compact list of
+/// `n` tools (`T5`: five tools, about 20 KB, the size of a typical
+/// server's list).
+fn payload_named(name: &str) -> payloads::Payload {
+    if let Some(tools) = name.strip_prefix('T').and_then(|n| n.parse().ok()) {
+        let bytes = payloads::tools_list(tools, payloads::Style::Compact, payloads::SEED);
+        return payloads::Payload {
+            name: name.into(),
+            tools,
+            bytes,
+        };
+    }
+    payloads::standard()
+        .into_iter()
+        .find(|p| p.name == name)
+        .expect("payload name: S, M, L, M-pretty, M-numbers, A, or Tn (n tools)")
 }
 
 /// `bench-table payloads DIR`: writes every payload as `DIR/NAME.json` (for
