@@ -231,8 +231,7 @@ pub(super) unsafe fn compress2(
 /// The CPU must support SHA, SSE2, SSSE3 and SSE4.1 (see [`available`]).
 #[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
 pub(super) unsafe fn compress4(states: [&mut [u32; 8]; 4], blocks: [&[u8]; 4]) {
-    let [sa, sb, sc, sd] = states;
-    let ptr = [sa, sb, sc, sd].map(|s| s.as_mut_ptr().cast::<__m128i>());
+    let ptr = states.map(|s| s.as_mut_ptr().cast::<__m128i>());
     let n = blocks
         .iter()
         .map(|b| b.len() / BLOCK_LEN)
