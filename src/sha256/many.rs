@@ -391,9 +391,8 @@ impl Kernel for Quads {
     }
     fn compress(&self, state: &mut Self::State, data: &[&[u8]], blocks: usize) {
         let bytes = blocks * BLOCK_LEN;
-        let [a, b, c, d] = state;
         let data = core::array::from_fn(|i| &data[i][..bytes]);
-        self.0.compress4([a, b, c, d], data);
+        self.0.compress4(state.each_mut(), data);
     }
     fn chaining(&self, state: &Self::State, lane: usize) -> [u32; 8] {
         state[lane]
