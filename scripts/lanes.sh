@@ -1,12 +1,11 @@
-# Sourced by scripts/test-bindings.sh: `lanes FN...` runs the shell functions FN side
-# by side, each with its output in a log of its own, then prints each log in
-# the order given, with how long the lane took and how it ended. Returns
-# non-zero if any lane failed.
+# Sourced by scripts/miri-core.sh and scripts/miri-abi.sh: `lanes FN...` runs
+# the shell functions FN side by side, each with its output in a log of its
+# own, then prints each log in the order given, with how long the lane took
+# and how it ended. Returns non-zero if any lane failed.
 #
 # For work that keeps one core busy each and nothing else: Miri's test
-# binaries (scripts/test-bindings.sh). Cargo takes its build lock only while
-# it compiles, so two `cargo miri test` lanes build once and then run side by
-# side. (`cargo test` itself was tried as a library lane and a CLI lane: 401
+# binaries. Cargo takes its build lock only while it compiles, so two `cargo
+# miri test` lanes build once and then run side by side. (`cargo test` itself was tried as a library lane and a CLI lane: 401
 # -> 390 s in CI, because its tests keep both cores busy already and the
 # library lane needed a build of its own; it stays one command.)
 lanes() {

@@ -15,11 +15,9 @@
 #   Python MCP  contractpin.mcp_guard with the MCP Python SDK 1.30.0 and 2.3.0
 #           (.venv-mcp1, .venv-mcp2 from .ci/install-servers.sh) against
 #           server-everything and tests/mcp/fake_server.py over stdio
-#   Miri    tests/ffi_abi.rs, tests/ffi_verify.rs, tests/ffi_lock.rs, tests/ffi_guard.rs,
-#           tests/ffi_guard_instructions.rs and tests/ffi_verify_server.rs under
-#           `cargo +nightly miri` (the unsafe code of src/ffi), when the nightly
-#           toolchain has Miri, in two lanes side by side; about 4 minutes on
-#           the 2-core CI machine. CONTRACTPIN_SKIP_MIRI=1 skips it.
+#   Miri    the ABI tests under `cargo +nightly miri` (scripts/miri-abi.sh), when
+#           the nightly toolchain has Miri; about 4 minutes on the 2-core CI
+#           machine. CONTRACTPIN_SKIP_MIRI=1 skips it.
 #
 #   scripts/test-bindings.sh            # dev profile: scripts/build-lib.sh --debug (target/lib/debug)
 #   scripts/test-bindings.sh --release  # scripts/build-lib.sh --release (target/lib/release)
@@ -33,8 +31,6 @@
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-# shellcheck source=scripts/lanes.sh
-. scripts/lanes.sh
 
 profile=debug
 case "${1:-}" in
@@ -191,29 +187,12 @@ cli_reports() {
 }
 run cli-reports cli_reports
 
-# Miri interprets on one core, so its test binaries run in two lanes side by
-# side (scripts/lanes.sh), split by their time under Miri on the CI machine
-# (ffi_guard 130 s, ffi_verify_server 98 s, ffi_lock 83 s, ffi_verify 79 s,
-# ffi_abi 25 s, ffi_guard_instructions 17 s).
-miri_run() {
-  cargo +nightly miri test --no-default-features --features ffi,std "$@" 2>&1 |
-    grep -E '^(test result|error|failures)|Undefined Behavior'
-  return "${PIPESTATUS[0]}"
-}
-miri_lane_a() { miri_run --test ffi_guard --test ffi_verify --test ffi_abi; }
-miri_lane_b() { miri_run --test ffi_verify_server --test ffi_lock --test ffi_guard_instructions; }
-miri_suite() {
-  # Miri's sysroot first, once: on a fresh machine two lanes would both build it.
-  local out
-  out="$(cargo +nightly miri setup 2>&1)" || { echo "$out"; return 1; }
-  lanes miri_lane_a miri_lane_b
-}
+# Miri on the ABI tests: scripts/miri-abi.sh (scripts/test.sh runs it as a
+# suite of its own, in the background, with CONTRACTPIN_SKIP_MIRI=1 here).
 if [ "${CONTRACTPIN_SKIP_MIRI:-0}" = 1 ]; then
   summary+=("miri: skipped (CONTRACTPIN_SKIP_MIRI=1)")
-elif cargo +nightly miri --version >/dev/null 2>&1; then
-  run miri miri_suite
 else
-  summary+=("miri: skipped (no nightly toolchain with Miri)")
+  run miri bash scripts/miri-abi.sh
 fi
 
 printf '\nbindings summary:\n'
