@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Miri on the core's own `unsafe` code (suite `miri-core` of scripts/test.sh;
-# the C ABI's runs in scripts/test-bindings.sh).
+# the C ABI's is scripts/miri-abi.sh).
 #
 # It builds for a CPU with SSE2, AVX2, POPCNT, BMI1 and SHA-NI
 # (`-C target-feature`, in a target directory of its own): Miri interprets
 # those instructions, and under Miri `crate::cpu` reports the build's
 # target features instead of reading CPUID, so the back ends the build
 # targets are the ones that run (arch::tests::under_miri_the_targeted_back_ends_run
-# fails otherwise). What runs, in two lanes side by side (scripts/lanes.sh;
-# Miri interprets on one core), about 3 minutes on the 2-core CI machine:
+# fails otherwise); and once more for aarch64, where NEON runs. What runs,
+# in three lanes side by side (scripts/lanes.sh; Miri interprets on one
+# core), about 4 minutes on the 2-core CI machine:
 #
 #   scans     the unit tests of `arch` (the SSE2 and AVX2 classifiers and
 #             block skips against the SWAR twin and the naive masks),
@@ -18,6 +19,12 @@
 #             portable back end (`sha256::tests`, `sha256::many`: one, two
 #             and four streams; the long ones are left to the commands in
 #             docs/SECURITY.md);
+#   neon      the scans built for aarch64-unknown-linux-gnu (Miri interprets
+#             that target's code on this host; in a target directory of its
+#             own, without the x86 features): `arch` (the NEON class
+#             searches and block classifier against the SWAR twin and the
+#             naive masks), `json::index`, `json::string_scan`,
+#             `jcs::string`;
 #   canon     the unit tests of `json::onepass` (the chunked copies into
 #             the output's slack) and `json::indexed`, then every tools-list
 #             vector through a reused `Context` with field digests
@@ -32,8 +39,9 @@
 # keeps the whole search.
 #
 # Not here: the AVX-512 classifier, flatten and SHA-256 lanes (Miri lacks
-# `vpcompressb` and other AVX-512 instructions), NEON and the Armv8 SHA-256
-# instructions (`cfg(not(miri))`), and `mem`'s mappings (`cfg(not(miri))`).
+# `vpcompressb` and other AVX-512 instructions), the Armv8 SHA-256
+# instructions (`cfg(not(miri))`: Miri "can't call foreign function
+# `llvm.aarch64.crypto.sha256h`"), and `mem`'s mappings (`cfg(not(miri))`).
 # The AVX-512 code is held to its portable twins by the native tests and
 # fuzzed under ASan. A plain Miri build (the C ABI's run in
 # scripts/test-bindings.sh) runs SSE2, and there the parser takes the index
@@ -69,12 +77,20 @@ scans() {
     sha256::tests::compress4_matches_portable_from_random_states \
     sha256::tests::hardware_is_never_used
 }
+neon_test() {
+  RUSTFLAGS="" CARGO_TARGET_DIR="$CARGO_TARGET_DIR-neon" \
+    miri_test --target aarch64-unknown-linux-gnu --lib "$@"
+}
+neon() { neon_test -- arch:: json::index:: json::string_scan jcs::string; }
 canon() {
   miri_test --lib -- json::onepass json::indexed &&
     miri_test --test conformance -- --exact the_context_pipeline_gives_the_vector_field_digests
 }
 
-# Miri's sysroot, then the build, once: two lanes would both make them.
-out="$(cargo +nightly miri setup 2>&1)" || { echo "$out"; exit 1; }
+# Miri's sysroots, then the builds, once: two lanes would both make them.
+for target in x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu; do
+  out="$(cargo +nightly miri setup --target "$target" 2>&1)" || { echo "$out"; exit 1; }
+done
 out="$(miri_test --lib --test conformance --no-run)" || { echo "$out"; exit 1; }
-lanes scans canon
+out="$(neon_test --no-run)" || { echo "$out"; exit 1; }
+lanes scans neon canon

@@ -13,8 +13,8 @@
 //! On (little-endian) `aarch64` both are NEON (`neon`, part of that
 //! baseline, so no detection either).
 //!
-//! Each has a portable SWAR twin (`u64` words), used on other targets, for
-//! NEON under Miri, and when the crate is built with `--cfg
+//! Each has a portable SWAR twin (`u64` words), used on other targets and
+//! when the crate is built with `--cfg
 //! contractpin_portable_simd` (`RUSTFLAGS="--cfg contractpin_portable_simd"`,
 //! as `contractpin_portable_sha256` forces the portable SHA-256). All back
 //! ends are compiled wherever they can run so the tests compare them with
@@ -25,7 +25,9 @@
 //! (not all of AVX-512): there `crate::cpu` reports the features the build
 //! targets, so a plain Miri build checks SSE2 and one built with
 //! `-C target-feature=+avx2,+popcnt,+bmi1` checks AVX2 and the bit-walking
-//! refill of `json::index` (`scripts/miri-core.sh`).
+//! refill of `json::index` (`scripts/miri-core.sh`). So does NEON, in a
+//! Miri build for `aarch64-unknown-linux-gnu` (Miri interprets the target's
+//! code on any host; the same script's `neon` lane).
 
 #[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
 mod avx2;
@@ -34,7 +36,6 @@ mod avx512;
 #[cfg(all(
     target_arch = "aarch64",
     target_endian = "little",
-    not(miri),
     not(contractpin_portable_simd)
 ))]
 mod neon;
@@ -47,12 +48,10 @@ mod swar;
 
 // The 16-byte back end of this build (`lanes`): the class searches, and the
 // block classifier when nothing wider runs. SSE2 and NEON are part of their
-// targets' baselines; elsewhere, for NEON under Miri and with the `--cfg`,
-// the SWAR twin.
+// targets' baselines; elsewhere, and with the `--cfg`, the SWAR twin.
 #[cfg(all(
     target_arch = "aarch64",
     target_endian = "little",
-    not(miri),
     not(contractpin_portable_simd)
 ))]
 use neon as lanes;
@@ -63,7 +62,6 @@ use sse2 as lanes;
     all(
         target_arch = "aarch64",
         target_endian = "little",
-        not(miri),
         not(contractpin_portable_simd)
     )
 )))]
@@ -480,6 +478,21 @@ mod tests {
         assert_eq!(classifier().checks_utf8, avx2);
         let bits = cfg!(all(target_feature = "popcnt", target_feature = "bmi1"));
         assert_eq!(bit_ops(), bits);
+    }
+
+    /// Under Miri on (little-endian) `aarch64` the NEON back end runs, not
+    /// the SWAR twin: the `neon` lane of `scripts/miri-core.sh` checks it.
+    #[cfg(all(
+        miri,
+        target_arch = "aarch64",
+        target_endian = "little",
+        not(contractpin_portable_simd)
+    ))]
+    #[test]
+    fn under_miri_neon_runs() {
+        assert_eq!(lanes::NAME, "neon");
+        let names: std::vec::Vec<&str> = all_classifiers().iter().map(|(n, _)| *n).collect();
+        assert_eq!(names, ["swar", "neon"]);
     }
 
     #[test]
