@@ -7,9 +7,9 @@
 # those instructions, and under Miri `crate::cpu` reports the build's
 # target features instead of reading CPUID, so the back ends the build
 # targets are the ones that run (arch::tests::under_miri_the_targeted_back_ends_run
-# fails otherwise); and once more for aarch64, where NEON runs. What runs,
-# in three lanes side by side (scripts/lanes.sh; Miri interprets on one
-# core), about 4 minutes on the 2-core CI machine:
+# fails otherwise); once more with AVX-512, and once for aarch64, where NEON
+# runs. What runs, in four lanes side by side (scripts/lanes.sh; Miri
+# interprets on one core), about 4 to 5 minutes on the 2-core CI machine:
 #
 #   scans     the unit tests of `arch` (the SSE2 and AVX2 classifiers and
 #             block skips against the SWAR twin and the naive masks),
@@ -25,6 +25,12 @@
 #             searches and block classifier against the SWAR twin and the
 #             naive masks), `json::index`, `json::string_scan`,
 #             `jcs::string`;
+#   avx512    built for a CPU with AVX-512 F and BW as well (in a target
+#             directory of its own): `arch` (the AVX-512 classifier against
+#             the others and the naive masks), `json::index` (the index on
+#             the AVX-512 classifier), and the sixteen AVX-512 SHA-256
+#             lanes against the portable compression
+#             (`sha256::tests::compress16_matches_portable_from_random_states`);
 #   canon     the unit tests of `json::onepass` (the chunked copies into
 #             the output's slack) and `json::indexed`, then every tools-list
 #             vector through a reused `Context` with field digests
@@ -38,8 +44,8 @@
 # tests/support/rng.rs): enough to take every path, while the native run
 # keeps the whole search.
 #
-# Not here: the AVX-512 classifier, flatten and SHA-256 lanes (Miri lacks
-# `vpcompressb` and other AVX-512 instructions), the Armv8 SHA-256
+# Not here: the AVX-512 VBMI2 `flatten` of the index (Miri "can't call
+# foreign function `llvm.x86.avx512.mask.compress.b.512`"), the Armv8 SHA-256
 # instructions (`cfg(not(miri))`: Miri "can't call foreign function
 # `llvm.aarch64.crypto.sha256h`"), and `mem`'s mappings (`cfg(not(miri))`).
 # The AVX-512 code is held to its portable twins by the native tests and
@@ -82,6 +88,13 @@ neon_test() {
     miri_test --target aarch64-unknown-linux-gnu --lib "$@"
 }
 neon() { neon_test -- arch:: json::index:: json::string_scan jcs::string; }
+avx512_test() {
+  RUSTFLAGS="$RUSTFLAGS,+avx512f,+avx512bw" CARGO_TARGET_DIR="$CARGO_TARGET_DIR-avx512" \
+    miri_test --lib "$@"
+}
+avx512() {
+  avx512_test -- arch:: json::index:: sha256::tests::compress16_matches_portable_from_random_states
+}
 canon() {
   miri_test --lib -- json::onepass json::indexed &&
     miri_test --test conformance -- --exact the_context_pipeline_gives_the_vector_field_digests
@@ -93,4 +106,5 @@ for target in x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu; do
 done
 out="$(miri_test --lib --test conformance --no-run)" || { echo "$out"; exit 1; }
 out="$(neon_test --no-run)" || { echo "$out"; exit 1; }
-lanes scans neon canon
+out="$(avx512_test --no-run)" || { echo "$out"; exit 1; }
+lanes scans neon avx512 canon

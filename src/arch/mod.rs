@@ -21,11 +21,13 @@
 //! each other and with a naive byte loop. (SHA-NI lives in `sha256::shani`:
 //! it is a hash, not a scan.)
 //!
-//! The x86 back ends run under Miri too, which interprets SSE2 and AVX2
-//! (not all of AVX-512): there `crate::cpu` reports the features the build
-//! targets, so a plain Miri build checks SSE2 and one built with
+//! The x86 back ends run under Miri too, which interprets SSE2, AVX2 and
+//! the AVX-512 instructions of the classifier (not `vpcompressb`, so not
+//! `flatten`): there `crate::cpu` reports the features the build targets,
+//! so a plain Miri build checks SSE2, one built with
 //! `-C target-feature=+avx2,+popcnt,+bmi1` checks AVX2 and the bit-walking
-//! refill of `json::index` (`scripts/miri-core.sh`). So does NEON, in a
+//! refill of `json::index`, and one with `+avx512f,+avx512bw` as well the
+//! AVX-512 classifier (`scripts/miri-core.sh`). So does NEON, in a
 //! Miri build for `aarch64-unknown-linux-gnu` (Miri interprets the target's
 //! code on any host; the same script's `neon` lane).
 
@@ -467,7 +469,8 @@ mod tests {
     /// Under Miri `crate::cpu` reports the features the build targets, so
     /// the back ends tested are the ones `scripts/miri-core.sh` built for:
     /// with `+avx2,+popcnt,+bmi1` the AVX2 classifier and the bit-walking
-    /// refill, never a silent fall back to SSE2 alone.
+    /// refill, with `+avx512f,+avx512bw` the AVX-512 classifier too, never a
+    /// silent fall back to SSE2 alone.
     #[cfg(all(miri, target_arch = "x86_64", not(contractpin_portable_simd)))]
     #[test]
     fn under_miri_the_targeted_back_ends_run() {
@@ -478,6 +481,8 @@ mod tests {
         assert_eq!(classifier().checks_utf8, avx2);
         let bits = cfg!(all(target_feature = "popcnt", target_feature = "bmi1"));
         assert_eq!(bit_ops(), bits);
+        let avx512 = cfg!(all(target_feature = "avx512f", target_feature = "avx512bw"));
+        assert_eq!(names.contains(&"avx512"), avx512, "{names:?}");
     }
 
     /// Under Miri on (little-endian) `aarch64` the NEON back end runs, not

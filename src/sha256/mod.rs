@@ -15,7 +15,8 @@
 //! feature because it removes speed: features must be additive, and `--all-features`
 //! must not make the library slower. Under Miri, SHA-NI runs where the build targets it
 //! (`crate::cpu` reports the build's target features there; `scripts/miri-core.sh`
-//! builds with `+sha`), and the Armv8 back end never does.
+//! builds with `+sha`, and once with `+avx512f,+avx512bw` for the sixteen lanes), and
+//! the Armv8 back end never does (Miri lacks its instructions).
 //!
 //! [`Sha256Pair`] hashes two messages side by side: whenever both have a whole block
 //! ready, the two blocks go through one two-stream compression ([`compress2`]), which on

@@ -561,6 +561,43 @@ fn compress4_matches_portable_from_random_states() {
     assert_eq!(four, [one; 4]);
 }
 
+/// The sixteen AVX-512 lanes against the portable compression, lane by
+/// lane: random chaining values, each lane on blocks of its own (at
+/// unaligned offsets), and every lane on the same block. Small enough for
+/// Miri (the `avx512` lane of `scripts/miri-core.sh`).
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256)))]
+#[test]
+fn compress16_matches_portable_from_random_states() {
+    use super::many::{Compress16, Wide};
+    let Some(k) = super::avx512::Avx512::detect() else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "NOTICE: compress16_matches_portable_from_random_states: SKIPPED, the CPU lacks AVX-512 F/BW"
+        );
+        return;
+    };
+    let data = pseudo_random(64 * 3 + 17 * 16 + 32);
+    let lane_states: [[u32; 8]; 16] = core::array::from_fn(|l| state_from(&data[l..], l as u32));
+    let runs: &[usize] = if cfg!(miri) { &[1] } else { &[0, 1, 2, 3] };
+    for &blocks in runs {
+        let lanes: [&[u8]; 16] = core::array::from_fn(|l| &data[17 * l..17 * l + 64 * blocks]);
+        let mut wide: Wide = core::array::from_fn(|w| core::array::from_fn(|l| lane_states[l][w]));
+        k.compress16(&mut wide, &lanes, blocks);
+        for (l, bytes) in lanes.iter().enumerate() {
+            let mut want = lane_states[l];
+            compress(Backend::Portable, &mut want, bytes);
+            let got: [u32; 8] = core::array::from_fn(|w| wide[w][l]);
+            assert_eq!(got, want, "lane {l}, {blocks} blocks");
+        }
+    }
+    let block = abc_block();
+    let mut wide: Wide = IV.map(|w| [w; 16]);
+    k.compress16(&mut wide, &[&block[..]; 16], 1);
+    let mut one = IV;
+    compress(Backend::Portable, &mut one, &block);
+    assert_eq!(wide, one.map(|w| [w; 16]));
+}
+
 #[test]
 fn compress2_same_state_and_block_twice() {
     // Both streams on the same input must still be independent (no shared registers).
