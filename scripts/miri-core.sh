@@ -48,9 +48,10 @@
 # foreign function `llvm.x86.avx512.mask.compress.b.512`"), the Armv8 SHA-256
 # instructions (`cfg(not(miri))`: Miri "can't call foreign function
 # `llvm.aarch64.crypto.sha256h`"), and `mem`'s mappings (`cfg(not(miri))`).
-# The AVX-512 code is held to its portable twins by the native tests and
-# fuzzed under ASan. A plain Miri build (the C ABI's run in
-# scripts/test-bindings.sh) runs SSE2, and there the parser takes the index
+# `flatten` and the Armv8 back end are held to their portable twins by the
+# native tests (the Armv8 one under qemu, scripts/test-cross.sh), and
+# `flatten` is fuzzed under ASan. A plain Miri build (the C ABI's run,
+# scripts/miri-abi.sh) runs SSE2, and there the parser takes the index
 # path even though SSE2 does not check UTF-8 (`json::parser::parse_fast`).
 #
 # Without a nightly toolchain with Miri the suite says so and passes, as the
@@ -100,7 +101,7 @@ canon() {
     miri_test --test conformance -- --exact the_context_pipeline_gives_the_vector_field_digests
 }
 
-# Miri's sysroots, then the builds, once: two lanes would both make them.
+# Miri's sysroots, then the builds, once: the lanes would each make them.
 for target in x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu; do
   out="$(cargo +nightly miri setup --target "$target" 2>&1)" || { echo "$out"; exit 1; }
 done
