@@ -4,10 +4,11 @@
 # and how it ended. Returns non-zero if any lane failed.
 #
 # For work that keeps one core busy each and nothing else: Miri's test
-# binaries. Cargo takes its build lock only while it compiles, so two `cargo
-# miri test` lanes build once and then run side by side. (`cargo test` itself was tried as a library lane and a CLI lane: 401
-# -> 390 s in CI, because its tests keep both cores busy already and the
-# library lane needed a build of its own; it stays one command.)
+# binaries. Cargo takes its build lock only while it compiles, so `cargo
+# miri test` lanes build once and then run side by side. (`cargo test`
+# itself was tried as a library lane and a CLI lane: 401 -> 390 s in CI,
+# because its tests keep both cores busy already and the library lane
+# needed a build of its own; it stays one command.)
 lanes() {
   local dir name i rc=0
   local -a pids=()

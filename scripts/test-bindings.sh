@@ -191,8 +191,10 @@ run cli-reports cli_reports
 # suite of its own, in the background, with CONTRACTPIN_SKIP_MIRI=1 here).
 if [ "${CONTRACTPIN_SKIP_MIRI:-0}" = 1 ]; then
   summary+=("miri: skipped (CONTRACTPIN_SKIP_MIRI=1)")
-else
+elif cargo +nightly miri --version >/dev/null 2>&1; then
   run miri bash scripts/miri-abi.sh
+else
+  summary+=("miri: skipped (no nightly toolchain with Miri)")
 fi
 
 printf '\nbindings summary:\n'
