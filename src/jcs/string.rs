@@ -7,7 +7,7 @@ use crate::json::unescape::{encode_utf8, next_code_point};
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// Writes the canonical escape (or the literal UTF-8) of one code point.
-#[inline]
+#[inline(always)]
 pub(crate) fn write_code_point<S: Sink>(sink: &mut S, cp: u32) {
     match cp {
         0x22 => sink.write(b"\\\""),

@@ -119,7 +119,7 @@ fn string(input: &[u8], index: &mut Index, open: usize, parent: u32) -> Option<N
     let mut at = index.next()?;
     let escaped = input[at] == b'\\';
     while input[at] == b'\\' {
-        let next = scan_escape(input, at).ok()?;
+        let (next, _) = scan_escape(input, at).ok()?;
         // A surrogate pair's second backslash is inside the escape just read.
         while at < next {
             at = index.next()?;

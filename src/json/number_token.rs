@@ -44,6 +44,9 @@ fn plain_decimal_is_canonical(digits: &[u8], zero_int: bool, int_digits: usize) 
 }
 
 /// Scans the number token starting at `start` (a `-` or a digit).
+/// Always inlined: a call from the one-pass canonicalizer's loop costs it
+/// more than the scan (docs/PERFORMANCE.md, "Inlined into the loop").
+#[inline(always)]
 pub(crate) fn scan_number(input: &[u8], start: usize) -> Result<ScannedNumber, Error> {
     let invalid = Error::new(ErrorKind::InvalidNumber, start);
     let at = |i: usize| input.get(i).copied().unwrap_or(0);

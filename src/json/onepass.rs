@@ -31,7 +31,7 @@ use super::index::Index;
 use super::key_sort::utf16_key;
 use super::number_token::scan_number;
 use super::string_scan::scan_escape;
-use super::unescape::{cmp_utf16, next_code_point};
+use super::unescape::cmp_utf16;
 use crate::jcs::Sink;
 
 /// An open container.
@@ -461,9 +461,9 @@ fn string(input: &[u8], index: &mut Index, open: usize, out: &mut Out) -> Option
     let mut run = open + 1;
     while input[at] == b'\\' {
         out.copy(input, run, at - run);
-        run = scan_escape(input, at).ok()?;
-        let mut end = at;
-        crate::jcs::write_code_point(out, next_code_point(input, &mut end));
+        let cp;
+        (run, cp) = scan_escape(input, at).ok()?;
+        crate::jcs::write_code_point(out, cp);
         // A surrogate pair's second backslash is inside the escape just read.
         while at < run {
             at = index.next()?;

@@ -40,7 +40,7 @@ pub(crate) fn scan_string(input: &[u8], mut pos: usize) -> Result<Scanned, Error
             b'"' => return Ok(Scanned { end: pos, escaped }),
             b'\\' => {
                 escaped = true;
-                pos = scan_escape(input, pos)?;
+                pos = scan_escape(input, pos)?.0;
             }
             0x00..=0x1f => return Err(Error::new(ErrorKind::ControlCharacter, pos)),
             0x20..=0x7f => pos += 1,
@@ -61,21 +61,31 @@ pub(crate) fn scan_string(input: &[u8], mut pos: usize) -> Result<Scanned, Error
     }
 }
 
-/// Validates the escape at `pos` (a backslash) and returns the index after it.
-pub(super) fn scan_escape(input: &[u8], pos: usize) -> Result<usize, Error> {
+/// Validates the escape at `pos` (a backslash): the index after it, and the
+/// code point it stands for (a surrogate pair's two escapes give one).
+/// Inlined: the one-pass canonicalizer writes the code point it returns, so
+/// no escape is read twice.
+#[inline(always)]
+pub(super) fn scan_escape(input: &[u8], pos: usize) -> Result<(usize, u32), Error> {
     let len = input.len();
     let Some(&e) = input.get(pos + 1) else {
         return Err(Error::new(ErrorKind::UnexpectedEnd, len));
     };
+    let simple = |cp: u8| Ok((pos + 2, cp as u32));
     match e {
-        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Ok(pos + 2),
+        b'"' | b'\\' | b'/' => simple(e),
+        b'b' => simple(0x08),
+        b'f' => simple(0x0c),
+        b'n' => simple(b'\n'),
+        b'r' => simple(b'\r'),
+        b't' => simple(b'\t'),
         b'u' => {
             let unit = hex_unit(input, pos)?;
             if (0xdc00..0xe000).contains(&unit) {
                 return Err(Error::new(ErrorKind::LoneSurrogate, pos));
             }
             if !(0xd800..0xdc00).contains(&unit) {
-                return Ok(pos + 6);
+                return Ok((pos + 6, unit));
             }
             // A high surrogate must be followed by an escaped low surrogate.
             let next = pos + 6;
@@ -90,13 +100,14 @@ pub(super) fn scan_escape(input: &[u8], pos: usize) -> Result<usize, Error> {
             if !(0xdc00..0xe000).contains(&low) {
                 return Err(Error::new(ErrorKind::LoneSurrogate, pos));
             }
-            Ok(next + 6)
+            Ok((next + 6, 0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00)))
         }
         _ => Err(Error::new(ErrorKind::InvalidEscape, pos)),
     }
 }
 
 /// Reads the four hex digits of the `\u` escape starting at `pos`.
+#[inline(always)]
 fn hex_unit(input: &[u8], pos: usize) -> Result<u32, Error> {
     let mut unit = 0u32;
     for i in 0..4 {
@@ -201,6 +212,41 @@ mod tests {
                         assert_eq!(first_special(&input, got), want);
                     }
                 }
+            }
+        }
+    }
+
+    /// The code point each escape stands for, from RFC 8259's table and
+    /// from the code points themselves written as `\uXXXX` (a surrogate
+    /// pair above U+FFFF), in both cases of hex digit.
+    #[test]
+    fn escapes_give_their_code_points() {
+        let simple = [
+            (b'"', 0x22),
+            (b'\\', 0x5c),
+            (b'/', 0x2f),
+            (b'b', 0x08),
+            (b'f', 0x0c),
+            (b'n', 0x0a),
+            (b'r', 0x0d),
+            (b't', 0x09),
+        ];
+        for (e, cp) in simple {
+            assert_eq!(scan_escape(&[b'\\', e, b'x'], 0).ok(), Some((2, cp)));
+        }
+        let chars = (0..=0x10ffffu32)
+            .step_by(7)
+            .chain([0xffff, 0x10000, 0x10ffff]);
+        for c in chars.filter_map(char::from_u32) {
+            let mut units = [0u16; 2];
+            let escape: std::string::String = c
+                .encode_utf16(&mut units)
+                .iter()
+                .map(|u| std::format!("\\u{u:04x}"))
+                .collect();
+            for text in [escape.clone(), escape.to_uppercase().replace("\\U", "\\u")] {
+                let got = scan_escape(text.as_bytes(), 0).ok();
+                assert_eq!(got, Some((text.len(), c as u32)), "{text}");
             }
         }
     }

@@ -87,7 +87,7 @@ fn seventeen_digits(d: u64) -> [u8; 48] {
 /// Every variable-length piece is moved with a fixed-size copy (the output
 /// buffer has room for it, and what lands past the end is not part of the
 /// result), which is faster than copying exact lengths.
-#[inline]
+#[inline(always)]
 pub(super) fn write(negative: bool, d: u64, e: i32, out: &mut [u8; MAX_LEN]) -> usize {
     let k = digit_count(d);
     // The value is 0.(digits) * 10^n.

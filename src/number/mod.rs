@@ -46,7 +46,10 @@ const INF_BITS: u64 = 0x7ff0_0000_0000_0000;
 ///
 /// `-0.0` is written as `0`. Returns `None`, writing nothing, for NaN and
 /// the infinities, which have no JSON form.
-#[inline]
+///
+/// Always inlined, with the digit search and the layout: the canonicalizer's
+/// loop calls it for every number not already canonical.
+#[inline(always)]
 pub fn format_f64(value: f64, out: &mut [u8; MAX_LEN]) -> Option<usize> {
     let bits = value.to_bits();
     let abs = bits & ABS_MASK;

@@ -108,7 +108,7 @@ fn strip_zeros(mut d: u64, mut e: i32) -> (u64, i32) {
 /// bit pattern `bits` (the sign bit is ignored): `(d, e)` with the value
 /// reading back from `d * 10^e`, `d` not divisible by 10, `d` as short as
 /// possible and, among the shortest, closest to the double (ties to even).
-#[inline]
+#[inline(always)]
 pub(super) fn to_decimal(bits: u64) -> (u64, i32) {
     let frac = bits & FRAC_MASK;
     let biased = ((bits >> FRAC_BITS) & 0x7ff) as i32;
