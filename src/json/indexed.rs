@@ -26,7 +26,7 @@ use crate::arch::Classifier;
 
 use super::index::Index;
 use super::number_token::scan_number;
-use super::parser::{close_container, is_ws, push_key, Store};
+use super::parser::{close_container, push_key, run_ends, Store};
 use super::string_scan::scan_escape;
 use super::tape::{Node, Tag, NO_PARENT};
 
@@ -93,15 +93,6 @@ impl Containers for Nodes {
     ) -> Result<Option<(usize, usize)>, ()> {
         Ok(None)
     }
-}
-
-/// Whether the number or literal that ended at `end` is a whole run: the
-/// next byte is whitespace, structural, a quote, or there is none.
-#[inline(always)]
-fn run_ends(input: &[u8], end: usize) -> bool {
-    input
-        .get(end)
-        .is_none_or(|&c| is_ws(c) || matches!(c, b',' | b':' | b'[' | b']' | b'{' | b'}' | b'"'))
 }
 
 /// The node of the literal `word` at `pos`, if it is one.

@@ -30,6 +30,7 @@ use core::cmp::Ordering;
 use super::index::Index;
 use super::key_sort::utf16_key;
 use super::number_token::scan_number;
+use super::parser::run_ends;
 use super::string_scan::scan_escape;
 use super::unescape::cmp_utf16;
 use crate::jcs::Sink;
@@ -413,18 +414,6 @@ fn prefix_key(input: &[u8], start: usize, len: usize) -> Option<u64> {
     let keep = 8 * len.min(8) as u32;
     let word = u64::from_be_bytes(bytes) & (!0u64).checked_shl(64 - keep).unwrap_or(0);
     Some(utf16_key(word))
-}
-
-/// Whether the number or literal that ended at `end` is a whole run: the
-/// next byte is whitespace, structural, a quote, or there is none.
-#[inline(always)]
-fn run_ends(input: &[u8], end: usize) -> bool {
-    input.get(end).is_none_or(|&c| {
-        matches!(
-            c,
-            b' ' | b'\t' | b'\n' | b'\r' | b',' | b':' | b'[' | b']' | b'{' | b'}' | b'"'
-        )
-    })
 }
 
 /// The literal `word` at `pos`.

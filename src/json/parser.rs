@@ -84,6 +84,30 @@ pub(crate) fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
+/// The bytes that may follow a number or literal token: whitespace, the
+/// structurals and the quote, one bit each.
+const RUN_END: u128 = {
+    let mut mask = 0u128;
+    let ends = b" \t\n\r,:[]{}\"";
+    let mut i = 0;
+    while i < ends.len() {
+        mask |= 1 << ends[i];
+        i += 1;
+    }
+    mask
+};
+
+/// Whether the number or literal that ended at `end` is a whole run: the
+/// next byte is whitespace, structural, a quote, or there is none (the
+/// index-driven parsers check this; the exact one reads the next token).
+/// One bit test: a `match` on the eleven bytes compiled to a jump table.
+#[inline(always)]
+pub(super) fn run_ends(input: &[u8], end: usize) -> bool {
+    input
+        .get(end)
+        .is_none_or(|&c| c < 128 && (RUN_END >> c) & 1 != 0)
+}
+
 fn literal(input: &[u8], pos: usize, word: &[u8]) -> Result<usize, Error> {
     for (k, &w) in word.iter().enumerate() {
         match input.get(pos + k) {
@@ -383,6 +407,18 @@ pub fn scratch_needed(input: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bit mask against RFC 8259's whitespace and structural
+    /// characters and the quote, for every byte.
+    #[test]
+    fn run_ends_on_every_byte() {
+        for c in 0..=255u8 {
+            let want = matches!(c, b' ' | b'\t' | b'\n' | b'\r')
+                || b",:[]{}\"".contains(&c);
+            assert_eq!(run_ends(&[b'1', c], 1), want, "byte {c:#04x}");
+        }
+        assert!(run_ends(b"1", 1), "the input's end");
+    }
 
     /// The byte-at-a-time count `scratch_needed` must agree with.
     fn reference_count(input: &[u8]) -> usize {
