@@ -413,8 +413,7 @@ mod tests {
     #[test]
     fn run_ends_on_every_byte() {
         for c in 0..=255u8 {
-            let want = matches!(c, b' ' | b'\t' | b'\n' | b'\r')
-                || b",:[]{}\"".contains(&c);
+            let want = matches!(c, b' ' | b'\t' | b'\n' | b'\r') || b",:[]{}\"".contains(&c);
             assert_eq!(run_ends(&[b'1', c], 1), want, "byte {c:#04x}");
         }
         assert!(run_ends(b"1", 1), "the input's end");
