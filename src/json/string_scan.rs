@@ -71,14 +71,7 @@ pub(super) fn scan_escape(input: &[u8], pos: usize) -> Result<(usize, u32), Erro
     let Some(&e) = input.get(pos + 1) else {
         return Err(Error::new(ErrorKind::UnexpectedEnd, len));
     };
-    let simple = |cp: u8| Ok((pos + 2, cp as u32));
     match e {
-        b'"' | b'\\' | b'/' => simple(e),
-        b'b' => simple(0x08),
-        b'f' => simple(0x0c),
-        b'n' => simple(b'\n'),
-        b'r' => simple(b'\r'),
-        b't' => simple(b'\t'),
         b'u' => {
             let unit = hex_unit(input, pos)?;
             if (0xdc00..0xe000).contains(&unit) {
@@ -100,10 +93,34 @@ pub(super) fn scan_escape(input: &[u8], pos: usize) -> Result<(usize, u32), Erro
             if !(0xdc00..0xe000).contains(&low) {
                 return Err(Error::new(ErrorKind::LoneSurrogate, pos));
             }
-            Ok((next + 6, 0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00)))
+            Ok((next + 6, surrogate_pair(unit, low)))
         }
-        _ => Err(Error::new(ErrorKind::InvalidEscape, pos)),
+        _ => match simple_escape(e) {
+            Some(c) => Ok((pos + 2, c as u32)),
+            None => Err(Error::new(ErrorKind::InvalidEscape, pos)),
+        },
     }
+}
+
+/// The character the two-character escape `\` `e` stands for (RFC 8259
+/// section 7), or `None` when `e` makes no such escape (`u` included).
+#[inline(always)]
+pub(crate) const fn simple_escape(e: u8) -> Option<u8> {
+    match e {
+        b'"' | b'\\' | b'/' => Some(e),
+        b'b' => Some(0x08),
+        b'f' => Some(0x0c),
+        b'n' => Some(b'\n'),
+        b'r' => Some(b'\r'),
+        b't' => Some(b'\t'),
+        _ => None,
+    }
+}
+
+/// The code point of a high and a low surrogate (as validated).
+#[inline(always)]
+pub(crate) const fn surrogate_pair(high: u32, low: u32) -> u32 {
+    0x10000 + ((high - 0xd800) << 10) + (low - 0xdc00)
 }
 
 /// Reads the four hex digits of the `\u` escape starting at `pos`.

@@ -6,6 +6,7 @@
 
 use core::cmp::Ordering;
 
+use super::string_scan::{simple_escape, surrogate_pair};
 use crate::jcs::{cmp_utf8_as_utf16, utf16_rank};
 
 #[inline]
@@ -38,11 +39,6 @@ pub(crate) fn next_code_point(raw: &[u8], pos: &mut usize) -> u32 {
         let e = raw[i + 1];
         *pos = i + 2;
         return match e {
-            b'b' => 0x08,
-            b't' => 0x09,
-            b'n' => 0x0a,
-            b'f' => 0x0c,
-            b'r' => 0x0d,
             b'u' => {
                 let u = hex4(raw, i + 2);
                 *pos = i + 6;
@@ -50,12 +46,13 @@ pub(crate) fn next_code_point(raw: &[u8], pos: &mut usize) -> u32 {
                     // Validated: a low-surrogate escape follows.
                     let lo = hex4(raw, i + 8);
                     *pos = i + 12;
-                    0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00)
+                    surrogate_pair(u, lo)
                 } else {
                     u
                 }
             }
-            other => other as u32, // '"', '\\', '/'
+            // Validated: one of the two-character escapes.
+            other => simple_escape(other).unwrap_or(other) as u32,
         };
     }
     if b < 0xe0 {
