@@ -27,7 +27,7 @@ fn hex4(raw: &[u8], at: usize) -> u32 {
 }
 
 /// Decodes the code point at `*pos` (raw UTF-8 or an escape) and advances.
-#[inline(always)]
+#[inline]
 pub(crate) fn next_code_point(raw: &[u8], pos: &mut usize) -> u32 {
     let i = *pos;
     let b = raw[i];
