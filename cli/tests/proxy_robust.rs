@@ -646,18 +646,31 @@ fn vm_hwm_kib(pid: u32) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// 200 notifications of 1 MiB each, as fast as the server can write: with a
-/// client that reads at once, and with one that reads nothing for 3 s (the
-/// proxy's queue fills, then the server is back-pressured through its
-/// pipe). The proxy's peak memory stays a small multiple of the line size.
+/// Notifications of 1 MiB in the flood below: several times what the proxy
+/// may hold for a client that reads nothing (its queue toward the client,
+/// `OUT_BUDGET` = 4 MiB, a line being written and one being read).
+const FLOOD: usize = 32;
+
+/// A flood of 1 MiB notifications, as fast as the server can write, with a
+/// client that reads at once, then with one that reads nothing until the
+/// server has stopped writing. The second must stop it by back-pressure
+/// (the proxy's queue is bounded in bytes, then the server's stdout pipe
+/// fills): the server's progress file counts the lines its pipe took, and
+/// at most half the flood may get through before the client reads. That
+/// holds on a machine of any speed, where a fixed wait would let a slow
+/// debug build look bounded. Then every line arrives whole, and the proxy's
+/// peak memory stays a small multiple of the line size.
 #[test]
 fn a_flood_of_large_messages_keeps_memory_bounded() {
     if !python_ok() {
         return;
     }
-    for delay in [Duration::ZERO, Duration::from_secs(3)] {
+    for client_waits in [false, true] {
         let dir = Dir::new("flood");
-        pin_as(&dir, &fake_cmd(&dir, "notification-flood", &[]));
+        let progress = dir.path("progress");
+        let count = FLOOD.to_string();
+        let args = ["--flood-count", &count, "--progress-file", &progress];
+        pin_as(&dir, &fake_cmd(&dir, "notification-flood", &args));
         let mut child = Command::new(BIN)
             .args(proxy_args(&dir, "fake", &[]))
             .stdin(Stdio::piped())
@@ -670,16 +683,24 @@ fn a_flood_of_large_messages_keeps_memory_bounded() {
         use std::io::{Read, Write};
         writeln!(stdin, "{LIST}").unwrap();
         let mut stdout = child.stdout.take().unwrap();
+        let (go, wait) = std::sync::mpsc::channel::<()>();
         let reader = std::thread::spawn(move || {
-            std::thread::sleep(delay);
+            let _ = wait.recv();
             let mut all = Vec::new();
             let _ = stdout.read_to_end(&mut all);
             all
         });
+        let mut stall = Stall::new(&progress, client_waits);
+        if !client_waits {
+            go.send(()).unwrap();
+        }
         let mut peak = 0;
         let t0 = Instant::now();
         let code = loop {
             peak = peak.max(vm_hwm_kib(pid).unwrap_or(0));
+            if stall.check() {
+                go.send(()).unwrap();
+            }
             if let Some(st) = child.try_wait().unwrap() {
                 break st.code();
             }
@@ -694,12 +715,56 @@ fn a_flood_of_large_messages_keeps_memory_bounded() {
             .split(|&b| b == b'\n')
             .filter(|l| !l.is_empty())
             .collect();
-        assert_eq!(lines.len(), 200, "every notification arrived");
+        assert_eq!(lines.len(), FLOOD, "every notification arrived");
         assert!(lines
             .iter()
             .all(|l| l.len() == 1 << 20 && l.ends_with(b"]}}")));
-        eprintln!("flood (client reads after {delay:?}): proxy peak RSS {peak} KiB");
+        let held = stall.held.map_or(String::new(), |n| format!(", {n} lines written before"));
+        eprintln!("flood (client waits: {client_waits}{held}): proxy peak RSS {peak} KiB");
+        if let Some(n) = stall.held {
+            assert!(n <= FLOOD / 2, "{n} of {FLOOD} lines got through to a client that read nothing");
+        }
         assert!(peak < 64 * 1024, "peak RSS {peak} KiB");
+    }
+}
+
+/// Watches the flood's progress file for a client that waits: once the
+/// server has written a line, the flood has stopped when no line was
+/// added for two seconds (or all got through).
+struct Stall<'a> {
+    path: &'a str,
+    waiting: bool,
+    last: (u64, Instant),
+    /// Lines written when the client began to read.
+    held: Option<usize>,
+}
+
+impl<'a> Stall<'a> {
+    fn new(path: &'a str, waiting: bool) -> Stall<'a> {
+        Stall {
+            path,
+            waiting,
+            last: (0, Instant::now()),
+            held: None,
+        }
+    }
+
+    /// Whether the client should begin to read now (true once).
+    fn check(&mut self) -> bool {
+        if !self.waiting {
+            return false;
+        }
+        let n = std::fs::metadata(self.path).map_or(0, |m| m.len());
+        if n != self.last.0 {
+            self.last = (n, Instant::now());
+        }
+        let stopped = n > 0 && self.last.1.elapsed() >= Duration::from_secs(2);
+        if stopped || n >= FLOOD as u64 {
+            self.waiting = false;
+            self.held = Some(n as usize);
+            return true;
+        }
+        false
     }
 }
 

@@ -606,9 +606,15 @@ def serve_stdio(core: Core, args, rec):
     out = sys.stdout.buffer
     junk = args.scenario == "junk-stdout"
 
+    # --progress-file: one byte appended per line once the pipe has taken it, so that a test
+    # sees how far a flood got (a client that reads nothing back-pressures us to a stop).
+    progress = open(args.progress_file, "ab", buffering=0) if args.progress_file else None
+
     def write(line: bytes):
         out.write(line + b"\n")
         out.flush()
+        if progress:
+            progress.write(b".")
 
     if junk:
         for j in JUNK_STARTUP:
@@ -1052,6 +1058,8 @@ def parse_args(argv=None):
     p.add_argument("--port", type=int, default=0, help="TCP port on 127.0.0.1 (0 = pick a free one)")
     p.add_argument("--port-file", help="write the bound port here (atomically) once listening")
     p.add_argument("--pid-file", help="write our pid here at start-up")
+    p.add_argument("--progress-file",
+                   help="stdio: append one byte to this file for each line written to stdout")
     p.add_argument("--path", default="/mcp", help="Streamable HTTP endpoint path (default /mcp)")
     p.add_argument("--scenario", default="ok", choices=sorted(SCENARIOS))
     p.add_argument("--tools", help="serve the tools of this file (a JSON array, or an object with `tools`), "
