@@ -719,10 +719,15 @@ fn a_flood_of_large_messages_keeps_memory_bounded() {
         assert!(lines
             .iter()
             .all(|l| l.len() == 1 << 20 && l.ends_with(b"]}}")));
-        let held = stall.held.map_or(String::new(), |n| format!(", {n} lines written before"));
+        let held = stall
+            .held
+            .map_or(String::new(), |n| format!(", {n} lines written before"));
         eprintln!("flood (client waits: {client_waits}{held}): proxy peak RSS {peak} KiB");
         if let Some(n) = stall.held {
-            assert!(n <= FLOOD / 2, "{n} of {FLOOD} lines got through to a client that read nothing");
+            assert!(
+                n <= FLOOD / 2,
+                "{n} of {FLOOD} lines got through to a client that read nothing"
+            );
         }
         assert!(peak < 64 * 1024, "peak RSS {peak} KiB");
     }
