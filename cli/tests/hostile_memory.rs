@@ -8,7 +8,7 @@
 //! | server | what it does | what bounds us |
 //! |---|---|---|
 //! | `many-pages --page-bytes` | 200 pages of ~1 MB | the running input-size total (`--max-input-bytes`), checked per page |
-//! | `notification-flood`, stdio | 200 notifications of 1 MB before the answer, then exits | the byte-bounded stdout line queue |
+//! | `notification-flood`, stdio | 100 notifications of 1 MB before the answer, then exits | the byte-bounded stdout line queue |
 //! | `notification-flood`, legacy SSE | the same as events on the GET stream, then ends it | the byte-bounded event queue |
 //! | `notification-flood`, Streamable HTTP SSE | the same in the POST's answer stream | the response size limit (a guard: already bounded) |
 //! | `ping-flood` | 50 000 ping requests, never reads stdin again | the write queue gives up at the request timeout |
@@ -16,7 +16,11 @@
 //! Peak RSS, debug build, main at 34f8b26 → with the fix: pages 202.6 →
 //! 13.1 MiB, stdio flood 195.8 → 21.9 MiB, legacy SSE flood 188.7 → 21.3 MiB,
 //! Streamable HTTP SSE 18.9 → 18.6 MiB; ping-flood hung (killed after 30 s)
-//! → exit 1 after 4.1 s. The numbers are printed (`--nocapture`).
+//! → exit 1 after 4.1 s. The numbers are printed (`--nocapture`). The two
+//! floods were 200 messages until 2026-12-06; 100 still tell a bounded queue
+//! from an unbounded one by far (each queue's budget made 100,000 times
+//! larger: stdio 110.5 MiB, legacy SSE 107.3 MiB, against 23-24 MiB with
+//! the budgets as they are) in 11 s each instead of 16-17.
 #![cfg(target_os = "linux")]
 
 use std::process::Command;
@@ -160,13 +164,13 @@ fn a_stdio_flood_of_large_notifications_is_back_pressured() {
             "--scenario",
             "notification-flood",
             "--flood-count",
-            "200",
+            "100",
             "--flood-message-bytes",
             NEAR_LIMIT,
         ],
     );
     assert_bounded(
-        "stdio: 200 notifications of 1 MB",
+        "stdio: 100 notifications of 1 MB",
         &r,
         "exited (exit status: 4)",
     );
@@ -184,7 +188,7 @@ fn a_legacy_sse_flood_of_large_events_is_back_pressured() {
             "--scenario",
             "notification-flood",
             "--flood-count",
-            "200",
+            "100",
             "--flood-message-bytes",
             NEAR_LIMIT,
         ],
@@ -192,7 +196,7 @@ fn a_legacy_sse_flood_of_large_events_is_back_pressured() {
     let url = server.url.replace("/mcp", "/sse");
     let r = init_http(&url);
     assert_bounded(
-        "legacy SSE: 200 events of 1 MB",
+        "legacy SSE: 100 events of 1 MB",
         &r,
         "ended (closed by the server)",
     );
