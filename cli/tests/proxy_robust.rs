@@ -708,7 +708,15 @@ fn a_flood_of_large_messages_keeps_memory_bounded() {
             std::thread::sleep(Duration::from_millis(2));
         };
         drop(stdin);
+        // A proxy that ended before the flood stopped: the reader reads now
+        // (the check below then fails), rather than wait for ever.
+        drop(go);
         let all = reader.join().unwrap();
+        assert_eq!(
+            stall.held.is_some(),
+            client_waits,
+            "the proxy ended while the client read nothing"
+        );
         assert_eq!(code, Some(1), "the server exits 4 after the flood");
         assert!(all.ends_with(b"\n"), "whole lines only");
         let lines: Vec<&[u8]> = all
