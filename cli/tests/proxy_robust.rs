@@ -746,17 +746,17 @@ fn a_flood_of_large_messages_keeps_memory_bounded() {
 /// added for two seconds (or all got through).
 struct Stall<'a> {
     path: &'a str,
-    waiting: bool,
+    client_waits: bool,
     last: (u64, Instant),
     /// Lines written when the client began to read.
     held: Option<usize>,
 }
 
 impl<'a> Stall<'a> {
-    fn new(path: &'a str, waiting: bool) -> Stall<'a> {
+    fn new(path: &'a str, client_waits: bool) -> Stall<'a> {
         Stall {
             path,
-            waiting,
+            client_waits,
             last: (0, Instant::now()),
             held: None,
         }
@@ -764,7 +764,7 @@ impl<'a> Stall<'a> {
 
     /// Whether the client should begin to read now (true once).
     fn check(&mut self) -> bool {
-        if !self.waiting {
+        if !self.client_waits || self.held.is_some() {
             return false;
         }
         let n = std::fs::metadata(self.path).map_or(0, |m| m.len());
@@ -773,7 +773,6 @@ impl<'a> Stall<'a> {
         }
         let stopped = n > 0 && self.last.1.elapsed() >= Duration::from_secs(2);
         if stopped || n >= FLOOD as u64 {
-            self.waiting = false;
             self.held = Some(n as usize);
             return true;
         }
