@@ -105,7 +105,7 @@ pub(super) fn scan_escape(input: &[u8], pos: usize) -> Result<(usize, u32), Erro
 /// The character the two-character escape `\` `e` stands for (RFC 8259
 /// section 7), or `None` when `e` makes no such escape (`u` included).
 #[inline(always)]
-pub(crate) const fn simple_escape(e: u8) -> Option<u8> {
+pub(super) const fn simple_escape(e: u8) -> Option<u8> {
     match e {
         b'"' | b'\\' | b'/' => Some(e),
         b'b' => Some(0x08),
@@ -119,7 +119,7 @@ pub(crate) const fn simple_escape(e: u8) -> Option<u8> {
 
 /// The code point of a high and a low surrogate (as validated).
 #[inline(always)]
-pub(crate) const fn surrogate_pair(high: u32, low: u32) -> u32 {
+pub(super) const fn surrogate_pair(high: u32, low: u32) -> u32 {
     0x10000 + ((high - 0xd800) << 10) + (low - 0xdc00)
 }
 
