@@ -3,7 +3,8 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::contract::batch::{Batch, OneAtATime, ToolHasher};
+use crate::contract::batch::{Batch, Done, OneAtATime, ToolHasher};
+use crate::contract::stream::{digest_streamed, Streamed};
 use crate::contract::tool::{digest_tool, project, write_contract};
 use crate::contract::tools_list::{digest_parsed_list, ListShape};
 use crate::contract::tools_list::{ListOptions, ToolReport};
@@ -79,13 +80,14 @@ pub fn digest_with_contracts(
     let mut ctx = Context::with_limits(*limits);
     let mut tools = Vec::new();
     let mut offsets = Vec::new();
-    let (digest, _) = ctx.digest_tools_list(input, options, |t| {
+    let on_tool = |t: &ToolReport<'_>| {
         tools.push(tool_digest_of(t));
         offsets.push(t.offset);
-    })?;
-    // The list's tape is still in `ctx.nodes` (the digest only relinked the
-    // name nodes, which the writer does not follow), so each contract is
-    // written from it.
+    };
+    let (digest, _) = ctx.digest_whole(input, options, on_tool, true)?;
+    // The list's tape and canonical bytes are still in `ctx` (the digest
+    // only relinked the name nodes, which the writer does not follow), so
+    // each contract is written from them.
     let (nodes, canon) = (&ctx.nodes[..], ctx.canon.bytes());
     let contracts = tools
         .iter()
@@ -165,6 +167,8 @@ pub struct Context {
     /// The one-pass canonicalizer's buffers: the bytes of the collapsed
     /// containers of the last parse (`json::tape`).
     canon: Canon,
+    /// The tools of the last streamed list digest (`contract::stream`).
+    done: Vec<Done>,
 }
 
 impl Context {
@@ -255,15 +259,63 @@ impl Context {
         crate::json::parse_fast(input, &mut self.nodes, &self.limits, &mut shape)
     }
 
+    /// Parses `input` as [`Context::parse_collapsed`] does, hashing each
+    /// tool as its object closes (`contract::stream`): its results in
+    /// `self.done`. `false` when the parse failed.
+    fn parse_streamed(&mut self, input: &[u8], fields: bool) -> bool {
+        self.reserve_nodes(input);
+        // No presizing: the canonical buffer holds one tool at a time.
+        self.canon.reset(input.len());
+        self.done.clear();
+        self.batch.discard();
+        let mut shape = Streamed {
+            canon: &mut self.canon,
+            batch: &mut self.batch,
+            done: &mut self.done,
+            fields,
+            max_tools: self.limits.max_tools,
+        };
+        if !crate::json::parse_fast(input, &mut self.nodes, &self.limits, &mut shape) {
+            self.batch.discard();
+            return false;
+        }
+        let done = &mut self.done;
+        self.batch.flush(&mut |d| done.push(d));
+        true
+    }
+
     /// Digests a tools/list, calling `on_tool` for each tool in name order;
     /// returns the server digest and the tool count.
     pub fn digest_tools_list<F: FnMut(&ToolReport<'_>)>(
         &mut self,
         input: &[u8],
         options: ListOptions,
-        on_tool: F,
+        mut on_tool: F,
     ) -> Result<(Digest, usize), Error> {
-        if self.parse_collapsed(input) {
+        let parsed = self.parse_streamed(input, options.field_digests);
+        if parsed {
+            let (nodes, done) = (&mut self.nodes, &self.done);
+            if let Some(summary) = digest_streamed(input, nodes, done, &self.limits, &mut on_tool) {
+                return summary.map(|s| (s.digest, s.tool_count));
+            }
+        }
+        // A parse error, or a list the stream did not finish: the tape
+        // parsed again, and every error reported in its order.
+        self.digest_whole(input, options, on_tool, parsed)
+    }
+
+    /// [`Context::digest_tools_list`] the parse-then-hash way: the whole
+    /// tape and the canonical bytes of its collapsed containers are kept in
+    /// the context afterward (`digest_with_contracts` writes each contract
+    /// from them). `try_fast: false` goes straight to the exact parser.
+    fn digest_whole<F: FnMut(&ToolReport<'_>)>(
+        &mut self,
+        input: &[u8],
+        options: ListOptions,
+        on_tool: F,
+        try_fast: bool,
+    ) -> Result<(Digest, usize), Error> {
+        if try_fast && self.parse_collapsed(input) {
             let summary = digest_parsed_list(
                 input,
                 &mut self.nodes,

@@ -21,6 +21,7 @@ use crate::json::Node;
 
 /// One tool's result, handed to the list's emitter: the tape index of its
 /// name node, its digests and the byte offset of its object.
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Done {
     pub name: u32,
     pub digest: Digest,
@@ -262,6 +263,14 @@ impl ToolHasher for Batch {
                 offset: q.offset,
             });
         }
+        self.discard();
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl Batch {
+    /// Forgets the queued tools, unhashed.
+    pub(crate) fn discard(&mut self) {
         self.buf.clear();
         self.spans.clear();
         self.queued.clear();

@@ -4,11 +4,15 @@
 //! - `batch`: hashing a list's tools one at a time or in batches.
 //! - [`tools_list`]: the accepted `tools/list` shapes, duplicate names.
 //! - `server`: the server digest framing (spec 4.3), the one copy of it.
+//! - `stream`: a reused context's list digest, each tool hashed as its
+//!   object closes during the parse.
 //! - `instructions`: the digest of a server's instructions text (spec section 13).
 
 pub(crate) mod batch;
 pub(crate) mod instructions;
 pub(crate) mod server;
+#[cfg(feature = "alloc")]
+pub(crate) mod stream;
 pub mod tool;
 pub mod tools_list;
 

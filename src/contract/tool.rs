@@ -17,6 +17,15 @@ pub(crate) struct Projection {
     pub offset: usize,
 }
 
+#[cfg(feature = "alloc")]
+impl Projection {
+    /// Tape index of the tool's name (a string node).
+    pub(crate) fn name_node(&self) -> u32 {
+        // `project` fails a tool without one, so there always is one.
+        self.slots[Field::Name as usize].map_or(0, |i| i as u32)
+    }
+}
+
 /// Which contract field (if any) the key node at `key` names, after unescaping.
 fn field_of_key(input: &[u8], key: &Node) -> Option<Field> {
     let raw = &input[key.start()..key.start() + key.value()];

@@ -199,6 +199,80 @@ fn collect_tools(input: &[u8], nodes: &mut [Node], limits: &Limits) -> Result<(u
     Ok((head, count))
 }
 
+/// The listed tools in canonical name order: the head of the list of their
+/// name nodes (linked through `link`) and the count. The errors of the
+/// list's shape, its tools' objects and names, the tool limit and duplicate
+/// names, in that order.
+pub(crate) fn sorted_tools(
+    input: &[u8],
+    nodes: &mut [Node],
+    limits: &Limits,
+) -> Result<(u32, usize), Error> {
+    let (head, count) = collect_tools(input, nodes, limits)?;
+    let (head, maybe_equal) = sort_list(input, nodes, head);
+    if maybe_equal {
+        if let Some((a, b)) = find_adjacent_equal(input, nodes, head) {
+            let later = nodes[a as usize].start().max(nodes[b as usize].start());
+            return Err(Error::new(ErrorKind::DuplicateToolName, later - 1));
+        }
+    }
+    Ok((head, count))
+}
+
+/// Takes the finished tools in canonical name order: each goes into the
+/// canonical server object (spec 4.3), hashed as it is written, and to the
+/// caller's `on_tool`.
+pub(crate) struct Reporter<'a, F> {
+    input: &'a [u8],
+    nodes: &'a [Node],
+    hash: Sha256,
+    object: ServerObject,
+    on_tool: F,
+}
+
+impl<'a, F: FnMut(&ToolReport<'_>)> Reporter<'a, F> {
+    pub(crate) fn new(input: &'a [u8], nodes: &'a [Node], on_tool: F) -> Self {
+        let mut hash = Sha256::new();
+        let object = ServerObject::begin(&mut hash);
+        Reporter {
+            input,
+            nodes,
+            hash,
+            object,
+            on_tool,
+        }
+    }
+
+    /// The next tool in name order.
+    pub(crate) fn report(&mut self, done: Done) {
+        let n = &self.nodes[done.name as usize];
+        let raw = &self.input[n.start()..n.start() + n.value()];
+        self.object
+            .entry(&mut self.hash, raw, n.flag(), &done.digest);
+        (self.on_tool)(&ToolReport {
+            name: JsonStr {
+                raw,
+                escaped: n.flag(),
+            },
+            digest: done.digest,
+            fields: done.fields,
+            offset: done.offset,
+        });
+    }
+
+    /// The server digest of the `tool_count` tools reported.
+    pub(crate) fn finish(self, tool_count: usize) -> ListSummary {
+        let Reporter {
+            mut hash, object, ..
+        } = self;
+        object.end(&mut hash);
+        ListSummary {
+            digest: Digest(hash.finalize()),
+            tool_count,
+        }
+    }
+}
+
 /// Digests every tool of the tools/list parsed into `nodes` (`canon`: the
 /// bytes of its collapsed containers, see `json::tape`; empty for a tape
 /// without any): the server digest of the canonical server object
@@ -213,34 +287,12 @@ pub(crate) fn digest_parsed_list<H: ToolHasher, F: FnMut(&ToolReport<'_>)>(
     limits: &Limits,
     options: ListOptions,
     hasher: &mut H,
-    mut on_tool: F,
+    on_tool: F,
 ) -> Result<ListSummary, Error> {
-    let mut hash = Sha256::new();
-    let server = &mut hash;
-    let (head, count) = collect_tools(input, nodes, limits)?;
-    let (head, maybe_equal) = sort_list(input, nodes, head);
-    if maybe_equal {
-        if let Some((a, b)) = find_adjacent_equal(input, nodes, head) {
-            let later = nodes[a as usize].start().max(nodes[b as usize].start());
-            return Err(Error::new(ErrorKind::DuplicateToolName, later - 1));
-        }
-    }
+    let (head, count) = sorted_tools(input, nodes, limits)?;
     let nodes: &[Node] = nodes;
-    let mut object = ServerObject::begin(server);
-    let mut emit = |done: Done| {
-        let n = &nodes[done.name as usize];
-        let raw = &input[n.start()..n.start() + n.value()];
-        object.entry(server, raw, n.flag(), &done.digest);
-        on_tool(&ToolReport {
-            name: JsonStr {
-                raw,
-                escaped: n.flag(),
-            },
-            digest: done.digest,
-            fields: done.fields,
-            offset: done.offset,
-        });
-    };
+    let mut reporter = Reporter::new(input, nodes, on_tool);
+    let mut emit = |done: Done| reporter.report(done);
     let mut name = head;
     while name != END {
         let n = &nodes[name as usize];
@@ -255,9 +307,5 @@ pub(crate) fn digest_parsed_list<H: ToolHasher, F: FnMut(&ToolReport<'_>)>(
         name = n.link;
     }
     hasher.flush(&mut emit);
-    object.end(server);
-    Ok(ListSummary {
-        digest: Digest(hash.finalize()),
-        tool_count: count,
-    })
+    Ok(reporter.finish(count))
 }

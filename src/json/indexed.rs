@@ -76,6 +76,11 @@ pub(crate) trait Containers {
         place: Place<'_>,
         max_depth: u32,
     ) -> Result<Option<(usize, usize)>, ()>;
+
+    /// The array or object at tape index `at` (one that became nodes) has
+    /// just closed: its nodes, and those below it, are final.
+    #[inline(always)]
+    fn closed(&mut self, _input: &[u8], _nodes: &[Node], _at: usize) {}
 }
 
 /// The plain tape: every container becomes nodes.
@@ -232,7 +237,9 @@ fn build<S: Store, C: Containers>(
                 if !index.clean() {
                     return None;
                 }
+                let closed = cur as usize;
                 cur = close_container(input, store.nodes(), cur, count).ok()?;
+                containers.closed(input, store.nodes(), closed);
                 depth -= 1;
                 if cur == NO_PARENT {
                     break 'value;

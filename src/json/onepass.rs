@@ -101,6 +101,14 @@ impl Canon {
         self.budget = input_len.saturating_mul(8).saturating_add(1 << 20);
     }
 
+    /// Forgets the canonical bytes written since the last reset, between two
+    /// containers: the offsets handed out so far no longer hold. (The
+    /// streaming digest, `contract::stream`, once the contracts that read
+    /// them have been copied out.)
+    pub(crate) fn rewind(&mut self) {
+        self.out.len = self.out.origin;
+    }
+
     /// Makes the output buffer hold at least `n` bytes (and the slack)
     /// before anything is written (just after [`Canon::reset`]). When it has
     /// to grow, the new buffer is a fresh one with `align - 1` bytes more,

@@ -361,6 +361,20 @@ pub fn tool(r: &mut Rng, out: &mut Vec<u8>) {
             }
         }
     }
+    // A member that the list reader keeps as nodes inside a tool: its
+    // elements look like tools but are not the list's (`contract::stream`
+    // must not take them for tools).
+    if r.one_in(8) {
+        let key = if r.one_in(2) { "tools" } else { "result" };
+        let mut m = format!(
+            "\"{key}\":[{{\"name\":\"{}\",\"inputSchema\":",
+            r.pick(TOOL_NAMES)
+        )
+        .into_bytes();
+        value(r, 2, &mut m);
+        m.extend_from_slice(b"}]");
+        members.push(m);
+    }
     // Shuffle the member order.
     for i in (1..members.len()).rev() {
         members.swap(i, r.below(i + 1));

@@ -1,0 +1,131 @@
+//! The streaming digest of a `tools/list` (a reused
+//! [`Context`](crate::Context)): each tool's contract is written to the
+//! batch as soon as its object closes during the parse, while the canonical
+//! bytes of its schemas are still in cache, and the one-pass
+//! canonicalizer's buffer is then rewound, so that it holds one tool's
+//! bytes instead of the whole document's. After the parse the list is
+//! checked and ordered as `tools_list` does, and the finished tools are
+//! reported in name order.
+//!
+//! It gives the same digests, reports and errors as the parse-then-hash
+//! path (`tools_list::digest_parsed_list`), or nothing: a listed tool
+//! without a streamed result (a page sequence, a tool whose projection or
+//! contract failed, more objects than the tool limit) makes
+//! [`digest_streamed`] return `None` before anything is reported, and the
+//! caller runs that path, which reports every error in its order.
+
+use alloc::vec::Vec;
+
+use super::batch::{Batch, Done, ToolHasher};
+use super::tool::project;
+use super::tools_list::{sorted_tools, ListShape, ListSummary, Reporter, ToolReport};
+use crate::error::Error;
+use crate::json::onepass::Canon;
+use crate::json::{Containers, Index, Node, Place, Tag, END, NO_PARENT};
+use crate::limits::Limits;
+
+/// The tape builder's hooks for a streamed list: containers are collapsed
+/// as [`ListShape`] does, and each candidate tool is hashed as it closes.
+pub(crate) struct Streamed<'c> {
+    pub canon: &'c mut Canon,
+    pub batch: &'c mut Batch,
+    /// The finished tools, in document order (so by name node index).
+    pub done: &'c mut Vec<Done>,
+    pub fields: bool,
+    /// At most this many tools are kept (the tool limit).
+    pub max_tools: usize,
+}
+
+/// Whether the object at `at` is an element of an array and no object
+/// around it is one: a tool of a result object, a JSON-RPC response or a
+/// bare array (or a page of a sequence, which projects to nothing). Only
+/// such an object can rewind the canonicalizer: no other candidate is open
+/// around it, whose collapsed bytes would still be needed.
+fn outermost_element(nodes: &[Node], at: usize) -> bool {
+    let is_element = |n: &Node| {
+        n.tag() == Tag::Object
+            && n.parent != NO_PARENT
+            && nodes[n.parent as usize].tag() == Tag::Array
+    };
+    if !is_element(&nodes[at]) {
+        return false;
+    }
+    let mut p = nodes[at].parent;
+    while p != NO_PARENT {
+        let n = &nodes[p as usize];
+        if is_element(n) {
+            return false;
+        }
+        p = n.parent;
+    }
+    true
+}
+
+impl Containers for Streamed<'_> {
+    #[inline]
+    fn collapse(
+        &mut self,
+        input: &[u8],
+        index: &mut Index<'_>,
+        pos: usize,
+        place: Place<'_>,
+        max_depth: u32,
+    ) -> Result<Option<(usize, usize)>, ()> {
+        ListShape(self.canon).collapse(input, index, pos, place, max_depth)
+    }
+
+    fn closed(&mut self, input: &[u8], nodes: &[Node], at: usize) {
+        if !outermost_element(nodes, at) {
+            return;
+        }
+        if self.done.len() < self.max_tools {
+            if let Ok(projection) = project(input, nodes, at) {
+                let tool = (&projection, projection.name_node());
+                let done = &mut *self.done;
+                // An error leaves the tool without a result: see the module doc.
+                let _ = self.batch.add(
+                    input,
+                    nodes,
+                    self.canon.bytes(),
+                    tool,
+                    self.fields,
+                    &mut |d| done.push(d),
+                );
+            }
+        }
+        // Its contract is in the batch (or hashed already): its collapsed
+        // bytes, and any written since the last tool, are needed no more.
+        self.canon.rewind();
+    }
+}
+
+/// After a streamed parse of `input` into `nodes` (whose tools are in
+/// `done`, document order): the list checked, and every tool reported in
+/// name order. `None` when a listed tool has no result (nothing has been
+/// reported then).
+pub(crate) fn digest_streamed<F: FnMut(&ToolReport<'_>)>(
+    input: &[u8],
+    nodes: &mut [Node],
+    done: &[Done],
+    limits: &Limits,
+    on_tool: F,
+) -> Option<Result<ListSummary, Error>> {
+    let (head, count) = match sorted_tools(input, nodes, limits) {
+        Ok(sorted) => sorted,
+        Err(e) => return Some(Err(e)),
+    };
+    let nodes: &[Node] = nodes;
+    let find = |name: u32| done.binary_search_by_key(&name, |d| d.name).ok();
+    let mut name = head;
+    while name != END {
+        find(name)?;
+        name = nodes[name as usize].link;
+    }
+    let mut reporter = Reporter::new(input, nodes, on_tool);
+    let mut name = head;
+    while name != END {
+        reporter.report(done[find(name)?]);
+        name = nodes[name as usize].link;
+    }
+    Some(Ok(reporter.finish(count)))
+}
