@@ -96,6 +96,12 @@ missing_for() { # TARGET: prints what TARGET lacks, nothing when all is there
 prepare_wine() {
   export WINEPREFIX="${CARGO_TARGET_DIR:-$root/target}/wine-prefix" WINEDEBUG=-all
   mkdir -p "$WINEPREFIX"
+  # One wine server for the whole run, kept until 30 s after its last
+  # program ends, rather than one that exits 3 s after each test binary: a
+  # CI run once saw a test binary end at once, with status 1 and no output,
+  # between two others that ran (2026-12-06, not reproduced in three runs
+  # since); a server that stays up leaves no start-up or shut-down to race.
+  wineserver -p30 2>/dev/null || true
   # The first start of a prefix sets it up (about 10 s).
   wine cmd /c exit >/dev/null 2>&1 || true
   # A new prefix says Windows 7, on which Node.js 20 refuses to start.
