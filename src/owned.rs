@@ -294,7 +294,7 @@ impl Context {
     ) -> Result<(Digest, usize), Error> {
         let parsed = self.parse_streamed(input, options.field_digests);
         if parsed {
-            let (nodes, done) = (&mut self.nodes, &self.done);
+            let (nodes, done) = (&mut self.nodes, &mut self.done[..]);
             if let Some(summary) = digest_streamed(input, nodes, done, &self.limits, &mut on_tool) {
                 return summary.map(|s| (s.digest, s.tool_count));
             }

@@ -1,18 +1,18 @@
 //! The streaming digest of a `tools/list` (a reused
 //! [`Context`](crate::Context)): each tool's contract is written to the
 //! batch as soon as its object closes during the parse, while the canonical
-//! bytes of its schemas are still in cache, and the one-pass
-//! canonicalizer's buffer is then rewound, so that it holds one tool's
-//! bytes instead of the whole document's. After the parse the list is
-//! checked and ordered as `tools_list` does, and the finished tools are
-//! reported in name order.
+//! bytes of its schemas are still in cache, and once no tool or page is
+//! open the one-pass canonicalizer's buffer is rewound, so that it holds
+//! one tool's (or one page's) bytes instead of the whole document's. After
+//! the parse the list is checked and ordered as `tools_list` does, and the
+//! finished tools are reported in name order.
 //!
 //! It gives the same digests, reports and errors as the parse-then-hash
 //! path (`tools_list::digest_parsed_list`), or nothing: a listed tool
-//! without a streamed result (a page sequence, a tool whose projection or
-//! contract failed, more objects than the tool limit) makes
-//! [`digest_streamed`] return `None` before anything is reported, and the
-//! caller runs that path, which reports every error in its order.
+//! without a streamed result (a tool whose projection or contract failed,
+//! more objects than the tool limit) makes [`digest_streamed`] return
+//! `None` before anything is reported, and the caller runs that path, which
+//! reports every error in its order.
 
 use alloc::vec::Vec;
 
@@ -29,31 +29,28 @@ use crate::limits::Limits;
 pub(crate) struct Streamed<'c> {
     pub canon: &'c mut Canon,
     pub batch: &'c mut Batch,
-    /// The finished tools, in document order (so by name node index).
+    /// The finished tools, in the order their objects closed.
     pub done: &'c mut Vec<Done>,
     pub fields: bool,
     /// At most this many tools are kept (the tool limit).
     pub max_tools: usize,
 }
 
-/// Whether the object at `at` is an element of an array and no object
-/// around it is one: a tool of a result object, a JSON-RPC response or a
-/// bare array (or a page of a sequence, which projects to nothing). Only
-/// such an object can rewind the canonicalizer: no other candidate is open
-/// around it, whose collapsed bytes would still be needed.
-fn outermost_element(nodes: &[Node], at: usize) -> bool {
-    let is_element = |n: &Node| {
-        n.tag() == Tag::Object
-            && n.parent != NO_PARENT
-            && nodes[n.parent as usize].tag() == Tag::Array
-    };
-    if !is_element(&nodes[at]) {
-        return false;
-    }
+/// Whether `n` is an object that is an element of an array: a tool, a page
+/// of a sequence, or an element of a `tools` or `result` member inside a
+/// tool (the only elements that stay nodes, see [`ListShape`]).
+fn is_element(nodes: &[Node], n: &Node) -> bool {
+    n.tag() == Tag::Object && n.parent != NO_PARENT && nodes[n.parent as usize].tag() == Tag::Array
+}
+
+/// Whether no element object encloses the one at `at`: then none is open
+/// while it closes, and the canonical bytes written so far are needed by
+/// nothing still to come.
+fn outermost(nodes: &[Node], at: usize) -> bool {
     let mut p = nodes[at].parent;
     while p != NO_PARENT {
         let n = &nodes[p as usize];
-        if is_element(n) {
+        if is_element(nodes, n) {
             return false;
         }
         p = n.parent;
@@ -75,9 +72,11 @@ impl Containers for Streamed<'_> {
     }
 
     fn closed(&mut self, input: &[u8], nodes: &[Node], at: usize) {
-        if !outermost_element(nodes, at) {
+        if !is_element(nodes, &nodes[at]) {
             return;
         }
+        // Every element object with a name gets a result; only the listed
+        // tools' are looked up. (A page projects to nothing.)
         if self.done.len() < self.max_tools {
             if let Ok(projection) = project(input, nodes, at) {
                 let tool = (&projection, projection.name_node());
@@ -93,20 +92,21 @@ impl Containers for Streamed<'_> {
                 );
             }
         }
-        // Its contract is in the batch (or hashed already): its collapsed
-        // bytes, and any written since the last tool, are needed no more.
-        self.canon.rewind();
+        // Its contract is in the batch (or hashed already); once no element
+        // around it is open, the canonical bytes so far are needed no more.
+        if outermost(nodes, at) {
+            self.canon.rewind();
+        }
     }
 }
 
 /// After a streamed parse of `input` into `nodes` (whose tools are in
-/// `done`, document order): the list checked, and every tool reported in
-/// name order. `None` when a listed tool has no result (nothing has been
+/// `done`): the list checked, and every tool reported in name order. `None` when a listed tool has no result (nothing has been
 /// reported then).
 pub(crate) fn digest_streamed<F: FnMut(&ToolReport<'_>)>(
     input: &[u8],
     nodes: &mut [Node],
-    done: &[Done],
+    done: &mut [Done],
     limits: &Limits,
     on_tool: F,
 ) -> Option<Result<ListSummary, Error>> {
@@ -115,6 +115,12 @@ pub(crate) fn digest_streamed<F: FnMut(&ToolReport<'_>)>(
         Err(e) => return Some(Err(e)),
     };
     let nodes: &[Node] = nodes;
+    // (In document order of their closing: sorted by name node, but for an
+    // element inside a tool, which closes before the tool.)
+    if !done.is_sorted_by_key(|d| d.name) {
+        done.sort_unstable_by_key(|d| d.name);
+    }
+    let done: &[Done] = done;
     let find = |name: u32| done.binary_search_by_key(&name, |d| d.name).ok();
     let mut name = head;
     while name != END {
