@@ -101,8 +101,9 @@ impl Containers for Streamed<'_> {
 }
 
 /// After a streamed parse of `input` into `nodes` (whose tools are in
-/// `done`): the list checked, and every tool reported in name order. `None` when a listed tool has no result (nothing has been
-/// reported then).
+/// `done`): the list checked, and every tool reported in name order.
+/// `None` when a listed tool has no result (nothing has been reported
+/// then).
 pub(crate) fn digest_streamed<F: FnMut(&ToolReport<'_>)>(
     input: &[u8],
     nodes: &mut [Node],
@@ -115,8 +116,8 @@ pub(crate) fn digest_streamed<F: FnMut(&ToolReport<'_>)>(
         Err(e) => return Some(Err(e)),
     };
     let nodes: &[Node] = nodes;
-    // (In document order of their closing: sorted by name node, but for an
-    // element inside a tool, which closes before the tool.)
+    // In the order the objects closed: by name node, but for an element
+    // inside a tool, which closes before the tool.
     if !done.is_sorted_by_key(|d| d.name) {
         done.sort_unstable_by_key(|d| d.name);
     }
