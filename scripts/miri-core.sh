@@ -17,7 +17,8 @@
 #             UTF-8 check and the POPCNT/BMI1 refill), `json::string_scan`,
 #             `jcs::string`, and SHA-NI against the known answers and the
 #             portable back end (`sha256::tests`, `sha256::many`: one, two
-#             and four streams; the long ones are left to the commands in
+#             and four streams, the multi-stream kernels' SSE4.1 build
+#             called directly too; the long ones are left to the commands in
 #             docs/SECURITY.md);
 #   neon      the scans built for aarch64-unknown-linux-gnu (Miri interprets
 #             that target's code on this host; in a target directory of its
@@ -25,12 +26,15 @@
 #             searches and block classifier against the SWAR twin and the
 #             naive masks), `json::index`, `json::string_scan`,
 #             `jcs::string`;
-#   avx512    built for a CPU with AVX-512 F and BW as well (in a target
-#             directory of its own): `arch` (the AVX-512 classifier against
-#             the others and the naive masks), `json::index` (the index on
-#             the AVX-512 classifier), and the sixteen AVX-512 SHA-256
+#   avx512    built for a CPU with AVX-512 F, BW and VL as well (in a
+#             target directory of its own): `arch` (the AVX-512 classifier
+#             against the others and the naive masks), `json::index` (the
+#             index on the AVX-512 classifier), the sixteen AVX-512 SHA-256
 #             lanes against the portable compression
-#             (`sha256::tests::compress16_matches_portable_from_random_states`);
+#             (`sha256::tests::compress16_matches_portable_from_random_states`),
+#             and both builds of SHA-NI's two- and four-stream kernels, the
+#             AVX-512 VL one included
+#             (`sha256::tests::both_builds_of_the_multi_stream_kernels_match_portable`);
 #   canon     the unit tests of `json::onepass` (the chunked copies into
 #             the output's slack) and `json::indexed`, then every tools-list
 #             vector through a reused `Context` with field digests
@@ -82,6 +86,7 @@ scans() {
     sha256::tests::python_prefixes_hardware sha256::tests::compress_abc_block_hardware \
     sha256::tests::backends_agree_on_compress_from_random_states sha256::tests::pair_known_answers \
     sha256::tests::compress4_matches_portable_from_random_states \
+    sha256::tests::both_builds_of_the_multi_stream_kernels_match_portable \
     sha256::tests::hardware_is_never_used
 }
 neon_test() {
@@ -90,11 +95,12 @@ neon_test() {
 }
 neon() { neon_test -- arch:: json::index:: json::string_scan jcs::string; }
 avx512_test() {
-  RUSTFLAGS="$RUSTFLAGS,+avx512f,+avx512bw" CARGO_TARGET_DIR="$CARGO_TARGET_DIR-avx512" \
+  RUSTFLAGS="$RUSTFLAGS,+avx512f,+avx512bw,+avx512vl" CARGO_TARGET_DIR="$CARGO_TARGET_DIR-avx512" \
     miri_test --lib "$@"
 }
 avx512() {
-  avx512_test -- arch:: json::index:: sha256::tests::compress16_matches_portable_from_random_states
+  avx512_test -- arch:: json::index:: sha256::tests::compress16_matches_portable_from_random_states \
+    sha256::tests::both_builds_of_the_multi_stream_kernels_match_portable
 }
 canon() {
   miri_test --lib -- json::onepass json::indexed &&

@@ -25,7 +25,7 @@ pub(crate) struct Features {
     /// bit 27, AVX bit 28).
     pub leaf1_ecx: u32,
     /// Leaf 7 subleaf 0 EBX (BMI1 bit 3, AVX2 bit 5, AVX-512 F bit 16, SHA
-    /// bit 29, AVX-512 BW bit 30).
+    /// bit 29, AVX-512 BW bit 30, AVX-512 VL bit 31).
     pub leaf7_ebx: u32,
     /// Leaf 7 subleaf 0 ECX (AVX-512 VBMI2 bit 6).
     #[cfg_attr(contractpin_portable_simd, allow(dead_code))]
@@ -110,7 +110,8 @@ impl Features {
                 | bit(cfg!(target_feature = "avx2"), 5)
                 | bit(cfg!(target_feature = "avx512f"), 16)
                 | bit(cfg!(target_feature = "sha"), 29)
-                | bit(cfg!(target_feature = "avx512bw"), 30),
+                | bit(cfg!(target_feature = "avx512bw"), 30)
+                | bit(cfg!(target_feature = "avx512vl"), 31),
             leaf7_ecx: bit(cfg!(target_feature = "avx512vbmi2"), 6),
             vendor: 0,
             signature: 0,
@@ -153,6 +154,15 @@ pub(crate) fn avx512_vbmi2(f: &Features) -> bool {
 #[cfg(not(contractpin_portable_simd))]
 pub(crate) fn bit_ops(f: &Features) -> bool {
     f.has(1 << 23, 1 << 3)
+}
+
+/// AVX-512 F and VL (CPUID leaf 7 EBX bits 16 and 31), and the OS saves the
+/// XMM, YMM, opmask and both halves of the ZMM state (XCR0 bits 1, 2, 5-7):
+/// what the AVX-512 VL builds of `sha256::shani`'s multi-stream kernels
+/// need (XMM16-31 and the EVEX forms of 128-bit instructions).
+#[cfg(not(contractpin_portable_sha256))]
+pub(crate) fn avx512_vl(f: &Features) -> bool {
+    f.has(0, 1 << 16 | 1 << 31) && f.os_saves(0b1110_0110)
 }
 
 /// The CPU family of leaf 1 EAX: the base family, plus the extended

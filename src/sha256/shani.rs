@@ -30,6 +30,16 @@ pub(super) fn available() -> bool {
     SHANI.get(|f| f.has(1 << 9 | 1 << 19, 1 << 29))
 }
 
+/// AVX-512 VL with the OS's support ([`crate::cpu::avx512_vl`]).
+static WIDE_REGISTERS: Detected = Detected::new();
+
+/// Whether the multi-stream kernels run in their AVX-512 VL build (see
+/// [`two_builds!`]): detected once, then cached.
+#[inline]
+pub(super) fn wide_registers() -> bool {
+    WIDE_REGISTERS.get(crate::cpu::avx512_vl)
+}
+
 /// The round constants grouped by four, one vector load per group.
 static K4: [[u32; 4]; 16] = {
     let mut out = [[0u32; 4]; 16];
@@ -173,16 +183,64 @@ pub(super) unsafe fn compress(state: &mut [u32; 8], blocks: &[u8]) {
     }
 }
 
+/// Defines a multi-stream kernel twice, from one body: `$sse` for the SSE4.1
+/// baseline and `$vl` with AVX-512 VL as well, then `$name`, which runs the
+/// second where [`wide_registers`] says the CPU can. The SHA instructions have
+/// no VEX or EVEX form, so they reach only XMM0-15; two streams' state and
+/// schedule (14 vectors, and the saved states) and four streams' (28) do not
+/// fit there. With VL the compiler keeps the rest in XMM16-31 (the adds,
+/// shuffles and moves between SHA instructions take EVEX forms) instead of
+/// spilling to the stack: on Zen 4, four streams' loop went from 354 stack
+/// accesses and 1,092 instructions per four blocks to 82 and 913, and hashes
+/// about a fifth faster (docs/PERFORMANCE.md, "Wide registers").
+macro_rules! two_builds {
+    (
+        $(#[$doc:meta])*
+        fn $name:ident / $sse:ident / $vl:ident ($($arg:ident: $ty:ty),* $(,)?) $body:block
+    ) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        ///
+        /// The CPU must support SHA, SSE2, SSSE3 and SSE4.1 (see [`available`]).
+        pub(super) unsafe fn $name($($arg: $ty),*) {
+            if wide_registers() {
+                // SAFETY: the caller guarantees SHA, SSE2, SSSE3 and SSE4.1;
+                // `wide_registers` has just reported AVX-512 F and VL with the
+                // OS's support, the rest of what `$vl` is compiled for.
+                unsafe { $vl($($arg),*) }
+            } else {
+                // SAFETY: the caller guarantees the CPU features `$sse` is
+                // compiled for.
+                unsafe { $sse($($arg),*) }
+            }
+        }
+
+        /// The SSE4.1 build of the kernel named in the macro call.
+        ///
+        /// # Safety
+        ///
+        /// The CPU must support SHA, SSE2, SSSE3 and SSE4.1.
+        #[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
+        pub(super) unsafe fn $sse($($arg: $ty),*) $body
+
+        /// The AVX-512 VL build of the kernel named in the macro call.
+        ///
+        /// # Safety
+        ///
+        /// The CPU must support SHA, SSE2, SSSE3, SSE4.1, AVX-512 F and VL, and
+        /// the OS must save the AVX-512 state (see [`wide_registers`]).
+        #[target_feature(enable = "sha,sse2,ssse3,sse4.1,avx512f,avx512vl")]
+        pub(super) unsafe fn $vl($($arg: $ty),*) $body
+    };
+}
+
+two_builds! {
 /// Compresses two independent messages side by side: the i-th whole block of `blocks_a`
 /// into `state_a` together with the i-th whole block of `blocks_b` into `state_b`, for as
 /// many blocks as the shorter slice has (the caller passes equal whole-block counts;
 /// anything beyond the shorter one is ignored). Same result as [`compress`] on each.
-///
-/// # Safety
-///
-/// The CPU must support SHA, SSE2, SSSE3 and SSE4.1 (see [`available`]).
-#[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
-pub(super) unsafe fn compress2(
+fn compress2 / compress2_sse / compress2_vl(
     state_a: &mut [u32; 8],
     blocks_a: &[u8],
     state_b: &mut [u32; 8],
@@ -221,16 +279,13 @@ pub(super) unsafe fn compress2(
         store_state!(ptr_b, abef_b, cdgh_b);
     }
 }
+}
 
+two_builds! {
 /// Compresses four independent messages side by side, as [`compress2`] does two: the
 /// i-th whole block of each `blocks[s]` into `states[s]`, for as many blocks as the
 /// shortest slice has. Same result as [`compress`] on each.
-///
-/// # Safety
-///
-/// The CPU must support SHA, SSE2, SSSE3 and SSE4.1 (see [`available`]).
-#[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
-pub(super) unsafe fn compress4(states: [&mut [u32; 8]; 4], blocks: [&[u8]; 4]) {
+fn compress4 / compress4_sse / compress4_vl(states: [&mut [u32; 8]; 4], blocks: [&[u8]; 4]) {
     let ptr = states.map(|s| s.as_mut_ptr().cast::<__m128i>());
     let n = blocks
         .iter()
@@ -277,6 +332,7 @@ pub(super) unsafe fn compress4(states: [&mut [u32; 8]; 4], blocks: [&[u8]; 4]) {
         store_state!(ptr[2], abef_c, cdgh_c);
         store_state!(ptr[3], abef_d, cdgh_d);
     }
+}
 }
 
 /// The four-stream kernel of `sha256::many`; only [`ShaNi4::detect`] makes one, so

@@ -561,6 +561,107 @@ fn compress4_matches_portable_from_random_states() {
     assert_eq!(four, [one; 4]);
 }
 
+/// The multi-stream kernels' two builds (`shani::two_builds!`) against the
+/// portable compression, each called directly, whichever one the CPU would
+/// be given: the SSE4.1 build wherever SHA-NI runs, the AVX-512 VL one where
+/// the CPU also has VL (a loud notice where it does not). Random chaining
+/// values, unequal block counts with ragged tails, and every stream on the
+/// same block; small enough for Miri (`scripts/miri-core.sh`).
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256)))]
+#[test]
+fn both_builds_of_the_multi_stream_kernels_match_portable() {
+    use super::shani;
+    if hardware_or_skip("both_builds_of_the_multi_stream_kernels_match_portable").is_none()
+        || !shani_available()
+    {
+        return;
+    }
+    type Two = unsafe fn(&mut [u32; 8], &[u8], &mut [u32; 8], &[u8]);
+    type Four = unsafe fn([&mut [u32; 8]; 4], [&[u8]; 4]);
+    let mut builds: Vec<(&str, Two, Four)> =
+        std::vec![("sse", shani::compress2_sse, shani::compress4_sse)];
+    if shani::wide_registers() {
+        builds.push(("vl", shani::compress2_vl, shani::compress4_vl));
+    } else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "NOTICE: both_builds_of_the_multi_stream_kernels_match_portable: the AVX-512 VL \
+             builds SKIPPED, the CPU lacks AVX-512 VL (or it is not in the Miri build's features)"
+        );
+    }
+    let data = pseudo_random(64 * 6 + 200);
+    let counts: &[[usize; 4]] = if cfg!(miri) {
+        &[[1, 2, 1, 1]]
+    } else {
+        &[
+            [0, 0, 0, 0],
+            [1, 1, 1, 1],
+            [3, 5, 4, 6],
+            [6, 2, 5, 6],
+            [4, 0, 4, 4],
+        ]
+    };
+    for (name, two, four) in builds {
+        for n in counts {
+            let blocks: [&[u8]; 4] = core::array::from_fn(|s| {
+                let at = 17 * s + 3;
+                &data[at..at + 64 * n[s] + s]
+            });
+            let start: [[u32; 8]; 4] =
+                core::array::from_fn(|s| state_from(&data[s..], n[s] as u32));
+            let portable = |s: usize, blocks_run: usize| {
+                let mut w = start[s];
+                compress(Backend::Portable, &mut w, &blocks[s][..64 * blocks_run]);
+                w
+            };
+            let run4 = *n.iter().min().unwrap_or(&0);
+            let mut got = start;
+            // SAFETY: SHA-NI was detected above, and the VL builds are listed
+            // only where `wide_registers` reported AVX-512 VL.
+            unsafe { four(got.each_mut(), blocks) };
+            let want: [[u32; 8]; 4] = core::array::from_fn(|s| portable(s, run4));
+            assert_eq!(got, want, "compress4_{name} {n:?}");
+            let (mut a, mut b) = (start[0], start[1]);
+            // SAFETY: as above.
+            unsafe { two(&mut a, blocks[0], &mut b, blocks[1]) };
+            let run2 = n[0].min(n[1]);
+            assert_eq!(
+                (a, b),
+                (portable(0, run2), portable(1, run2)),
+                "compress2_{name} {n:?}"
+            );
+        }
+        let block = abc_block();
+        let mut one = IV;
+        compress(Backend::Portable, &mut one, &block);
+        let mut same = [IV; 4];
+        // SAFETY: as above.
+        unsafe { four(same.each_mut(), [&block; 4]) };
+        assert_eq!(
+            same, [one; 4],
+            "compress4_{name}, one block in every stream"
+        );
+        let (mut a, mut b) = (IV, IV);
+        // SAFETY: as above.
+        unsafe { two(&mut a, &block, &mut b, &block) };
+        assert_eq!(
+            (a, b),
+            (one, one),
+            "compress2_{name}, one block in both streams"
+        );
+    }
+}
+
+/// Where the CPU has SHA-NI and AVX-512 VL with the OS's support, the
+/// multi-stream kernels run their VL build, as `std`'s own detection says.
+#[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256), not(miri)))]
+#[test]
+fn the_wide_register_builds_follow_the_cpu() {
+    let std_says =
+        std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512vl");
+    assert_eq!(super::shani::wide_registers(), std_says);
+}
+
 /// The sixteen AVX-512 lanes against the portable compression, lane by
 /// lane: random chaining values, each lane on blocks of its own (at
 /// unaligned offsets), and every lane on the same block. Small enough for
