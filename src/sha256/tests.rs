@@ -516,70 +516,28 @@ fn compress2_matches_one_way_compress_on_every_backend() {
     }
 }
 
-/// SHA-NI's four streams against the portable back end: random chaining values,
-/// unequal block counts (the shortest one sets how many run), ragged tails ignored,
-/// and all four on the same block (no registers shared between streams).
-#[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256)))]
-#[test]
-fn compress4_matches_portable_from_random_states() {
-    let Some(k) = super::shani::ShaNi4::detect() else {
-        hardware_or_skip("compress4_matches_portable_from_random_states");
-        return;
-    };
-    let data = pseudo_random(64 * 12 + 200);
-    let counts: &[[usize; 4]] = if cfg!(miri) {
-        &[[2, 3, 2, 5], [0, 1, 1, 1]]
-    } else {
-        &[
-            [0, 0, 0, 0],
-            [1, 1, 1, 1],
-            [3, 5, 4, 7],
-            [9, 9, 9, 9],
-            [12, 2, 6, 11],
-            [4, 0, 4, 4],
-        ]
-    };
-    for n in counts {
-        let blocks: [&[u8]; 4] = core::array::from_fn(|s| {
-            let at = 17 * s + 3;
-            &data[at..at + 64 * n[s] + s]
-        });
-        let mut four: [[u32; 8]; 4] = core::array::from_fn(|s| state_from(&data[s..], n[s] as u32));
-        let mut want = four;
-        let run = *n.iter().min().unwrap_or(&0);
-        for (w, b) in want.iter_mut().zip(blocks) {
-            compress(Backend::Portable, w, &b[..64 * run]);
-        }
-        k.compress4(four.each_mut(), blocks);
-        assert_eq!(four, want, "{n:?}");
-    }
-    let block = abc_block();
-    let mut four = [IV; 4];
-    k.compress4(four.each_mut(), [&block; 4]);
-    let mut one = IV;
-    compress(Backend::Portable, &mut one, &block);
-    assert_eq!(four, [one; 4]);
-}
-
-/// The multi-stream kernels' two builds (`shani::two_builds!`) against the
-/// portable compression, each called directly, whichever one the CPU would
-/// be given: the SSE4.1 build wherever SHA-NI runs, the AVX-512 VL one where
-/// the CPU also has VL (a loud notice where it does not). Random chaining
-/// values, unequal block counts with ragged tails, and every stream on the
-/// same block; small enough for Miri (`scripts/miri-core.sh`).
+/// SHA-NI's two and four streams against the portable compression: the
+/// kernels as dispatched, and each of their two builds (`shani::two_builds!`)
+/// called directly, whichever one the CPU would be given: the SSE4.1 build
+/// wherever SHA-NI runs, the AVX-512 VL one where the CPU also has VL (a
+/// loud notice where it does not). Random chaining values, unequal block
+/// counts (the shortest one sets how many run) with ragged tails ignored,
+/// and every stream on the same block (no registers shared between
+/// streams); small enough for Miri (`scripts/miri-core.sh`).
 #[cfg(all(target_arch = "x86_64", not(contractpin_portable_sha256)))]
 #[test]
 fn both_builds_of_the_multi_stream_kernels_match_portable() {
     use super::shani;
-    if hardware_or_skip("both_builds_of_the_multi_stream_kernels_match_portable").is_none()
-        || !shani_available()
-    {
+    // On x86-64 the one hardware back end is SHA-NI.
+    if hardware_or_skip("both_builds_of_the_multi_stream_kernels_match_portable").is_none() {
         return;
     }
     type Two = unsafe fn(&mut [u32; 8], &[u8], &mut [u32; 8], &[u8]);
     type Four = unsafe fn([&mut [u32; 8]; 4], [&[u8]; 4]);
-    let mut builds: Vec<(&str, Two, Four)> =
-        std::vec![("sse", shani::compress2_sse, shani::compress4_sse)];
+    let mut builds: Vec<(&str, Two, Four)> = std::vec![
+        ("dispatched", shani::compress2, shani::compress4),
+        ("sse", shani::compress2_sse, shani::compress4_sse),
+    ];
     if shani::wide_registers() {
         builds.push(("vl", shani::compress2_vl, shani::compress4_vl));
     } else {
@@ -589,15 +547,16 @@ fn both_builds_of_the_multi_stream_kernels_match_portable() {
              builds SKIPPED, the CPU lacks AVX-512 VL (or it is not in the Miri build's features)"
         );
     }
-    let data = pseudo_random(64 * 6 + 200);
+    let data = pseudo_random(64 * 12 + 200);
     let counts: &[[usize; 4]] = if cfg!(miri) {
-        &[[1, 2, 1, 1]]
+        &[[1, 2, 1, 3], [0, 1, 1, 1]]
     } else {
         &[
             [0, 0, 0, 0],
             [1, 1, 1, 1],
-            [3, 5, 4, 6],
-            [6, 2, 5, 6],
+            [3, 5, 4, 7],
+            [9, 9, 9, 9],
+            [12, 2, 6, 11],
             [4, 0, 4, 4],
         ]
     };
