@@ -10,7 +10,9 @@
 //! chains are independent, so the core overlaps them and a pair of blocks costs little
 //! more than one. Four streams keep an AMD Zen 4's SHA unit busier still (it starts a
 //! `sha256rnds2` every cycle, with a latency of four); `sha256::many` uses them there.
-//! The round code is written once ([`block_rounds!`]) for any number of streams.
+//! The round code is written once ([`block_rounds!`]) for any number of streams, and
+//! the multi-stream kernels are built twice, for SSE4.1 and with AVX-512 VL, whose
+//! extra registers spare them the stack ([`two_builds!`]).
 
 use crate::cpu::Detected;
 use core::arch::x86_64::{
@@ -192,7 +194,7 @@ pub(super) unsafe fn compress(state: &mut [u32; 8], blocks: &[u8]) {
 /// shuffles and moves between SHA instructions take EVEX forms) instead of
 /// spilling to the stack: on Zen 4, four streams' loop went from 354 stack
 /// accesses and 1,092 instructions per four blocks to 82 and 913, and hashes
-/// about a fifth faster (docs/PERFORMANCE.md, "Wide registers").
+/// about 13% faster (docs/PERFORMANCE.md, "Wide registers").
 macro_rules! two_builds {
     (
         $(#[$doc:meta])*
