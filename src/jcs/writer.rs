@@ -5,21 +5,30 @@
 use super::sink::Sink;
 use super::string::write_string;
 use crate::error::{Error, ErrorKind};
-use crate::json::{next_index, Node, Tag, END};
-use crate::number::{format_f64, MAX_LEN};
+use crate::json::{next_index, Node, NumberForm as Form, Tag, END};
+use crate::number::{format_f64, format_token, MAX_LEN};
 
-/// Writes a number token canonically. Short integers are copied through;
-/// everything else goes through an IEEE-754 double and ES `Number::toString`.
+/// Writes a number token canonically. Tokens already canonical are copied
+/// through; those whose own digits are the shortest are laid out from them
+/// (`number::format_token`); everything else goes through an IEEE-754 double
+/// and ES `Number::toString`.
 #[inline]
 pub(crate) fn write_number<S: Sink>(
     sink: &mut S,
     token: &[u8],
-    canonical: bool,
+    form: Form,
     offset: usize,
 ) -> Result<(), Error> {
-    if canonical {
+    if form == Form::Canonical {
         sink.write(token);
         return Ok(());
+    }
+    let mut buf = [0u8; MAX_LEN];
+    if form == Form::Digits {
+        if let Some(n) = format_token(token, &mut buf) {
+            sink.write(&buf[..n]);
+            return Ok(());
+        }
     }
     let invalid = Error::new(ErrorKind::InvalidNumber, offset);
     if !token.is_ascii() {
@@ -30,7 +39,6 @@ pub(crate) fn write_number<S: Sink>(
     // word compares.)
     let text = unsafe { core::str::from_utf8_unchecked(token) };
     let value: f64 = text.parse().map_err(|_| invalid)?;
-    let mut buf = [0u8; MAX_LEN];
     let n = format_f64(value, &mut buf).ok_or(Error::new(ErrorKind::NumberOutOfRange, offset))?;
     sink.write(&buf[..n]);
     Ok(())
@@ -103,7 +111,12 @@ pub(crate) fn write_value<S: Sink>(
             Tag::Number => write_number(
                 sink,
                 &input[n.start()..n.start() + n.value()],
-                n.flag(),
+                // The tape keeps only whether the token is canonical.
+                if n.flag() {
+                    Form::Canonical
+                } else {
+                    Form::Digits
+                },
                 n.start(),
             )?,
             Tag::True => sink.write(b"true"),

@@ -214,7 +214,7 @@ fn build<S: Store, C: Containers>(
                 if !run_ends(input, n.end) {
                     return None;
                 }
-                Some(Node::new(Tag::Number, n.canonical, pos, n.end - pos, cur))
+                Some(Node::new(Tag::Number, n.canonical(), pos, n.end - pos, cur))
             }
             b't' => Some(literal(input, pos, b"true", Tag::True, cur)?),
             b'f' => Some(literal(input, pos, b"false", Tag::False, cur)?),

@@ -30,6 +30,7 @@ pub(crate) use index::Index;
 #[cfg(feature = "alloc")]
 pub(crate) use indexed::{Containers, Place};
 pub(crate) use key_sort::{find_adjacent_equal, sort_list, END};
+pub(crate) use number_token::Form as NumberForm;
 #[cfg(feature = "alloc")]
 pub(crate) use parser::is_ws;
 #[cfg(feature = "alloc")]

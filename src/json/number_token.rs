@@ -7,10 +7,31 @@ use crate::error::{Error, ErrorKind};
 pub(crate) struct ScannedNumber {
     /// Index one past the token.
     pub end: usize,
-    /// The token's text is already the ECMAScript serialization of its value:
-    /// an integer of at most 15 digits other than `-0`, or a plain decimal
-    /// accepted by `plain_decimal_is_canonical`.
-    pub canonical: bool,
+    /// How its canonical form is written.
+    pub form: Form,
+}
+
+/// How a number token's canonical form is written (`jcs::write_number`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Form {
+    /// The token's text is already the ECMAScript serialization of its
+    /// value: an integer of at most 15 digits other than `-0`, or a plain
+    /// decimal accepted by `plain_decimal_is_canonical`. Copied.
+    Canonical,
+    /// Few enough digits (at most 15 after a leading `0.`, a 16-digit
+    /// integer, or trailing zeros that may leave that few) that
+    /// `number::format_token` may lay it out from its own digits; it
+    /// decides exactly, and the double route takes what it declines.
+    Digits,
+    /// More significant digits than `number::format_token` reads: through a
+    /// double.
+    Double,
+}
+
+impl ScannedNumber {
+    pub(crate) fn canonical(&self) -> bool {
+        self.form == Form::Canonical
+    }
 }
 
 #[inline]
@@ -107,6 +128,23 @@ pub(crate) fn scan_number(input: &[u8], start: usize) -> Result<ScannedNumber, E
         } else {
             int_digits <= 15 && (!negative || !zero_int)
         };
+    let form = if canonical {
+        Form::Canonical
+    } else {
+        // The digits before the exponent, less a leading `0`: an upper bound
+        // of the significant ones unless the last of them is a zero.
+        let (mantissa_end, digits) = match fraction {
+            true if zero_int => (frac.1, frac.1 - frac.0),
+            true => (frac.1, int_digits + frac.1 - frac.0),
+            false => (int_start + int_digits, int_digits),
+        };
+        let few = digits <= 15 || (digits == 16 && !fraction) || input[mantissa_end - 1] == b'0';
+        if few {
+            Form::Digits
+        } else {
+            Form::Double
+        }
+    };
     // Overflow: the value is below 10^(significant integer digits + exponent),
     // so only tokens where that reaches past 10^308 need an exact check.
     let magnitude = if zero_int { 0 } else { int_digits as i64 } + exponent;
@@ -117,7 +155,7 @@ pub(crate) fn scan_number(input: &[u8], start: usize) -> Result<ScannedNumber, E
             return Err(Error::new(ErrorKind::NumberOutOfRange, start));
         }
     }
-    Ok(ScannedNumber { end: i, canonical })
+    Ok(ScannedNumber { end: i, form })
 }
 
 #[cfg(test)]
@@ -126,7 +164,7 @@ mod tests {
 
     fn scan(s: &str) -> Result<(usize, bool), ErrorKind> {
         scan_number(s.as_bytes(), 0)
-            .map(|n| (n.end, n.canonical))
+            .map(|n| (n.end, n.canonical()))
             .map_err(|e| e.kind())
     }
 
@@ -192,7 +230,7 @@ mod tests {
                 t.push((b'0' + next(10) as u8) as char);
             }
             let n = scan_number(t.as_bytes(), 0).unwrap();
-            if n.canonical {
+            if n.canonical() {
                 accepted += 1;
                 let mut buf = [0u8; MAX_LEN];
                 let len = format_f64(t.parse().unwrap(), &mut buf).unwrap();
@@ -200,6 +238,40 @@ mod tests {
             }
         }
         assert!(accepted > crate::test_rng::rounds(50_000) / 5, "{accepted}");
+    }
+
+    /// The forms the scan gives: the usual non-canonical spellings go to
+    /// `number::format_token`; sixteen or seventeen significant digits that
+    /// do not end in zero go through a double.
+    #[test]
+    fn forms() {
+        let form = |s: &str| scan_number(s.as_bytes(), 0).map(|n| n.form).unwrap();
+        for t in ["12", "0.5", "-0.25", "123456789012345"] {
+            assert_eq!(form(t), Form::Canonical, "{t}");
+        }
+        for t in [
+            "-0",
+            "1.0",
+            "100.00",
+            "-0.0",
+            "1E3",
+            "2.5E+10",
+            "1e21",
+            "1e-7",
+            "5e-324",
+            "9007199254740991",
+            "0.123456789012345e3",
+            "12345678901234567890.0",
+        ] {
+            assert_eq!(form(t), Form::Digits, "{t}");
+        }
+        for t in [
+            "98952.27388501668",
+            "0.1234567890123456",
+            "1.2345678901234567e54",
+        ] {
+            assert_eq!(form(t), Form::Double, "{t}");
+        }
     }
 
     #[test]

@@ -438,7 +438,7 @@ fn number(input: &[u8], pos: usize, out: &mut Out) -> Option<()> {
     if !run_ends(input, n.end) {
         return None;
     }
-    crate::jcs::write_number(out, &input[pos..n.end], n.canonical, pos).ok()?;
+    crate::jcs::write_number(out, &input[pos..n.end], n.form, pos).ok()?;
     // Its canonical form may be longer than the token: room for the rest again.
     out.reserve(input.len() - n.end);
     Some(())

@@ -317,7 +317,7 @@ pub(super) fn parse_exact<S: Store>(
             }
             b'-' | b'0'..=b'9' => {
                 let n = scan_number(input, pos)?;
-                let node = Node::new(Tag::Number, n.canonical, pos, n.end - pos, cur);
+                let node = Node::new(Tag::Number, n.canonical(), pos, n.end - pos, cur);
                 pos = n.end;
                 node
             }

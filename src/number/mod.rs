@@ -20,11 +20,14 @@
 //! assert_eq!(format_f64(f64::NAN, &mut buf), None);
 //! ```
 
+mod decimal;
 mod layout;
 mod shortest;
 mod tables;
 #[cfg(test)]
 mod tests;
+
+pub(crate) use decimal::format_token;
 
 /// Length of the longest output of [`format_f64`]: 25 bytes.
 ///

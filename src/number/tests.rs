@@ -203,3 +203,130 @@ fn small_subnormals_match_std() {
         assert_eq!(k, digits.len(), "c = {c}");
     }
 }
+
+/// `format_token`'s answer for `token`: the canonical text, or `None` for
+/// "go through a double".
+fn token(t: &str) -> Option<std::string::String> {
+    let mut out = [b'#'; MAX_LEN];
+    super::format_token(t.as_bytes(), &mut out)
+        .map(|len| std::string::String::from_utf8(out[..len].to_vec()).expect("ascii"))
+}
+
+/// Spellings a token reads straight from its digits, with V8's `String(x)`
+/// of each value; and the ones it must leave to the double route.
+#[test]
+fn tokens_read_from_their_digits() {
+    let read = [
+        ("1.0", "1"),
+        ("100.00", "100"),
+        ("-0", "0"),
+        ("-0.0", "0"),
+        ("0e5", "0"),
+        ("-0.000E-3", "0"),
+        ("1E3", "1000"),
+        ("2.5E+10", "25000000000"),
+        ("-2.50e-1", "-0.25"),
+        ("1e21", "1e+21"),
+        ("1e20", "100000000000000000000"),
+        ("1e-7", "1e-7"),
+        ("0.0000001", "1e-7"),
+        ("0.000001", "0.000001"),
+        ("12.3400e1", "123.4"),
+        ("0.00123e4", "12.3"),
+        ("123456789012345e-20", "0.00000123456789012345"),
+        ("9007199254740991", "9007199254740991"),
+        ("-9007199254740991", "-9007199254740991"),
+        ("9007199254740992", "9007199254740992"),
+        ("9007199254740991.0", "9007199254740991"),
+        ("1e-307", "1e-307"),
+        ("9.99999999999999e307", "9.99999999999999e+307"),
+        ("1e0005", "100000"),
+    ];
+    for (t, want) in read {
+        assert_eq!(token(t).as_deref(), Some(want), "{t}");
+    }
+    let left = [
+        // Sixteen or seventeen significant digits that are not a small integer.
+        "9007199254740993",
+        "1234567890123456e1",
+        "0.1234567890123456",
+        // Subnormal, or past the range where 15 digits are enough.
+        "5e-324",
+        "1e-308",
+        "1e308",
+        // More digits gathered than fit, or a five-digit exponent.
+        "100000000000000000000",
+        "9007199254740991.000",
+        "1e00005",
+    ];
+    for t in left {
+        assert_eq!(token(t), None, "{t}");
+    }
+}
+
+/// Random tokens of every shape (sign, integer part, zeros after the point,
+/// digits, trailing zeros, exponent spellings): whenever `format_token`
+/// answers, the answer is what the double route (std's parse, then
+/// `format_f64`) prints.
+#[test]
+fn tokens_read_from_their_digits_match_the_double_route() {
+    use std::string::String;
+    let mut state = 0x5eed_u64;
+    let mut next = |n: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % n
+    };
+    let (mut answered, total) = (0, crate::test_rng::rounds(200_000));
+    for _ in 0..total {
+        let mut t = String::new();
+        if next(2) == 0 {
+            t.push('-');
+        }
+        let int_len = next(18) as usize;
+        let push_digits = |t: &mut String, n: usize, next: &mut dyn FnMut(u64) -> u64| {
+            for _ in 0..n {
+                t.push((b'0' + next(10) as u8) as char);
+            }
+        };
+        if int_len == 0 {
+            t.push('0');
+        } else {
+            t.push((b'1' + next(9) as u8) as char);
+            push_digits(&mut t, int_len - 1, &mut next);
+        }
+        if next(3) != 0 {
+            t.push('.');
+            for _ in 0..next(8) {
+                t.push('0');
+            }
+            let n = 1 + next(17) as usize;
+            push_digits(&mut t, n, &mut next);
+            for _ in 0..next(4) {
+                t.push('0');
+            }
+        }
+        if next(2) == 0 {
+            t.push(if next(2) == 0 { 'e' } else { 'E' });
+            match next(3) {
+                0 => t.push('-'),
+                1 => t.push('+'),
+                _ => {}
+            }
+            for _ in 0..next(3) {
+                t.push('0');
+            }
+            let e = if next(4) == 0 { next(330) } else { next(30) };
+            t.push_str(&std::format!("{e}"));
+        }
+        let value: f64 = t.parse().expect("a valid token");
+        if let Some(got) = token(&t) {
+            answered += 1;
+            let mut out = [0u8; MAX_LEN];
+            let len = format_f64(value, &mut out).expect("finite");
+            assert_eq!(got.as_bytes(), &out[..len], "{t}");
+        }
+    }
+    assert!(answered > total / 4, "{answered} of {total}");
+}
