@@ -6,12 +6,12 @@ use super::sink::Sink;
 use super::string::write_string;
 use crate::error::{Error, ErrorKind};
 use crate::json::{next_index, Node, NumberForm as Form, Tag, END};
-use crate::number::{format_f64, format_token, MAX_LEN};
+use crate::number::{format_f64, format_token, token_to_f64, MAX_LEN};
 
 /// Writes a number token canonically. Tokens already canonical are copied
 /// through; those whose own digits are the shortest are laid out from them
 /// (`number::format_token`); everything else goes through an IEEE-754 double
-/// and ES `Number::toString`.
+/// (`number::token_to_f64`, else `core`'s parser) and ES `Number::toString`.
 #[inline]
 pub(crate) fn write_number<S: Sink>(
     sink: &mut S,
@@ -30,18 +30,20 @@ pub(crate) fn write_number<S: Sink>(
             return Ok(());
         }
     }
-    let invalid = Error::new(ErrorKind::InvalidNumber, offset);
-    if !token.is_ascii() {
-        return Err(invalid);
-    }
-    // SAFETY: every byte is ASCII (checked just above), and ASCII is UTF-8.
-    // (`from_utf8` cost 1.2-1.6% of the pipeline on M; `is_ascii` is a few
-    // word compares.)
-    let text = unsafe { core::str::from_utf8_unchecked(token) };
-    let value: f64 = text.parse().map_err(|_| invalid)?;
+    let value = match token_to_f64(token) {
+        Some(value) => value,
+        None => parse_f64(token).ok_or(Error::new(ErrorKind::InvalidNumber, offset))?,
+    };
     let n = format_f64(value, &mut buf).ok_or(Error::new(ErrorKind::NumberOutOfRange, offset))?;
     sink.write(&buf[..n]);
     Ok(())
+}
+
+/// `core`'s parse of a number token, for what `number::token_to_f64`
+/// leaves: more than 19 digits, below 1e-292, or an undecided product.
+#[cold]
+fn parse_f64(token: &[u8]) -> Option<f64> {
+    core::str::from_utf8(token).ok()?.parse().ok()
 }
 
 /// Writes a string node. Without escapes the token is already canonical, and

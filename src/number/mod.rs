@@ -11,6 +11,15 @@
 //!    up to 21 digits, a decimal point inside the digits, `0.000…` down to
 //!    `1e-6`, and exponent form (`1e+21`, `1e-7`) otherwise; `-0` is `0`.
 //!
+//! A number token not already canonical reaches them one of two ways (the
+//! canonicalizer's `jcs::write_number` picks):
+//!
+//! - straight from its own digits when those are provably the shortest
+//!   (module `decimal`: `1.0`, `1E3`, `-0`, `2^53 - 1`), with no double;
+//! - through the nearest double (module `parse`: Clinger's fast path and the
+//!   Eisel-Lemire method over the same power-of-ten table, `core`'s parser
+//!   for what those leave), then step 1.
+//!
 //! ```
 //! use contractpin::number::{format_f64, MAX_LEN};
 //!
@@ -22,12 +31,14 @@
 
 mod decimal;
 mod layout;
+mod parse;
 mod shortest;
 mod tables;
 #[cfg(test)]
 mod tests;
 
 pub(crate) use decimal::format_token;
+pub(crate) use parse::token_to_f64;
 
 /// Length of the longest output of [`format_f64`]: 25 bytes.
 ///

@@ -79,7 +79,7 @@ fn round_to_odd(g: u128, cp: u64) -> u64 {
 /// Removes trailing decimal zeros: returns `(d', e')` with `d' * 10^e' =
 /// d * 10^e` and `d'` not divisible by 10. `d` must be non-zero.
 #[inline]
-fn strip_zeros(mut d: u64, mut e: i32) -> (u64, i32) {
+pub(super) fn strip_zeros(mut d: u64, mut e: i32) -> (u64, i32) {
     if d.is_multiple_of(100_000_000) {
         d /= 100_000_000;
         e += 8;

@@ -271,13 +271,8 @@ fn tokens_read_from_their_digits() {
 #[test]
 fn tokens_read_from_their_digits_match_the_double_route() {
     use std::string::String;
-    let mut state = 0x5eed_u64;
-    let mut next = |n: u64| {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 33) % n
-    };
+    let mut rng = crate::test_rng::Rng(0x5eed);
+    let mut next = |n: u64| rng.below(n as usize) as u64;
     let (mut answered, total) = (0, crate::test_rng::rounds(200_000));
     for _ in 0..total {
         let mut t = String::new();
@@ -329,4 +324,115 @@ fn tokens_read_from_their_digits_match_the_double_route() {
         }
     }
     assert!(answered > total / 4, "{answered} of {total}");
+}
+
+/// `token_to_f64` against `core`'s parser (std's `str::parse`, independent
+/// of this crate): equal bit patterns wherever it answers.
+#[track_caller]
+fn parses_like_core(t: &str) -> bool {
+    let core: f64 = t.parse().expect("a valid token");
+    match super::token_to_f64(t.as_bytes()) {
+        Some(v) => {
+            assert_eq!(v.to_bits(), core.to_bits(), "{t}: {v:e} vs {core:e}");
+            true
+        }
+        None => false,
+    }
+}
+
+/// Hard cases: halfway between two doubles (ties to even), just off
+/// halfway, the ends of the range, and what is left to `core`.
+#[test]
+fn token_to_f64_hard_cases() {
+    let answered = [
+        "9007199254740993",
+        "9007199254740995",
+        "9223372036854775807",
+        "9007199254740993.0",
+        "9007199254740993.00",
+        "186607678839317.500e2",
+        "1.7976931348623157e308",
+        "1.7976931348623158e308",
+        "2.2250738585072014e-276",
+        "8.98846567431158e307",
+        "0.1",
+        "1e23",
+        "3.0000000000000004",
+        "2.5E+10",
+        "-98952.27388501668",
+        "7.3177701707893310e15",
+        "4.35679e-10",
+        "1448997445238699",
+        "-0.0",
+    ];
+    for t in answered {
+        assert!(parses_like_core(t), "{t} left to core");
+    }
+    let left = [
+        "5e-324",
+        "2.2250738585072011e-308",
+        "1e-300",
+        "18446744073709551615",
+        "9007199254740993.0000001",
+    ];
+    for t in left {
+        assert_eq!(super::token_to_f64(t.as_bytes()), None, "{t}");
+    }
+}
+
+/// Random tokens: 1 to 19 digits with the point anywhere, exponents across
+/// the range; random doubles in their shortest and 17- and 19-digit forms;
+/// and integers above 2^53 (often half way), also with zeros after the
+/// point.
+#[test]
+fn token_to_f64_matches_core() {
+    use std::format;
+    use std::string::String;
+    let mut rng = crate::test_rng::Rng(0x00c0_ffee);
+    let mut next = || rng.next();
+    let rounds = crate::test_rng::rounds(100_000);
+    let (mut answered, mut tried) = (0, 0);
+    for _ in 0..rounds {
+        let r = next();
+        let digits = 1 + (r % 19) as usize;
+        let mut t = String::new();
+        if r >> 63 == 1 {
+            t.push('-');
+        }
+        let d = next() % 10u64.pow(digits as u32 - 1).max(1) + 10u64.pow(digits as u32 - 1);
+        let s = format!("{d}");
+        let point = (r >> 8) as usize % (digits + 1);
+        if point == 0 {
+            t.push_str("0.");
+            t.push_str(&s);
+        } else {
+            t.push_str(&s[..point]);
+            if point < digits {
+                t.push('.');
+                t.push_str(&s[point..]);
+            }
+        }
+        let e = ((r >> 16) % 640) as i64 - 320;
+        t.push_str(&format!("e{e}"));
+        let value: f64 = t.parse().unwrap();
+        if value.is_finite() {
+            tried += 1;
+            answered += usize::from(parses_like_core(&t));
+        }
+        let bits = next() % 0x7ff0_0000_0000_0000;
+        let v = f64::from_bits(bits);
+        for t in [format!("{v:e}"), format!("{v:.16e}"), format!("{v:.18e}")] {
+            tried += 1;
+            answered += usize::from(parses_like_core(&t));
+        }
+        // An integer in [2^53, 2^56): often exactly half way between two
+        // doubles; with zeros after the point, the exponent is negative.
+        let x = (1 << 53) + (next() >> 11) % (7 << 53);
+        for t in [format!("{x}"), format!("{x}.0"), format!("{x}.00")] {
+            tried += 1;
+            answered += usize::from(parses_like_core(&t));
+        }
+    }
+    // Subnormals and tokens below 1e-292 are left to core: about a tenth.
+    assert!(answered * 10 > tried * 8, "{answered} of {tried}");
 }
