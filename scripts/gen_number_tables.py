@@ -32,6 +32,10 @@ What is proved (the script fails loudly if any check does not hold)
    binary exponent q we bound that distance over all u in [1, 2^55] (a superset
    of the values that occur) with a continued-fraction minimum search, and check
    the irregular case c = 2^52 directly.
+3. The same table serves the Eisel-Lemire parser (src/number/parse.rs): its
+   power-of-five table, as fast_float's script builds it (rounded up for
+   5^-27..5^-1, truncated otherwise), equals G for q in [-27, -1] and G - 1
+   for every other q in [-K_MAX, 308] (check_eisel_lemire_table).
 """
 
 import sys
@@ -228,12 +232,40 @@ def render(g_table):
     return "\n".join(lines)
 
 
+def fast_float_power(q):
+    """fast_float's 128-bit significand of 5^q (its table script)."""
+    if q < 0:
+        p = 5 ** -q
+        z = p.bit_length()
+        if q >= -27:
+            return 2 ** (z + 127) // p + 1
+        c = 2 ** (2 * z + 128) // p + 1
+        while c >= 1 << 128:
+            c //= 2
+        return c
+    p = 5 ** q
+    while p < 1 << 127:
+        p *= 2
+    while p >= 1 << 128:
+        p //= 2
+    return p
+
+
+def check_eisel_lemire_table(g_table):
+    for q in range(-K_MAX, 309):
+        g = g_table[-q - K_MIN]
+        want = g if -27 <= q <= -1 else g - 1
+        if fast_float_power(q) != want:
+            raise SystemExit(f"Eisel-Lemire table differs from G at q = {q}")
+
+
 def main():
     root = Path(__file__).resolve().parent.parent
     target = root / "src" / "number" / "tables.rs"
     self_test_min_max()
     check_log_formulas()
     g_table = table()
+    check_eisel_lemire_table(g_table)
     worst_lo, worst_hi = prove_bounds(g_table)
     import math
     print(

@@ -80,9 +80,9 @@ fn eisel_lemire(w: u64, q: i32) -> Option<u64> {
     let w = w << lz;
     // The method's table of 10^q's 128-bit significands: rounded up for
     // 10^-27 to 10^-1 (which makes exact halves detectable below), truncated
-    // elsewhere. G is the floor plus one, so both come from it (checked
-    // entry by entry against fast_float's table script for q in
-    // [-292, 308]; the tests hold the results to core's parser).
+    // elsewhere. G is the floor plus one, so both come from it
+    // (`scripts/gen_number_tables.py` checks every entry against fast_float's
+    // table script; the tests hold the results to core's parser).
     let g = G[(-q - K_MIN) as usize];
     let pow = if (-27..0).contains(&q) { g } else { g - 1 };
     let (hi5, lo5) = ((pow >> 64) as u64, pow as u64);
