@@ -23,7 +23,7 @@ pub(crate) use sink::GrowBuf;
 pub(crate) use sink::Staged;
 pub use sink::{CountSink, Sink, SliceSink, Tee};
 #[cfg(feature = "alloc")]
-pub(crate) use string::write_code_point;
+pub(crate) use string::{escape_is_canonical, write_code_point};
 pub use string::{write_str, write_string};
 #[cfg(feature = "alloc")]
 pub(crate) use writer::write_number;

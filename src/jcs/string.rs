@@ -33,6 +33,16 @@ pub(crate) fn write_code_point<S: Sink>(sink: &mut S, cp: u32) {
     }
 }
 
+/// Whether the escape whose letter (the byte after the backslash) is
+/// `letter` is already the canonical form of the character it stands for:
+/// `\"`, `\\` and the short escapes of U+0008, U+0009, U+000A, U+000C and
+/// U+000D are what [`write_code_point`] writes for them; `\/` and `\u`
+/// escapes are not.
+#[inline(always)]
+pub(crate) fn escape_is_canonical(letter: u8) -> bool {
+    matches!(letter, b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't')
+}
+
 /// Index of the first backslash at or after `pos`, or `raw.len()`.
 #[inline]
 fn find_backslash(raw: &[u8], pos: usize) -> usize {
@@ -47,18 +57,24 @@ pub fn write_string<S: Sink>(sink: &mut S, raw: &[u8], escaped: bool) {
     if !escaped {
         sink.write(raw);
     } else {
-        let mut pos = 0;
-        while pos < raw.len() {
-            // Copy the run up to the next escape untouched.
-            let run = find_backslash(raw, pos) - pos;
-            if run > 0 {
-                sink.write(&raw[pos..pos + run]);
-                pos += run;
+        // `raw[start..pos]` is canonical as it is: literal text and escapes
+        // already in canonical form, copied in one piece.
+        let (mut start, mut pos) = (0, 0);
+        loop {
+            pos = find_backslash(raw, pos);
+            if pos == raw.len() {
+                break;
+            }
+            if raw.get(pos + 1).is_some_and(|&c| escape_is_canonical(c)) {
+                pos += 2;
                 continue;
             }
+            sink.write(&raw[start..pos]);
             let cp = next_code_point(raw, &mut pos);
             write_code_point(sink, cp);
+            start = pos;
         }
+        sink.write(&raw[start..]);
     }
     sink.write(b"\"");
 }

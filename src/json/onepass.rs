@@ -33,7 +33,7 @@ use super::number_token::scan_number;
 use super::parser::run_ends;
 use super::string_scan::scan_escape;
 use super::unescape::cmp_utf16;
-use crate::jcs::Sink;
+use crate::jcs::{escape_is_canonical, Sink};
 
 /// An open container.
 #[derive(Clone, Copy, Debug)]
@@ -457,6 +457,11 @@ fn string(input: &[u8], index: &mut Index, open: usize, out: &mut Out) -> Option
     out.byte(b'"');
     let mut run = open + 1;
     while input[at] == b'\\' {
+        // An escape already canonical stays in the run, copied with it.
+        if input.get(at + 1).is_some_and(|&c| escape_is_canonical(c)) {
+            at = index.next()?;
+            continue;
+        }
         out.copy(input, run, at - run);
         let cp;
         (run, cp) = scan_escape(input, at).ok()?;
