@@ -330,8 +330,18 @@ pub fn check_number(bits: u64) {
         contractpin::canonicalize(s.as_bytes()).unwrap_or_else(|e| panic!("{s:?} rejected: {e}"))
     };
     assert_eq!(canonical(text), text.as_bytes());
+    // The shortest digits with zeros after them (the digits route of
+    // `number::format_token` where they are few).
+    let (mantissa, exp) = format!("{x:e}")
+        .split_once('e')
+        .map(|(m, e)| (m.to_string(), e.to_string()))
+        .unwrap();
+    let point = if mantissa.contains('.') { "" } else { "." };
     for spelling in [
         format!("{x:e}"),
+        format!("{mantissa}{point}000e{exp}"),
+        format!("{x:.16e}"),
+        format!("{x:.18e}"),
         format!("{x:.20e}"),
         format!("{x:E}"),
         format!("{x}"),
