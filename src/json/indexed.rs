@@ -54,7 +54,9 @@ pub(crate) enum Place<'n> {
     Root,
     /// An element of an array.
     Element,
-    /// The value of the member whose key node is this.
+    /// The value of the member whose key node is this. Its text is valid
+    /// (escapes, UTF-8, no control characters): the builder checks the
+    /// index is clean before it hands one out.
     Member(&'n Node),
 }
 
@@ -177,6 +179,9 @@ fn build<S: Store, C: Containers>(
                 let tag = if b == b'{' { Tag::Object } else { Tag::Array };
                 let place = match (cur, in_object) {
                     (NO_PARENT, _) => Place::Root,
+                    // The callback may read the key's text: every byte of it
+                    // has been classified by now, and must have passed.
+                    (_, true) if !index.clean() => return None,
                     (_, true) => Place::Member(&store.nodes()[count - 1]),
                     (_, false) => Place::Element,
                 };
@@ -344,6 +349,50 @@ mod tests {
     )]
     fn jsontestsuite_and_conformance_files() {
         super::super::test_docs::suite_files(check);
+    }
+
+    /// Reads each member's key text in `collapse`, as the tools-list shape
+    /// does (`contract::tools_list`), and insists it is valid.
+    struct ReadsKeys;
+
+    impl Containers for ReadsKeys {
+        fn collapse(
+            &mut self,
+            input: &[u8],
+            _: &mut Index,
+            _: usize,
+            place: Place<'_>,
+            _: u32,
+        ) -> Result<Option<(usize, usize)>, ()> {
+            if let Place::Member(key) = place {
+                let raw = &input[key.start()..key.start() + key.value()];
+                let text = core::str::from_utf8(raw).expect("a key handed out is valid UTF-8");
+                if key.flag() {
+                    let _ = super::super::unescape::decoded_eq(raw, text.as_bytes());
+                }
+            }
+            Ok(None)
+        }
+    }
+
+    /// A key with invalid UTF-8 before an object or array value: the
+    /// builder gives up before it hands the key out (found by the `writer`
+    /// fuzz target: `next_code_point` read past a truncated sequence).
+    #[test]
+    fn keys_are_checked_before_a_container_reads_them() {
+        for doc in [
+            &b"{\"\\u0074o\xf4\":{}}"[..],
+            b"{\"a\xf4s\":[1]}",
+            b"{\"\xc3\":{\"b\":2}}",
+            b"[{\"k\xe2\x82\":{}}]",
+        ] {
+            for (name, classifier) in crate::arch::parser_test_classifiers() {
+                let mut nodes = Vec::new();
+                let ok = parse_valid(doc, &mut nodes, 64, classifier, &mut ReadsKeys);
+                assert!(!ok, "{name} accepted {doc:?}");
+            }
+            check(doc);
+        }
     }
 
     #[test]
