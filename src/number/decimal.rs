@@ -21,8 +21,8 @@
 use super::shortest::strip_zeros;
 use super::{layout, MAX_LEN};
 
-/// Most digits [`format_token`] gathers (zeros included): more are never
-/// the shortest digits of a double, and `layout` takes `d < 10^17`.
+/// Most digits [`format_token`] gathers, trailing zeros included (a longer
+/// token goes through a double): `layout` takes `d < 10^17`.
 const MAX_GATHERED: u32 = 17;
 
 /// The digits `d`, the power `e` (value `d * 10^e`) and the sign of a number
