@@ -91,7 +91,7 @@ impl Digits {
             if self.count > self.max {
                 return None;
             }
-            self.d = self.d * 100_000_000 + eight_digits(word);
+            self.d = self.d * 100_000_000 + value_of_eight(word);
             i += 8;
         }
         while let Some(&c) = token.get(i).filter(|c| c.is_ascii_digit()) {
@@ -119,7 +119,7 @@ fn all_digits(word: u64) -> bool {
 /// then fours, then the whole, each step one multiplication in parallel
 /// lanes.
 #[inline(always)]
-fn eight_digits(word: u64) -> u64 {
+fn value_of_eight(word: u64) -> u64 {
     let v = word - 0x3030_3030_3030_3030;
     // Each 16-bit lane: 10 * first + second.
     let v = (v * 10 + (v >> 8)) & 0x00ff_00ff_00ff_00ff;
@@ -166,4 +166,40 @@ pub(crate) fn format_token(token: &[u8], out: &mut [u8; MAX_LEN]) -> Option<usiz
     let n = e + k;
     let shortest = (k <= 15 && (-306..=308).contains(&n)) || (e == 0 && d <= 1 << 53);
     shortest.then(|| layout::write(negative, d, e, out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The eight-digit value against the digits' own arithmetic, on values
+    /// that put every digit in every lane.
+    #[test]
+    fn value_of_eight_matches_the_digits() {
+        let mut v = 0u64;
+        while v < 100_000_000 {
+            let text = std::format!("{v:08}");
+            let word = u64::from_le_bytes(text.as_bytes().try_into().unwrap());
+            assert!(all_digits(word), "{text}");
+            assert_eq!(value_of_eight(word), v, "{text}");
+            v += 1 + v / 3 % 997 * 101;
+        }
+    }
+
+    /// Every byte value in every lane of otherwise-digit words: `all_digits`
+    /// is the byte-by-byte test.
+    #[test]
+    fn all_digits_is_the_bytewise_test() {
+        for lane in 0..8 {
+            for b in 0..=255u8 {
+                let mut bytes = *b"31415926";
+                bytes[lane] = b;
+                assert_eq!(
+                    all_digits(u64::from_le_bytes(bytes)),
+                    b.is_ascii_digit(),
+                    "byte {b:#04x} in lane {lane}"
+                );
+            }
+        }
+    }
 }
