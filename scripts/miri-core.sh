@@ -73,7 +73,7 @@ if ! cargo +nightly miri --version >/dev/null 2>&1; then
   exit 0
 fi
 
-export RUSTFLAGS="-C target-feature=+avx2,+popcnt,+bmi1,+sha,+ssse3,+sse4.1"
+export RUSTFLAGS="-C target-feature=+avx2,+popcnt,+bmi1,+bmi2,+sha,+ssse3,+sse4.1"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/miri-simd"
 miri_test() {
   cargo +nightly miri test -p contractpin --no-default-features --features ffi,std "$@" 2>&1 |

@@ -24,7 +24,7 @@ pub(crate) struct Features {
     /// Leaf 1 ECX (SSSE3 bit 9, SSE4.1 bit 19, POPCNT bit 23, OSXSAVE
     /// bit 27, AVX bit 28).
     pub leaf1_ecx: u32,
-    /// Leaf 7 subleaf 0 EBX (BMI1 bit 3, AVX2 bit 5, AVX-512 F bit 16, SHA
+    /// Leaf 7 subleaf 0 EBX (BMI1 bit 3, AVX2 bit 5, BMI2 bit 8, AVX-512 F bit 16, SHA
     /// bit 29, AVX-512 BW bit 30, AVX-512 VL bit 31).
     pub leaf7_ebx: u32,
     /// Leaf 7 subleaf 0 ECX (AVX-512 VBMI2 bit 6).
@@ -108,6 +108,7 @@ impl Features {
                 | bit(avx, 28),
             leaf7_ebx: bit(cfg!(target_feature = "bmi1"), 3)
                 | bit(cfg!(target_feature = "avx2"), 5)
+                | bit(cfg!(target_feature = "bmi2"), 8)
                 | bit(cfg!(target_feature = "avx512f"), 16)
                 | bit(cfg!(target_feature = "sha"), 29)
                 | bit(cfg!(target_feature = "avx512bw"), 30)
@@ -154,6 +155,15 @@ pub(crate) fn avx512_vbmi2(f: &Features) -> bool {
 #[cfg(not(contractpin_portable_simd))]
 pub(crate) fn bit_ops(f: &Features) -> bool {
     f.has(1 << 23, 1 << 3)
+}
+
+/// AVX2 and AVX (CPUID leaf 7 EBX bit 5, leaf 1 ECX bit 28) with the OS
+/// saving the XMM and YMM state, BMI1 and BMI2 (leaf 7 EBX bits 3 and 8)
+/// and POPCNT (leaf 1 ECX bit 23): the instruction set of the one-pass
+/// canonicalizer's second build (`arch::wide_scalar`).
+#[cfg(not(contractpin_portable_simd))]
+pub(crate) fn avx2_bmi(f: &Features) -> bool {
+    f.has(1 << 28 | 1 << 23, 1 << 5 | 1 << 3 | 1 << 8) && f.os_saves(0b110)
 }
 
 /// AVX-512 F and VL (CPUID leaf 7 EBX bits 16 and 31), and the OS saves the

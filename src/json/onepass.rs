@@ -64,6 +64,32 @@ const ESCAPED: u32 = 1 << 31;
 const NO_PREFIX: u32 = 1 << 30;
 const LEN_MASK: u32 = NO_PREFIX - 1;
 
+/// Which build of the canonicalizer's loop ([`Canon::walk`]) runs. The
+/// loop is compiled twice: for any CPU of the target, and on `x86_64` for
+/// CPUs with AVX2, BMI1, BMI2 and POPCNT ([`crate::arch::wide_scalar`]),
+/// the same code with the compiler free to use them. Miri checks the one
+/// source (the MIR is the same; target features change only the machine
+/// code), and the tests hold the two builds' bytes to each other.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Build {
+    /// The wide build where the CPU runs it, else the plain one.
+    #[default]
+    Fastest,
+    /// The plain build, whatever the CPU (for the tests).
+    #[cfg_attr(not(test), allow(dead_code))]
+    Plain,
+}
+
+/// Whether this CPU runs the wide [`Build`] ([`crate::arch::wide_scalar`]
+/// on `x86_64`; never elsewhere or with `--cfg contractpin_portable_simd`).
+#[inline]
+fn wide_runs() -> bool {
+    #[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
+    return crate::arch::wide_scalar();
+    #[cfg(not(all(target_arch = "x86_64", not(contractpin_portable_simd))))]
+    false
+}
+
 /// Objects with at most this many members are ordered by counting ranks.
 const SMALL: usize = 16;
 
@@ -85,6 +111,8 @@ pub(crate) struct Canon {
     /// Bytes moved into order since the last reset, and the bound on them.
     moved: usize,
     budget: usize,
+    /// The build of the loop to run ([`Build::Fastest`] but in tests).
+    build: Build,
 }
 
 impl Canon {
@@ -166,9 +194,55 @@ impl Canon {
         (len <= MAX_LEN && at <= u32::MAX as usize).then_some((at, len))
     }
 
-    /// Writes the value at `pos` and everything in it, up to the close of
-    /// the outermost container.
+    /// [`Canon::walk`] on [`Canon::build`], or on the plain build where
+    /// the CPU does not run the wide one.
     fn value(
+        &mut self,
+        input: &[u8],
+        index: &mut Index,
+        pos: usize,
+        max_depth: usize,
+    ) -> Option<()> {
+        if self.build == Build::Fastest && wide_runs() {
+            // SAFETY: `wide_runs()` (just above) is `arch::wide_scalar()`
+            // here, which found AVX2, BMI1, BMI2 and POPCNT on this CPU,
+            // with the OS saving the YMM state.
+            #[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
+            return unsafe { self.walk_wide(input, index, pos, max_depth) };
+        }
+        self.walk_plain(input, index, pos, max_depth)
+    }
+
+    /// [`Canon::walk`] for any CPU of the target.
+    #[inline(never)]
+    fn walk_plain(
+        &mut self,
+        input: &[u8],
+        index: &mut Index,
+        pos: usize,
+        max_depth: usize,
+    ) -> Option<()> {
+        self.walk(input, index, pos, max_depth)
+    }
+
+    /// [`Canon::walk`] compiled for AVX2, BMI1, BMI2 and POPCNT
+    /// ([`crate::arch::wide_scalar`]).
+    #[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+    fn walk_wide(
+        &mut self,
+        input: &[u8],
+        index: &mut Index,
+        pos: usize,
+        max_depth: usize,
+    ) -> Option<()> {
+        self.walk(input, index, pos, max_depth)
+    }
+
+    /// Writes the value at `pos` and everything in it, up to the close of
+    /// the outermost container. Always inlined, into each build of it.
+    #[inline(always)]
+    fn walk(
         &mut self,
         input: &[u8],
         index: &mut Index,
@@ -638,9 +712,13 @@ mod tests {
         let want = classic(input, limits);
         let mut canon = Canon::default();
         let shown = || String::from_utf8_lossy(input).into_owned();
-        for (name, classifier) in crate::arch::parser_test_classifiers() {
+        let runs = crate::arch::parser_test_classifiers()
+            .into_iter()
+            .flat_map(|c| builds().into_iter().map(move |b| (c, b)));
+        for ((name, classifier), build) in runs {
             let mut nodes = Vec::new();
             canon.reset(input.len());
+            canon.build = build;
             let ok = if all {
                 parse_valid(
                     input,
@@ -671,10 +749,35 @@ mod tests {
                     .map(|b| String::from_utf8_lossy(b).into_owned()),
                 want.as_ref()
                     .map(|b| String::from_utf8_lossy(b).into_owned()),
-                "{name} (all collapsed: {all}) on {:?}",
+                "{name}, {build:?} build (all collapsed: {all}) on {:?}",
                 shown()
             );
         }
+    }
+
+    /// The builds of the loop to check: the one this CPU runs, and the
+    /// plain one where that is the wide one (natively; Miri checks the
+    /// one source once).
+    fn builds() -> Vec<Build> {
+        let mut builds = std::vec![Build::Fastest];
+        if wide_runs() && !cfg!(miri) {
+            builds.push(Build::Plain);
+        }
+        builds
+    }
+
+    /// Where the CPU runs the wide build, every check below compares both
+    /// builds with the classic route; elsewhere only one build exists.
+    #[test]
+    fn both_builds_are_checked_where_both_run() {
+        if !wide_runs() {
+            std::eprintln!(
+                "NOTICE: both_builds_are_checked_where_both_run: SKIPPED, one build only (not x86_64, no AVX2/BMI2, or --cfg contractpin_portable_simd)"
+            );
+            return;
+        }
+        let want = if cfg!(miri) { 1 } else { 2 };
+        assert_eq!(builds().len(), want);
     }
 
     fn check(input: &[u8]) {
