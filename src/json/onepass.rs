@@ -352,6 +352,7 @@ impl Canon {
     /// Orders the members of the object closing now (from `first` on),
     /// moving their bytes, and forgets them; `None` for two equal keys or
     /// past the bound on bytes moved.
+    #[inline(always)]
     fn close_object(&mut self, input: &[u8], first: usize) -> Option<()> {
         let members = &self.members[first..];
         let mut small = [0u32; SMALL];
