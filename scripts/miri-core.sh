@@ -2,7 +2,7 @@
 # Miri on the core's own `unsafe` code (suite `miri-core` of scripts/test.sh;
 # the C ABI's is scripts/miri-abi.sh).
 #
-# It builds for a CPU with SSE2, AVX2, POPCNT, BMI1 and SHA-NI
+# It builds for a CPU with SSE2, AVX2, POPCNT, BMI1, BMI2 and SHA-NI
 # (`-C target-feature`, in a target directory of its own): Miri interprets
 # those instructions, and under Miri `crate::cpu` reports the build's
 # target features instead of reading CPUID, so the back ends the build
@@ -36,7 +36,8 @@
 #             AVX-512 VL one included
 #             (`sha256::tests::both_builds_of_the_multi_stream_kernels_match_portable`);
 #   canon     the unit tests of `json::onepass` (the chunked copies into
-#             the output's slack) and `json::indexed`, then every tools-list
+#             the output's slack; its wide build, which BMI2 selects: one
+#             source, so one check) and `json::indexed`, then every tools-list
 #             vector through a reused `Context` with field digests
 #             (tests/conformance.rs): the AVX2 index, the one-pass
 #             canonicalizer, the batch hasher on SHA-NI.

@@ -13,6 +13,11 @@
 //! On (little-endian) `aarch64` both are NEON (`neon`, part of that
 //! baseline, so no detection either).
 //!
+//! It also says whether the CPU runs code compiled for AVX2 and BMI2
+//! ([`wide_scalar`]), for the one-pass canonicalizer's second build of its
+//! loop (`json::onepass`), which is plain Rust with the compiler free to
+//! use those instructions.
+//!
 //! Each has a portable SWAR twin (`u64` words), used on other targets and
 //! when the crate is built with `--cfg
 //! contractpin_portable_simd` (`RUSTFLAGS="--cfg contractpin_portable_simd"`,

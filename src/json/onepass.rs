@@ -18,6 +18,9 @@
 //!   then, so every byte is moved once per enclosing object that is out of
 //!   order; the total moved is bounded (see [`Canon::reset`]).
 //!
+//! The loop is compiled twice ([`Build`]): for any CPU of the target, and on
+//! `x86_64` for CPUs with AVX2 and BMI2, chosen at run time.
+//!
 //! It accepts exactly what the exact parser accepts, within the limits, or
 //! gives up (`None`): the caller then parses the input again the exact way,
 //! which reports the error, so verdicts, kinds and offsets have one source.
