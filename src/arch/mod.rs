@@ -236,12 +236,18 @@ pub(crate) fn bit_ops() -> bool {
 /// (`json::onepass`) has a second build of its loop for such CPUs. That
 /// build is the same Rust, not intrinsics: the compiler's VEX encodings,
 /// flag-free shifts and 32-byte moves are what it gains (about 2% of the
-/// pipeline on the AMD EPYC of docs/PERFORMANCE.md).
-#[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
+/// pipeline on the AMD EPYC of docs/PERFORMANCE.md). Never on other
+/// targets, or with `--cfg contractpin_portable_simd`.
+#[cfg_attr(not(feature = "alloc"), allow(dead_code))]
 #[inline]
 pub(crate) fn wide_scalar() -> bool {
-    static WIDE: crate::cpu::Detected = crate::cpu::Detected::new();
-    WIDE.get(crate::cpu::avx2_bmi)
+    #[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
+    {
+        static WIDE: crate::cpu::Detected = crate::cpu::Detected::new();
+        WIDE.get(crate::cpu::avx2_bmi)
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(contractpin_portable_simd))))]
+    false
 }
 
 /// Whether [`flatten_avx512`] runs on this CPU (AVX-512 F, BW and VBMI2,

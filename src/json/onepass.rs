@@ -83,16 +83,6 @@ enum Build {
     Plain,
 }
 
-/// Whether this CPU runs the wide [`Build`] ([`crate::arch::wide_scalar`]
-/// on `x86_64`; never elsewhere or with `--cfg contractpin_portable_simd`).
-#[inline]
-fn wide_runs() -> bool {
-    #[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
-    return crate::arch::wide_scalar();
-    #[cfg(not(all(target_arch = "x86_64", not(contractpin_portable_simd))))]
-    false
-}
-
 /// Objects with at most this many members are ordered by counting ranks.
 const SMALL: usize = 16;
 
@@ -206,10 +196,9 @@ impl Canon {
         pos: usize,
         max_depth: usize,
     ) -> Option<()> {
-        if self.build == Build::Fastest && wide_runs() {
-            // SAFETY: `wide_runs()` (just above) is `arch::wide_scalar()`
-            // here, which found AVX2, BMI1, BMI2 and POPCNT on this CPU,
-            // with the OS saving the YMM state.
+        if self.build == Build::Fastest && crate::arch::wide_scalar() {
+            // SAFETY: `arch::wide_scalar()` (just above) found AVX2, BMI1,
+            // BMI2 and POPCNT on this CPU, with the OS saving the YMM state.
             #[cfg(all(target_arch = "x86_64", not(contractpin_portable_simd)))]
             return unsafe { self.walk_wide(input, index, pos, max_depth) };
         }
@@ -764,7 +753,7 @@ mod tests {
     /// one source once).
     fn builds() -> Vec<Build> {
         let mut builds = std::vec![Build::Fastest];
-        if wide_runs() && !cfg!(miri) {
+        if crate::arch::wide_scalar() && !cfg!(miri) {
             builds.push(Build::Plain);
         }
         builds
@@ -774,7 +763,7 @@ mod tests {
     /// builds with the classic route; elsewhere only one build exists.
     #[test]
     fn both_builds_are_checked_where_both_run() {
-        if !wide_runs() {
+        if !crate::arch::wide_scalar() {
             std::eprintln!(
                 "NOTICE: both_builds_are_checked_where_both_run: SKIPPED, one build only (not x86_64, no AVX2/BMI2, or --cfg contractpin_portable_simd)"
             );
