@@ -373,7 +373,8 @@ def _page_tools(page):
     obj = page
     if "result" in page:
         obj = page["result"]
-        if not isinstance(obj, dict):
+        # `tools` beside `result`: a client would read one list and a checker the other.
+        if not isinstance(obj, dict) or "tools" in page:
             raise JsonError("not-tools-list", 0)
     tools = obj.get("tools")
     if not isinstance(tools, list):

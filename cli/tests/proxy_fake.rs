@@ -188,6 +188,77 @@ fn cloak_fools_verify_but_not_the_proxy_python_2() {
     cloak(Sdk::Py2);
 }
 
+/// Scenario `shadow`: the poisoned list in `tools`, the pinned one nested
+/// beside it as `result.tools`. The SDK clients read the outer list; verify
+/// and the proxy refuse the page (`not-tools-list`, SPEC.md section 6)
+/// instead of checking the inner one (the review of 2026-12-07 found both
+/// passed it).
+fn shadow(sdk: Sdk) {
+    if !available(sdk) {
+        return;
+    }
+    let dir = Dir::new("shadow");
+    let baseline = pinned(&dir, "ok");
+    let lock = dir.lock();
+    let text = dir.read("contractpin.lock");
+    let at = text
+        .find(r#""ok""#)
+        .expect("the scenario in the lock's command");
+    let shadowed = std::format!("{}\"shadow\"{}", &text[..at], &text[at + 4..]);
+    std::fs::write(&lock, shadowed).unwrap();
+    let direct: Vec<String> = baseline
+        .iter()
+        .map(|a| {
+            if a == "ok" {
+                "shadow".into()
+            } else {
+                a.clone()
+            }
+        })
+        .collect();
+    let verify = cp(&["verify", "--lock", &lock], b"", 60);
+    assert_eq!(verify.code, 1, "verify refuses the page: {verify:#?}");
+    assert!(verify.stdout.contains("not-tools-list"), "{verify:#?}");
+
+    // A direct client reads the outer, poisoned list.
+    let out = run_client(sdk, &dir, &direct, CLOAK_STEPS, "");
+    assert!(description(&out, 0, 2).contains(POISON), "{out}");
+
+    // Through the proxy: the listing is an error, no call reaches the server.
+    let _ = std::fs::remove_file(dir.0.join("record.jsonl"));
+    let log = dir.path("proxy.log");
+    let out = run_client(
+        sdk,
+        &dir,
+        &via_proxy(&dir, &["--log", &log]),
+        CLOAK_STEPS,
+        "",
+    );
+    assert!(!out.contains(POISON), "{out}");
+    assert_eq!(error_code(&out, 0), Some(-32603), "{out}");
+    assert_eq!(error_code(&out, 1), Some(-32602), "{out}");
+    assert_eq!(error_code(&out, 2), Some(-32602), "{out}");
+    let record = dir.read("record.jsonl");
+    assert!(recorded(&record, "tools/call").is_empty(), "{record}");
+    let text = dir.read("proxy.log");
+    assert_eq!(log_lines(&text, "page-rejected").len(), 1, "{text}");
+}
+
+#[test]
+fn a_pinned_list_nested_beside_the_real_one_is_refused_ts() {
+    shadow(Sdk::Ts);
+}
+
+#[test]
+fn a_pinned_list_nested_beside_the_real_one_is_refused_python_1() {
+    shadow(Sdk::Py1);
+}
+
+#[test]
+fn a_pinned_list_nested_beside_the_real_one_is_refused_python_2() {
+    shadow(Sdk::Py2);
+}
+
 /// list, two calls (the second triggers the change), the notification, a
 /// call before listing again, the new listing, calls.
 const SWAP_STEPS: &str = r#"[

@@ -4,7 +4,9 @@
 //! Accepted shapes (SPEC.md section "tools/list input"):
 //! - a result object `{"tools": [...], ...}`;
 //! - a JSON-RPC response `{"result": {"tools": [...]}, ...}` (one with an
-//!   `error` member is [`ErrorKind::JsonRpcError`]);
+//!   `error` member is [`ErrorKind::JsonRpcError`]; one with a `tools`
+//!   member beside `result` is [`ErrorKind::NotToolsList`], since the two
+//!   readings would check different lists);
 //! - a bare array of tool objects;
 //! - a page sequence: an array whose first element is an object with a
 //!   `tools`, `result` or `error` member and no `name` member; every element
@@ -135,7 +137,9 @@ fn page_tools(input: &[u8], nodes: &[Node], page: usize) -> Result<usize, Error>
     }
     let mut obj = page;
     if let Some(r) = find_member(input, nodes, page, "result") {
-        if nodes[r].tag() != Tag::Object {
+        // `tools` beside `result`: a client reads one list and a checker
+        // could read the other, so neither is taken.
+        if nodes[r].tag() != Tag::Object || find_member(input, nodes, page, "tools").is_some() {
             return Err(Error::new(ErrorKind::NotToolsList, offset_of(nodes, r)));
         }
         obj = r;

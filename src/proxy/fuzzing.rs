@@ -180,7 +180,9 @@ fn message(b: &mut Bytes<'_>, depth: u8) -> (Side, Vec<u8>) {
     (line.0, line.1.into_bytes())
 }
 
-/// A `tools` result answering request `id`, of zero to three tools.
+/// A `tools` result answering request `id`, of zero to three tools; now
+/// and then with the pinned listing nested beside them as a `result`
+/// member, which a checker must not read in place of the real list.
 fn tools_result(b: &mut Bytes<'_>, id: usize) -> String {
     let tools: Vec<&str> = (0..b.below(4)).map(|_| b.pick(TOOLS)).collect();
     let next = if b.below(3) == 0 {
@@ -188,8 +190,16 @@ fn tools_result(b: &mut Bytes<'_>, id: usize) -> String {
     } else {
         ""
     };
+    let shadow = if b.below(6) == 0 {
+        format!(
+            r#","result":{}"#,
+            core::str::from_utf8(PINNED).unwrap_or("")
+        )
+    } else {
+        String::new()
+    };
     format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"result":{{"tools":[{}]{next}}}}}"#,
+        r#"{{"jsonrpc":"2.0","id":{id},"result":{{"tools":[{}]{next}{shadow}}}}}"#,
         tools.join(",")
     )
 }
@@ -226,6 +236,7 @@ enum Listing {
     None,
     Current,
     Stale,
+    Refused,
 }
 
 /// The documented call policy, replayed from the messages: a listing
@@ -233,8 +244,9 @@ enum Listing {
 /// shown to the client are the callable ones; cursor pages add theirs while
 /// the listing is current; tools a page reported (listed by the server, not
 /// shown to the client) become uncallable, from any page; a refused page
-/// leaves nothing callable; `list_changed` makes nothing callable until the
-/// next listing; an answer no request matches makes nothing callable.
+/// leaves nothing callable until the next listing (its listing's later
+/// cursor pages add nothing); `list_changed` makes nothing callable until
+/// the next listing; an answer no request matches makes nothing callable.
 #[derive(Default)]
 struct Listings {
     state: Listing,
@@ -263,7 +275,7 @@ impl Listings {
         match kind(input) {
             Kind::Notification { method }
                 if method.str_eq("notifications/tools/list_changed")
-                    && self.state == Listing::Current =>
+                    && matches!(self.state, Listing::Current | Listing::Refused) =>
             {
                 self.state = Listing::Stale;
             }
@@ -289,10 +301,10 @@ impl Listings {
         let shown = output.get("result").and_then(|r| r.get("tools")).map(names);
         let Some(shown) = shown else {
             // Refused (an error in its place).
-            if first.is_some() || self.state == Listing::Current {
-                self.state = Listing::Current;
-                self.callable.clear();
+            if first == Some(true) || self.state == Listing::Current {
+                self.state = Listing::Refused;
             }
+            self.callable.clear();
             return;
         };
         let reported: BTreeSet<String> = listed
@@ -547,14 +559,20 @@ impl Model {
         }
     }
 
-    /// A `tools` result the client gets: in enforce mode, every tool pinned
-    /// and as pinned.
+    /// A `tools` result the client gets: in enforce mode, every tool of
+    /// its `tools` member (the list an SDK client reads, whatever else the
+    /// result holds) pinned and as pinned.
     fn listed(&mut self, out: &[u8], result: Value<'_>) {
-        let span = crate::json::value_span(out, result);
+        let Some(tools) = result.get("tools") else {
+            return;
+        };
         if !self.enforcing() {
             return;
         }
-        let live = crate::digest_tools_list(&out[span]).unwrap_or_else(|err| {
+        let mut page = Vec::from(&b"{\"tools\":"[..]);
+        page.extend_from_slice(&out[crate::json::value_span(out, tools)]);
+        page.push(b'}');
+        let live = crate::digest_tools_list(&page).unwrap_or_else(|err| {
             panic!(
                 "a tools result the guard could not digest ({err}) reached the client: {:?}",
                 shown(out)

@@ -12,14 +12,19 @@
 //!   knows are no longer the ones it serves); cursor pages of a listing that
 //!   began before the notification do not make it callable again;
 //! - a listing the proxy refused (a rejected page, or any drift with
-//!   `--on-drift block`) leaves nothing callable;
+//!   `--on-drift block`) leaves nothing callable, and its later cursor pages
+//!   do not make anything callable again;
 //! - a `tools` result the proxy cannot match to a `tools/list` request it
 //!   forwarded (a hostile server can make an SDK client accept one under an
 //!   id such as `"0x5"`) is still guarded, and its reported tools become
 //!   uncallable, but it makes nothing callable.
 //!
 //! Bounded: at most [`MAX_PENDING`] `tools/list` requests are remembered
-//! (the oldest is forgotten; its answer is then treated as unmatched).
+//! (the oldest is forgotten; its answer is then treated as unmatched), and
+//! the names kept only to say why a call is refused total at most
+//! [`MAX_REPORTED_BYTES`] (past it a refusal says `not-listed`); a page that
+//! only takes tools away keeps the reason for the tools it took away, so a
+//! server's unrequested pages cannot grow the state.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::string::String;
@@ -31,6 +36,10 @@ use super::message::IdKey;
 /// Outstanding `tools/list` requests remembered at most.
 pub(crate) const MAX_PENDING: usize = 1024;
 
+/// The bytes of drifted and unpinned names remembered at most, for the
+/// refusal reasons of one listing.
+pub(crate) const MAX_REPORTED_BYTES: usize = 1 << 20;
+
 /// Where the listing stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Listing {
@@ -40,6 +49,8 @@ enum Listing {
     Current,
     /// `notifications/tools/list_changed` came after it.
     Stale,
+    /// The proxy refused the latest listing (or a page of it).
+    Refused,
 }
 
 /// Why a call is refused.
@@ -102,7 +113,7 @@ pub(crate) struct Gate {
     pending: VecDeque<(IdKey, bool)>,
     listing: Listing,
     callable: BTreeSet<String>,
-    reported: BTreeMap<String, GuardStatus>,
+    reported: Reported,
 }
 
 impl Default for Gate {
@@ -111,7 +122,7 @@ impl Default for Gate {
             pending: VecDeque::new(),
             listing: Listing::None,
             callable: BTreeSet::new(),
-            reported: BTreeMap::new(),
+            reported: Reported::default(),
         }
     }
 }
@@ -136,7 +147,7 @@ impl Gate {
 
     /// `notifications/tools/list_changed` from the server.
     pub fn list_changed(&mut self) {
-        if self.listing == Listing::Current {
+        if matches!(self.listing, Listing::Current | Listing::Refused) {
             self.listing = Listing::Stale;
         }
     }
@@ -153,29 +164,36 @@ impl Gate {
             Page::First => {
                 self.listing = Listing::Current;
                 self.callable = callable.map(String::from).collect();
-                self.reported = reported.map(|(n, s)| (String::from(n), s)).collect();
+                self.reported = Reported::default();
+                for (n, s) in reported {
+                    self.reported.insert(n, s);
+                }
             }
             Page::Next if self.listing == Listing::Current => {
                 self.callable.extend(callable.map(String::from));
                 for (n, s) in reported {
                     self.callable.remove(n);
-                    self.reported.insert(String::from(n), s);
+                    self.reported.insert(n, s);
                 }
             }
+            // It only takes away, and keeps the reason for what it took.
             Page::Next | Page::Unmatched => {
                 for (n, s) in reported {
-                    self.callable.remove(n);
-                    self.reported.insert(String::from(n), s);
+                    if self.callable.remove(n) {
+                        self.reported.insert(n, s);
+                    }
                 }
             }
         }
     }
 
-    /// A listing the proxy refused to pass on: nothing is callable.
+    /// A listing (or a page of it) the proxy refused to pass on: nothing
+    /// is callable until a new listing. A cursor or unmatched page refused
+    /// before any listing, or after a changed list, leaves that state.
     pub fn refused(&mut self, page: Page) {
-        if page != Page::Unmatched || self.listing == Listing::Current {
-            self.listing = Listing::Current;
-            self.callable.clear();
+        self.callable.clear();
+        if page == Page::First || self.listing == Listing::Current {
+            self.listing = Listing::Refused;
         }
     }
 
@@ -187,16 +205,35 @@ impl Gate {
         match self.listing {
             Listing::None => return Err(Refusal::NoListing),
             Listing::Stale => return Err(Refusal::ListChanged),
-            Listing::Current => {}
+            Listing::Current | Listing::Refused => {}
         }
-        if self.callable.contains(name) {
+        if self.listing == Listing::Current && self.callable.contains(name) {
             return Ok(());
         }
-        Err(match self.reported.get(name) {
+        Err(match self.reported.names.get(name) {
             Some(GuardStatus::Drifted) => Refusal::Drifted,
             Some(GuardStatus::Unpinned) => Refusal::Unpinned,
             None => Refusal::NotListed,
         })
+    }
+}
+
+/// Why the latest listing's drifted and unpinned tools were kept back, for
+/// the refusal reasons; at most [`MAX_REPORTED_BYTES`] of names.
+#[derive(Debug, Default)]
+struct Reported {
+    names: BTreeMap<String, GuardStatus>,
+    bytes: usize,
+}
+
+impl Reported {
+    fn insert(&mut self, name: &str, status: GuardStatus) {
+        if let Some(s) = self.names.get_mut(name) {
+            *s = status;
+        } else if self.bytes + name.len() <= MAX_REPORTED_BYTES {
+            self.bytes += name.len();
+            self.names.insert(String::from(name), status);
+        }
     }
 }
 
@@ -265,6 +302,71 @@ mod tests {
         assert_eq!(g.check(Some("b")), Ok(()));
         g.refused(Page::First);
         assert_eq!(g.check(Some("b")), Err(Refusal::NotListed));
+    }
+
+    /// A refused cursor page after `list_changed` keeps the listing stale,
+    /// and a refused page keeps its listing's later pages from adding
+    /// (the review of 2026-12-07 found both made tools callable again).
+    #[test]
+    fn a_refused_page_adds_nothing_until_a_new_listing() {
+        let mut g = Gate::default();
+        g.page(Page::First, ["a"].into_iter(), [].into_iter());
+        g.list_changed();
+        g.refused(Page::Next);
+        assert_eq!(g.check(Some("a")), Err(Refusal::ListChanged));
+        g.page(Page::Next, ["b"].into_iter(), [].into_iter());
+        assert_eq!(g.check(Some("b")), Err(Refusal::ListChanged));
+        // A listing refused on its second page.
+        g.page(Page::First, ["a"].into_iter(), [].into_iter());
+        g.refused(Page::Next);
+        g.page(Page::Next, ["b"].into_iter(), [].into_iter());
+        assert_eq!(g.check(Some("a")), Err(Refusal::NotListed));
+        assert_eq!(g.check(Some("b")), Err(Refusal::NotListed));
+        // Refused, then changed: the change is what the client hears.
+        g.list_changed();
+        assert_eq!(g.check(Some("a")), Err(Refusal::ListChanged));
+        g.page(Page::First, ["b"].into_iter(), [].into_iter());
+        assert_eq!(g.check(Some("b")), Ok(()));
+        // A refused cursor page before any listing leaves none.
+        let mut g = Gate::default();
+        g.refused(Page::Next);
+        g.page(Page::Next, ["a"].into_iter(), [].into_iter());
+        assert_eq!(g.check(Some("a")), Err(Refusal::NoListing));
+    }
+
+    /// Unrequested pages keep no name they did not take away, and the
+    /// reasons of one listing are bounded in bytes.
+    #[test]
+    fn the_refusal_reasons_are_bounded() {
+        let mut g = Gate::default();
+        g.page(
+            Page::First,
+            ["a"].into_iter(),
+            [("d", GuardStatus::Drifted)].into_iter(),
+        );
+        let names: std::vec::Vec<String> = (0..1000).map(|i| std::format!("{i:0>2000}")).collect();
+        for _ in 0..3 {
+            let flood = names.iter().map(|n| (n.as_str(), GuardStatus::Unpinned));
+            g.page(Page::Unmatched, [].into_iter(), flood);
+        }
+        g.page(
+            Page::Unmatched,
+            [].into_iter(),
+            [("a", GuardStatus::Drifted)].into_iter(),
+        );
+        assert_eq!(g.reported.names.len(), 2, "only d and a");
+        assert_eq!(g.check(Some("a")), Err(Refusal::Drifted));
+        // Cursor pages of the current listing are the client's to ask for;
+        // their names stop being kept at the bound.
+        for _ in 0..3 {
+            let flood = names.iter().map(|n| (n.as_str(), GuardStatus::Unpinned));
+            g.page(Page::Next, [].into_iter(), flood);
+        }
+        assert!(g.reported.bytes <= MAX_REPORTED_BYTES);
+        assert_eq!(g.reported.names.len(), 2 + MAX_REPORTED_BYTES / 2000);
+        assert_eq!(g.check(Some(&names[999])), Err(Refusal::NotListed));
+        assert_eq!(g.check(Some(&names[0])), Err(Refusal::Unpinned));
+        assert_eq!(g.check(Some("d")), Err(Refusal::Drifted));
     }
 
     #[test]

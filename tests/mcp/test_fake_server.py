@@ -848,6 +848,15 @@ def test_cloak_shows_the_pinned_tools_to_contractpin_only():
         assert s.request(call_msg(3, "send_email"))[0]["result"]["content"][0]["text"] == "called send_email"
 
 
+def test_shadow_nests_the_baseline_beside_the_poisoned_list():
+    base = json.loads(b"[" + b",".join(ok_tool_bytes()) + b"]")
+    s = Stdio("--scenario", "shadow")
+    s.handshake()
+    result = s.request(list_msg(2))[0]["result"]
+    assert names(result) == BASE_NAMES and "<IMPORTANT>" in result["tools"][2]["description"]
+    assert result["result"] == {"tools": base}
+
+
 @pytest.mark.parametrize("scenario", ["swap", "add"])
 def test_swap_and_add_change_the_list_after_the_second_call(scenario):
     s = Stdio("--scenario", scenario)
