@@ -22,6 +22,24 @@ impl Limits {
         max_input: 64 << 20,
         max_tools: 100_000,
     };
+
+    /// The longest input these limits accept: `max_input`, never more than
+    /// [`MAX_INPUT`].
+    pub const fn input_cap(&self) -> usize {
+        if self.max_input < MAX_INPUT {
+            self.max_input
+        } else {
+            MAX_INPUT
+        }
+    }
+
+    /// Whether an input of `len` bytes is within [`Limits::input_cap`]:
+    /// asked before any memory is sized from an input, so that one over the
+    /// limit fails with its size error instead of costing (or failing to
+    /// get) memory in proportion to it.
+    pub const fn accepts_len(&self, len: usize) -> bool {
+        len <= self.input_cap()
+    }
 }
 
 impl Default for Limits {

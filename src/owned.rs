@@ -41,7 +41,7 @@ pub struct ServerDigest {
 
 /// Canonical RFC 8785 bytes of any JSON document.
 pub fn canonicalize(input: &[u8]) -> Result<Vec<u8>, Error> {
-    let mut out = Vec::with_capacity(input.len());
+    let mut out = Vec::with_capacity(presize_for(input, &Limits::DEFAULT));
     Context::new().canonicalize_to(input, &mut out)?;
     Ok(out)
 }
@@ -114,7 +114,12 @@ fn tool_at(nodes: &[Node], offset: usize) -> usize {
 pub fn digest_tools_list(input: &[u8]) -> Result<ServerDigest, Error> {
     // One-shot: reserve the exact node count (one cheap lexical pass) rather
     // than a reused context's estimate, so peak heap stays near the input size.
-    let mut nodes = Vec::with_capacity(crate::json::scratch_needed(input));
+    let within = Limits::DEFAULT.accepts_len(input.len());
+    let mut nodes = Vec::with_capacity(if within {
+        crate::json::scratch_needed(input)
+    } else {
+        0
+    });
     owned_list_in(
         input,
         &mut nodes,
@@ -124,6 +129,17 @@ pub fn digest_tools_list(input: &[u8]) -> Result<ServerDigest, Error> {
         },
         &mut OneAtATime,
     )
+}
+
+/// The room to reserve for the canonical bytes of `input`: its length
+/// within `limits`, nothing over them (the parse then fails on its size
+/// before writing anything).
+pub(crate) fn presize_for(input: &[u8], limits: &Limits) -> usize {
+    if limits.accepts_len(input.len()) {
+        input.len()
+    } else {
+        0
+    }
 }
 
 /// The owned form of one tool's report.
@@ -237,6 +253,9 @@ impl Context {
     /// input this path does not take): the classic parse must then run,
     /// which also reports the error.
     fn parse_collapsed(&mut self, input: &[u8]) -> bool {
+        if !self.limits.accepts_len(input.len()) {
+            return false;
+        }
         self.reserve_nodes(input);
         self.canon.reset(input.len());
         // The canonical form of a tools/list is about the input's size: one
@@ -263,6 +282,9 @@ impl Context {
     /// tool as its object closes (`contract::stream`): its results in
     /// `self.done`. `false` when the parse failed.
     fn parse_streamed(&mut self, input: &[u8], fields: bool) -> bool {
+        if !self.limits.accepts_len(input.len()) {
+            return false;
+        }
         self.reserve_nodes(input);
         // No presizing: the canonical buffer holds one tool at a time.
         self.canon.reset(input.len());

@@ -167,3 +167,87 @@ fn one_shot_digest_peaks_below_twice_the_input() {
         "one-shot digest peaked above 2x the input: {over:?}"
     );
 }
+
+/// An input over the size limit fails on its size before any memory is
+/// sized from it, and a handshake or lock that fails early costs what was
+/// parsed before the error, not a scratch sized from the whole input (an
+/// adversarial review of the C ABI found a 1 GiB page under a 1 MiB
+/// `max_input` aborting the process on a failed 2 GiB allocation, and a
+/// 64 MiB handshake of `[` taking 1 GiB before its depth error).
+#[test]
+fn inputs_over_the_limits_cost_no_memory_in_proportion() {
+    use contractpin::guard::{guard_instructions, guard_page, GuardMode};
+    use contractpin::lock::{Lock, LockServer, Source};
+    use contractpin::{ErrorKind, Limits};
+
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let small = Limits {
+        max_input: 1 << 20,
+        ..Limits::DEFAULT
+    };
+    let big = vec![b'['; 16 << 20];
+    let over_default = vec![b'['; Limits::DEFAULT.max_input + 1];
+    let pinned = LockServer::from_server_digest(
+        Source::File { path: "x".into() },
+        &contractpin::digest_tools_list(br#"{"tools":[]}"#).unwrap(),
+    );
+    let bound = 256 << 10;
+    let check = |what: &str, kind: Option<ErrorKind>, f: &mut dyn FnMut() -> Option<ErrorKind>| {
+        let (_, peak, got) = measure(f);
+        assert_eq!(got, kind, "{what}");
+        assert!(peak <= bound, "{what}: peak heap {peak} bytes");
+    };
+    let size = Some(ErrorKind::SizeLimit);
+    check("Context::canonicalize", size, &mut || {
+        Context::with_limits(small)
+            .canonicalize(&big)
+            .err()
+            .map(|e| e.kind())
+    });
+    check("Context::tool_digest", size, &mut || {
+        Context::with_limits(small)
+            .tool_digest(&big)
+            .err()
+            .map(|e| e.kind())
+    });
+    check("Context::digest_tools_list", size, &mut || {
+        let mut ctx = Context::with_limits(small);
+        let r = ctx.digest_tools_list(&big, ListOptions::default(), |_| {});
+        r.err().map(|e| e.kind())
+    });
+    check("guard_page", size, &mut || {
+        guard_page(&pinned, &big, GuardMode::Enforce, &small)
+            .err()
+            .map(|e| e.kind())
+    });
+    check("guard_instructions", size, &mut || {
+        guard_instructions(&pinned, &big, GuardMode::Enforce, &small)
+            .err()
+            .map(|e| e.kind())
+    });
+    check("canonicalize (default limits)", size, &mut || {
+        contractpin::canonicalize(&over_default)
+            .err()
+            .map(|e| e.kind())
+    });
+    check("digest_tools_list (default limits)", size, &mut || {
+        contractpin::digest_tools_list(&over_default)
+            .err()
+            .map(|e| e.kind())
+    });
+    check("Lock::parse", None, &mut || {
+        assert!(Lock::parse(&over_default).is_err());
+        None
+    });
+    // Within the limits, failing early: the depth limit after 256 levels.
+    let depth = Some(ErrorKind::DepthLimit);
+    check("guard_instructions, depth", depth, &mut || {
+        guard_instructions(&pinned, &big[..1 << 20], GuardMode::Enforce, &small)
+            .err()
+            .map(|e| e.kind())
+    });
+    check("Lock::parse, depth", None, &mut || {
+        assert!(Lock::parse(&big).is_err());
+        None
+    });
+}

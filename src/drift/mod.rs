@@ -159,8 +159,7 @@ fn parse<'a>(
     nodes: &'a mut Vec<Node>,
     limits: &Limits,
 ) -> Result<json::Tape<'a>, Error> {
-    nodes.resize(json::scratch_needed(input).max(1), Node::EMPTY);
-    json::parse(input, nodes, limits)
+    json::parse_growing(input, nodes, limits)
 }
 
 /// Canonical bytes of a value that the parser accepted.

@@ -80,7 +80,7 @@ pub unsafe extern "C" fn contractpin_canonicalize_with_limits(
             // SAFETY: `input` is NULL or readable for `input_len` bytes; the
             // slice is dropped before `out` is written.
             let doc = unsafe { self::input(input, input_len) }?;
-            let mut canonical = Vec::with_capacity(doc.len());
+            let mut canonical = Vec::with_capacity(crate::owned::presize_for(doc, &limits));
             Context::with_limits(limits).canonicalize_to(doc, &mut canonical)?;
             canonical
         };

@@ -237,11 +237,7 @@ fn with_result<T>(
     f: impl FnOnce(Value<'_>) -> T,
 ) -> Result<T, Error> {
     let mut nodes: Vec<Node> = Vec::new();
-    if result.len() <= limits.max_input.min(crate::MAX_INPUT) {
-        nodes.resize(json::scratch_needed(result).max(1), Node::EMPTY);
-    }
-    // Too long an input fails on its size before any scratch is used.
-    let tape = json::parse(result, &mut nodes, limits)?;
+    let tape = json::parse_growing(result, &mut nodes, limits)?;
     let root = tape.root();
     if root.tag() != Tag::Object {
         return Err(Error::new(ErrorKind::UnexpectedByte, root.offset()));

@@ -46,6 +46,22 @@ pub use tape::{Elements, Members, Node, SortedMembers, Tag, Tape, Value, NO_PARE
 use crate::error::Error;
 use crate::limits::Limits;
 
+/// Parses `input` into a tape whose nodes `nodes` holds, grown as the parse
+/// goes (for the std layer's documents: messages, handshakes, the lock).
+/// Unlike scratch sized by [`scratch_needed`] first, an input over the size
+/// limit fails before any node is stored, and one that fails early (a
+/// syntax error, the depth limit) has cost only the nodes before its error.
+#[cfg(feature = "alloc")]
+pub(crate) fn parse_growing<'a>(
+    input: &'a [u8],
+    nodes: &'a mut alloc::vec::Vec<Node>,
+    limits: &Limits,
+) -> Result<Tape<'a>, Error> {
+    nodes.clear();
+    parser::parse_into(input, nodes, limits)?;
+    Ok(Tape { input, nodes })
+}
+
 /// Parses `input` into a tape stored in `scratch`, allocating nothing.
 ///
 /// `scratch` needs one node per value and per object key;

@@ -3,7 +3,7 @@
 //! any depth is safe and the only memory is the node store.
 
 use crate::error::{Error, ErrorKind};
-use crate::limits::{Limits, MAX_INPUT};
+use crate::limits::Limits;
 
 use super::key_sort::{find_adjacent_equal, sort_list, END};
 use super::number_token::scan_number;
@@ -198,7 +198,7 @@ pub(crate) fn parse_fast<S: Store, C: super::indexed::Containers>(
 ) -> bool {
     let classifier = crate::arch::classifier();
     (classifier.checks_utf8 || cfg!(any(contractpin_portable_simd, miri)))
-        && input.len() <= limits.max_input.min(MAX_INPUT)
+        && limits.accepts_len(input.len())
         && super::indexed::parse_valid(input, store, limits.max_depth, classifier, containers)
 }
 
@@ -210,9 +210,8 @@ pub(super) fn parse_exact<S: Store>(
     limits: &Limits,
 ) -> Result<(), Error> {
     store.clear();
-    let max_input = limits.max_input.min(MAX_INPUT);
-    if input.len() > max_input {
-        return Err(Error::new(ErrorKind::SizeLimit, max_input));
+    if !limits.accepts_len(input.len()) {
+        return Err(Error::new(ErrorKind::SizeLimit, limits.input_cap()));
     }
     if input.starts_with(&[0xef, 0xbb, 0xbf]) {
         return Err(Error::new(ErrorKind::ByteOrderMark, 0));

@@ -30,7 +30,7 @@ use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::json::{self, Node, Tag, Value};
+use crate::json::{self, Tag, Value};
 use crate::limits::Limits;
 
 /// The capability names this crate declares (besides `experimental.NAME`).
@@ -163,8 +163,8 @@ pub fn capabilities_json<S: AsRef<str>>(names: &[S]) -> Vec<u8> {
 /// `io.modelcontextprotocol/clientCapabilities`). Names this crate does not
 /// know are left out. `None` when `params_json` is not a JSON object.
 pub fn capabilities_of_initialize(params_json: &[u8]) -> Option<Vec<String>> {
-    let mut nodes = vec![Node::EMPTY; json::scratch_needed(params_json)];
-    let tape = json::parse(params_json, &mut nodes, &Limits::DEFAULT).ok()?;
+    let mut nodes = Vec::new();
+    let tape = json::parse_growing(params_json, &mut nodes, &Limits::DEFAULT).ok()?;
     let root = tape.root();
     if root.tag() != Tag::Object {
         return None;

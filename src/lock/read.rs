@@ -15,7 +15,7 @@ use super::timestamp::is_valid_timestamp;
 use super::unknown::{read_unknown, LOCK_KEYS, SERVER_KEYS, TOOL_KEYS};
 use super::{ALGORITHM, LOCK_VERSION};
 use crate::digest::Digest;
-use crate::json::{self, Node, Tag, Value};
+use crate::json::{self, Tag, Value};
 use crate::limits::Limits;
 use crate::CANONICALIZATION;
 
@@ -382,12 +382,12 @@ fn read_server(v: Value<'_>, path: &str) -> Res<LockServer> {
 impl Lock {
     /// Reads a lock file strictly (see [`crate::lock`] for every rule).
     pub fn parse(input: &[u8]) -> Result<Lock, LockError> {
-        let mut nodes = vec![Node::EMPTY; json::scratch_needed(input)];
+        let mut nodes = Vec::new();
         let limits = Limits {
             max_depth: super::MAX_LOCK_DEPTH as u32,
             ..Limits::DEFAULT
         };
-        let tape = json::parse(input, &mut nodes, &limits).map_err(LockError::syntax)?;
+        let tape = json::parse_growing(input, &mut nodes, &limits).map_err(LockError::syntax)?;
         let root = tape.root();
         if root.tag() != Tag::Object {
             return Err(wrong_type("", "the lock to be a JSON object", root));

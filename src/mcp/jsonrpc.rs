@@ -42,13 +42,11 @@ pub(crate) fn parse<'a>(
     input: &'a [u8],
     nodes: &'a mut Vec<Node>,
 ) -> Result<Tape<'a>, crate::Error> {
-    nodes.clear();
-    nodes.resize(json::scratch_needed(input).max(1), Node::EMPTY);
     let limits = Limits {
         max_input: MAX_INPUT,
         ..Limits::DEFAULT
     };
-    json::parse(input, nodes, &limits)
+    json::parse_growing(input, nodes, &limits)
 }
 
 /// Canonical JSON of one parsed value.

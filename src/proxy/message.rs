@@ -24,14 +24,11 @@ pub(crate) struct Scratch {
 impl Scratch {
     /// Parses `line` and hands the tape to `f`; frees oversized scratch after.
     pub fn with<R>(&mut self, line: &[u8], f: impl FnOnce(Result<Tape<'_>, Error>) -> R) -> R {
-        self.nodes.clear();
-        self.nodes
-            .resize(json::scratch_needed(line).max(1), Node::EMPTY);
         let limits = Limits {
             max_input: MAX_INPUT,
             ..Limits::DEFAULT
         };
-        let r = f(json::parse(line, &mut self.nodes, &limits));
+        let r = f(json::parse_growing(line, &mut self.nodes, &limits));
         if self.nodes.len() > KEEP_NODES {
             self.nodes = Vec::new();
         }
