@@ -56,9 +56,10 @@
 #define CONTRACTPIN_SHA256_STATE_SIZE 128
 
 /**
- * `flags` bit of `contractpin_verify`: accept tools that are live but not
- * pinned (the CLI's `--allow-new`). Without it an added tool is drift
- * (exit code 1), as spec section 6 requires by default.
+ * `flags` bit of the `contractpin_verify*` and `contractpin_lock_verify*`
+ * calls: accept tools that are live but not pinned (the CLI's
+ * `--allow-new`). Without it an added tool is drift (exit code 1), as spec
+ * section 6 requires by default.
  */
 #define CONTRACTPIN_VERIFY_ALLOW_NEW 1
 
@@ -512,11 +513,18 @@ typedef struct contractpin_limits {
  * independent state with the same contents (to hash several messages that
  * share a prefix). One state must not be used by two threads at once.
  *
- * The library checks the whole state on every call: a state that was never
- * initialised, or whose bytes were changed other than by these functions,
- * is refused with `CONTRACTPIN_STATUS_INVALID_ARGUMENT` (any change to one
- * 8-byte word always; a change to several words except with probability
- * 2^-64).
+ * Every byte of the state must have been written before it is passed to
+ * `contractpin_sha256_update` or `_final`: by `contractpin_sha256_init`,
+ * or at least zeroed (`= {0}`, `memset`, `calloc`). A state that was never
+ * written at all (a declared but uninitialised variable, fresh `malloc`
+ * memory) must not be passed: its contents are indeterminate, and the
+ * library may happen to refuse it but does not promise to.
+ *
+ * Within that rule the library checks the whole state on every call: a
+ * zeroed state that was never initialised, or one whose bytes were changed
+ * other than by these functions, is refused with
+ * `CONTRACTPIN_STATUS_INVALID_ARGUMENT` (any change to one 8-byte word
+ * always; a change to several words except with probability 2^-64).
  */
 typedef struct contractpin_sha256 {
     /**
@@ -1013,8 +1021,13 @@ void contractpin_lock_free(struct contractpin_lock *lock);
 size_t contractpin_lock_server_count(const struct contractpin_lock *lock);
 
 /**
- * The name of server `index` (in the lock's UTF-16 key order), as UTF-8
- * bytes owned by the lock (not NUL-terminated).
+ * The name of server `index` (in the lock's UTF-16 key order): on success
+ * `*name` points at its UTF-8 bytes, owned by the lock, and `*name_len`
+ * holds their length. A NUL byte follows the name (not counted in
+ * `*name_len`), so `*name` is never NULL or dangling, even for an empty
+ * name, and a name without NULs of its own can be used as a C string. Both
+ * out-parameters are required and written only on success. Statuses:
+ * `CONTRACTPIN_STATUS_NULL_ARGUMENT`, `CONTRACTPIN_STATUS_INDEX_OUT_OF_RANGE`.
  *
  * # Safety
  * `lock` NULL or live; `name` and `name_len` NULL or writable.
@@ -1026,8 +1039,11 @@ contractpin_status contractpin_lock_server_name(const struct contractpin_lock *l
 
 /**
  * `contractpin_verify_with_limits` against a parsed lock: compares the
- * live tools/list of server `server_name` with its pins. Statuses, `out`
- * and `error_offset` as there (no lock statuses but
+ * live tools/list of server `server_name` with its pins. `flags`
+ * (`CONTRACTPIN_VERIFY_ALLOW_NEW`, and `CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS`
+ * accepted without effect; other bits are
+ * `CONTRACTPIN_STATUS_INVALID_ARGUMENT`), statuses, `out` and
+ * `error_offset` as there (no lock statuses but
  * `CONTRACTPIN_STATUS_LOCK_UNKNOWN_SERVER`: the lock is already valid).
  *
  * # Safety
@@ -1066,8 +1082,11 @@ contractpin_status contractpin_lock_error_offset(const struct contractpin_lock_e
 
 /**
  * The JSON path of the problem in the lock (for example
- * `servers.acme.tools.search.digest`; empty for the whole document), as
- * UTF-8 bytes owned by `error`.
+ * `servers.acme.tools.search.digest`; empty for the whole document and for
+ * a `CONTRACTPIN_STATUS_LOCK_SYNTAX` error, located by its offset instead),
+ * as UTF-8 bytes owned by `error`: `*path` and `*path_len` as for
+ * `contractpin_lock_server_name` (followed by a NUL byte, never NULL or
+ * dangling even when empty). Statuses: `CONTRACTPIN_STATUS_NULL_ARGUMENT`.
  *
  * # Safety
  * `error` NULL or live; `path`, `path_len` NULL or writable.
@@ -1077,7 +1096,11 @@ contractpin_status contractpin_lock_error_path(const struct contractpin_lock_err
                                                size_t *path_len);
 
 /**
- * What is wrong there, in one line of UTF-8 owned by `error`.
+ * What is wrong there, in one line of UTF-8 owned by `error` (empty for a
+ * `CONTRACTPIN_STATUS_LOCK_SYNTAX` error: its status and offset say it):
+ * `*detail` and `*detail_len` as for `contractpin_lock_server_name`
+ * (followed by a NUL byte, never NULL or dangling even when empty).
+ * Statuses: `CONTRACTPIN_STATUS_NULL_ARGUMENT`.
  *
  * # Safety
  * `error` NULL or live; `detail`, `detail_len` NULL or writable.
@@ -1271,10 +1294,10 @@ contractpin_status contractpin_sha256_init(struct contractpin_sha256 *state);
 /**
  * Absorbs `len` bytes at `data` into an initialised state. NULL `data`
  * with `len` 0 is a no-op. Returns `CONTRACTPIN_STATUS_INVALID_ARGUMENT`,
- * absorbing nothing and leaving the state as it was, if the state was never
- * initialised, was changed other than by these functions, is not aligned
- * like `uint64_t`, or would exceed 2^61 - 1 bytes (the SHA-256 limit).
- * `data` may point into the state itself.
+ * absorbing nothing and leaving the state as it was, if the state was
+ * zeroed but never initialised, was changed other than by these functions,
+ * is not aligned like `uint64_t`, or would exceed 2^61 - 1 bytes (the
+ * SHA-256 limit). `data` may point into the state itself.
  *
  * # Safety
  * `state` must be NULL or valid for reading and writing a
@@ -1291,8 +1314,8 @@ contractpin_status contractpin_sha256_update(struct contractpin_sha256 *state,
  * Writes the SHA-256 digest of everything absorbed since init (or the last
  * final) to `out` (32 raw bytes), then resets the state for a new message.
  * Returns `CONTRACTPIN_STATUS_NULL_ARGUMENT` for NULL arguments and
- * `CONTRACTPIN_STATUS_INVALID_ARGUMENT` for a state that was never
- * initialised, was changed other than by these functions, or is not
+ * `CONTRACTPIN_STATUS_INVALID_ARGUMENT` for a state that was zeroed but
+ * never initialised, was changed other than by these functions, or is not
  * aligned like `uint64_t`; in both cases nothing is written. (`out` may
  * overlap the state: the digest is written last, and the state is then no
  * longer valid.)
@@ -1376,7 +1399,9 @@ contractpin_status contractpin_verify(const uint8_t *lock,
  * - `tools_list`, `tools_list_len`: the live tools/list in any shape
  *   `contractpin_digest_tools_list` accepts (statuses 1-13 and 32-37
  *   with `error_offset` into these bytes when it is rejected).
- * - `flags`: 0 or `CONTRACTPIN_VERIFY_ALLOW_NEW`; other bits are
+ * - `flags`: any of `CONTRACTPIN_VERIFY_ALLOW_NEW` and
+ *   `CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS` (accepted, and without effect
+ *   here: this call compares no instructions); other bits are
  *   `CONTRACTPIN_STATUS_INVALID_ARGUMENT`.
  * - `limits`: NULL for the defaults; applies to the tools/list.
  * - `out` (required): on success a new `contractpin_report *` owned by the

@@ -8,11 +8,16 @@ import "C"
 
 import (
 	"encoding/json"
+	"fmt"
 	"runtime"
 )
 
 // Limits bounds the work done on untrusted input. The zero value is not
 // useful: start from DefaultLimits().
+//
+// MaxInput and MaxTools must not be negative (nor above what a C size_t
+// holds): a call given such limits returns an error that matches
+// ErrInvalidArgument (errors.Is) and calls nothing.
 type Limits struct {
 	// MaxDepth is the deepest nesting of arrays and objects (default 256).
 	MaxDepth uint32
@@ -28,16 +33,54 @@ func DefaultLimits() Limits {
 	return Limits{MaxDepth: uint32(l.max_depth), MaxInput: int(l.max_input), MaxTools: int(l.max_tools)}
 }
 
-func (l *Limits) c() *C.contractpin_limits {
+// c is the contractpin_limits for l (nil, the defaults, for nil), or an
+// error for a value the C type cannot hold: converting it would wrap (a
+// negative MaxInput would become SIZE_MAX, no limit at all).
+func (l *Limits) c() (*C.contractpin_limits, error) {
 	if l == nil {
-		return nil
+		return nil, nil
+	}
+	maxInput, err := sizeT("MaxInput", l.MaxInput)
+	if err != nil {
+		return nil, err
+	}
+	maxTools, err := sizeT("MaxTools", l.MaxTools)
+	if err != nil {
+		return nil, err
 	}
 	return &C.contractpin_limits{
 		max_depth: C.uint32_t(l.MaxDepth),
-		max_input: C.size_t(l.MaxInput),
-		max_tools: C.size_t(l.MaxTools),
-	}
+		max_input: maxInput,
+		max_tools: maxTools,
+	}, nil
 }
+
+// sizeMax is SIZE_MAX, the largest C size_t.
+const sizeMax = uint64(^C.size_t(0))
+
+// sizeT converts the Limits field named field to a C size_t, refusing a
+// value that does not fit rather than wrapping it.
+func sizeT(field string, v int) (C.size_t, error) {
+	// The second test is for a platform whose int is wider than its size_t.
+	if v < 0 || uint64(v) > sizeMax {
+		return 0, &limitsError{field: field, value: v}
+	}
+	return C.size_t(v), nil
+}
+
+// limitsError is the error for a Limits field out of range. It unwraps to
+// an *Error of kind ErrInvalidArgument, what the C library returns for an
+// invalid argument.
+type limitsError struct {
+	field string
+	value int
+}
+
+func (e *limitsError) Error() string {
+	return fmt.Sprintf("contractpin: invalid Limits: %s is %d, not between 0 and %d", e.field, e.value, sizeMax)
+}
+
+func (e *limitsError) Unwrap() error { return &Error{Kind: ErrInvalidArgument, Offset: -1} }
 
 // bufferCall runs a C function that writes into a caller buffer, growing the
 // buffer once if the first guess was too small.
@@ -65,7 +108,10 @@ func Canonicalize(doc []byte) ([]byte, error) {
 
 // CanonicalizeWithLimits is Canonicalize with explicit limits (nil means the defaults).
 func CanonicalizeWithLimits(doc []byte, limits *Limits) ([]byte, error) {
-	cl := limits.c()
+	cl, err := limits.c()
+	if err != nil {
+		return nil, err
+	}
 	out, err := bufferCall(len(doc)+64, func(out *C.uint8_t, cap C.size_t, n *C.size_t, off *C.size_t) C.contractpin_status {
 		return C.contractpin_canonicalize_with_limits(bytesPtr(doc), C.size_t(len(doc)), cl, out, cap, n, off)
 	})
@@ -149,9 +195,13 @@ func DigestToolsList(list []byte) (*Server, error) {
 // DigestToolsListWithLimits is DigestToolsList with explicit limits (nil
 // means the defaults).
 func DigestToolsListWithLimits(list []byte, limits *Limits) (*Server, error) {
+	cl, err := limits.c()
+	if err != nil {
+		return nil, err
+	}
 	var srv *C.contractpin_server
 	var off C.size_t
-	st := C.contractpin_digest_tools_list_with_limits(bytesPtr(list), C.size_t(len(list)), limits.c(), &srv, &off)
+	st := C.contractpin_digest_tools_list_with_limits(bytesPtr(list), C.size_t(len(list)), cl, &srv, &off)
 	runtime.KeepAlive(list)
 	if st != C.CONTRACTPIN_STATUS_OK {
 		return nil, newError(st, off, hasOffset(st))

@@ -115,12 +115,16 @@ func (l *Lock) Verify(server string, toolsList []byte, opts VerifyOptions) (*Rep
 	if l.h == nil {
 		return nil, ErrLockClosed
 	}
+	cl, err := opts.Limits.c()
+	if err != nil {
+		return nil, err
+	}
 	var rep *C.contractpin_report
 	var off C.size_t
 	st := C.contractpin_lock_verify(l.h,
 		stringPtr(server), C.size_t(len(server)),
 		bytesPtr(toolsList), C.size_t(len(toolsList)),
-		verifyFlags(opts), opts.Limits.c(), &rep, &off)
+		verifyFlags(opts), cl, &rep, &off)
 	runtime.KeepAlive(server)
 	runtime.KeepAlive(toolsList)
 	if st != C.CONTRACTPIN_STATUS_OK {
@@ -137,6 +141,10 @@ func (l *Lock) VerifyServer(server string, initializeResult, toolsList []byte, o
 	if l.h == nil {
 		return nil, ErrLockClosed
 	}
+	cl, err := opts.Limits.c()
+	if err != nil {
+		return nil, err
+	}
 	var rep *C.contractpin_report
 	var off C.size_t
 	var in C.contractpin_input
@@ -144,7 +152,7 @@ func (l *Lock) VerifyServer(server string, initializeResult, toolsList []byte, o
 		stringPtr(server), C.size_t(len(server)),
 		bytesPtr(initializeResult), C.size_t(len(initializeResult)),
 		bytesPtr(toolsList), C.size_t(len(toolsList)),
-		verifyFlags(opts), opts.Limits.c(), &rep, &off, &in)
+		verifyFlags(opts), cl, &rep, &off, &in)
 	runtime.KeepAlive(server)
 	runtime.KeepAlive(initializeResult)
 	runtime.KeepAlive(toolsList)
@@ -232,13 +240,17 @@ func (l *Lock) GuardPageWithLimits(server string, page []byte, observe bool, lim
 	if l.h == nil {
 		return nil, ErrLockClosed
 	}
+	cl, err := limits.c()
+	if err != nil {
+		return nil, err
+	}
 	flags := guardFlags(observe)
 	var res *C.contractpin_guard_result
 	var off C.size_t
 	st := C.contractpin_guard_page(l.h,
 		stringPtr(server), C.size_t(len(server)),
 		bytesPtr(page), C.size_t(len(page)),
-		flags, limits.c(), &res, &off)
+		flags, cl, &res, &off)
 	runtime.KeepAlive(server)
 	runtime.KeepAlive(page)
 	if st != C.CONTRACTPIN_STATUS_OK {
@@ -365,13 +377,17 @@ func (l *Lock) GuardInstructionsWithLimits(server string, result []byte, observe
 	if l.h == nil {
 		return nil, ErrLockClosed
 	}
+	cl, err := limits.c()
+	if err != nil {
+		return nil, err
+	}
 	flags := guardFlags(observe)
 	var res *C.contractpin_guard_instructions_result
 	var off C.size_t
 	st := C.contractpin_guard_instructions(l.h,
 		stringPtr(server), C.size_t(len(server)),
 		bytesPtr(result), C.size_t(len(result)),
-		flags, limits.c(), &res, &off)
+		flags, cl, &res, &off)
 	runtime.KeepAlive(server)
 	runtime.KeepAlive(result)
 	if st != C.CONTRACTPIN_STATUS_OK {

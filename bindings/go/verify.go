@@ -96,13 +96,17 @@ func Verify(lock []byte, server string, toolsList []byte) (*Report, error) {
 
 // VerifyWithOptions is Verify with options.
 func VerifyWithOptions(lock []byte, server string, toolsList []byte, opts VerifyOptions) (*Report, error) {
+	cl, err := opts.Limits.c()
+	if err != nil {
+		return nil, err
+	}
 	var rep *C.contractpin_report
 	var off C.size_t
 	st := C.contractpin_verify_with_limits(
 		bytesPtr(lock), C.size_t(len(lock)),
 		stringPtr(server), C.size_t(len(server)),
 		bytesPtr(toolsList), C.size_t(len(toolsList)),
-		verifyFlags(opts), opts.Limits.c(), &rep, &off)
+		verifyFlags(opts), cl, &rep, &off)
 	runtime.KeepAlive(lock)
 	runtime.KeepAlive(server)
 	runtime.KeepAlive(toolsList)
@@ -124,6 +128,10 @@ func VerifyWithOptions(lock []byte, server string, toolsList []byte, opts Verify
 // result that is not a JSON object, or a whole JSON-RPC response, is
 // ErrUnexpectedByte in the "initialize result".
 func VerifyServer(lock []byte, server string, initializeResult, toolsList []byte, opts VerifyOptions) (*Report, error) {
+	cl, err := opts.Limits.c()
+	if err != nil {
+		return nil, err
+	}
 	var rep *C.contractpin_report
 	var off C.size_t
 	var in C.contractpin_input
@@ -132,7 +140,7 @@ func VerifyServer(lock []byte, server string, initializeResult, toolsList []byte
 		stringPtr(server), C.size_t(len(server)),
 		bytesPtr(initializeResult), C.size_t(len(initializeResult)),
 		bytesPtr(toolsList), C.size_t(len(toolsList)),
-		verifyFlags(opts), opts.Limits.c(), &rep, &off, &in)
+		verifyFlags(opts), cl, &rep, &off, &in)
 	runtime.KeepAlive(lock)
 	runtime.KeepAlive(server)
 	runtime.KeepAlive(initializeResult)

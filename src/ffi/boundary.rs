@@ -170,6 +170,36 @@ pub(crate) unsafe fn write_opt<T>(ptr: *mut T, value: T) {
     }
 }
 
+/// A string the ABI lends out as `(pointer, length)`: its bytes followed by
+/// a NUL byte that the length does not count, so the pointer is never NULL
+/// or dangling, not even for an empty string (it then points at the NUL),
+/// and a string without NULs of its own can be read as a C string. That is
+/// the convention of every `(pointer, length)` string the accessors return
+/// (the server, report and guard objects pack theirs, NUL after each, in
+/// one buffer); this is the type for a string stored on its own.
+pub(crate) struct NulStr {
+    /// The bytes, then the NUL: never empty.
+    bytes: Box<[u8]>,
+}
+
+impl NulStr {
+    /// Copies `text` and appends the NUL.
+    pub(crate) fn new(text: &[u8]) -> NulStr {
+        let mut bytes = alloc::vec::Vec::with_capacity(text.len() + 1);
+        bytes.extend_from_slice(text);
+        bytes.push(0);
+        NulStr {
+            bytes: bytes.into_boxed_slice(),
+        }
+    }
+
+    /// The `(pointer, length)` to hand out: the pointer is owned by `self`,
+    /// non-null, and valid for reading `length + 1` bytes, the last a NUL.
+    pub(crate) fn span(&self) -> (*const u8, usize) {
+        (self.bytes.as_ptr(), self.bytes.len() - 1)
+    }
+}
+
 /// Copies `bytes` into the caller's buffer `(out, cap)` and stores the length
 /// in `*out_len`; when `cap` is too small, stores the needed length and fails
 /// with [`contractpin_status::OutputTooSmall`], leaving `out` untouched.
@@ -195,4 +225,23 @@ pub(crate) unsafe fn copy_out(
         unsafe { ptr::copy(bytes.as_ptr(), out, bytes.len()) };
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::NulStr;
+
+    #[test]
+    fn nul_str_is_never_dangling() {
+        for text in [&b""[..], b"servers.demo", b"a\0b"] {
+            let s = NulStr::new(text);
+            let (ptr, len) = s.span();
+            assert!(!ptr.is_null());
+            assert_eq!(len, text.len());
+            // SAFETY: `span` promises `len + 1` readable bytes owned by `s`.
+            let all = unsafe { core::slice::from_raw_parts(ptr, len + 1) };
+            assert_eq!(&all[..len], text);
+            assert_eq!(all[len], 0);
+        }
+    }
 }

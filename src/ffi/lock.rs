@@ -9,7 +9,9 @@ use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::boundary::{borrow, finish, guarded, input, non_null, status_of, write_opt, Failure};
+use super::boundary::{
+    borrow, finish, guarded, input, non_null, status_of, write_opt, Failure, NulStr,
+};
 use super::limits::{contractpin_limits, resolve};
 use super::status::contractpin_status;
 use super::verify::{lock_failure, verify_parsed};
@@ -19,15 +21,15 @@ use crate::lock::{cmp_utf16, Lock, LockError, LockServer};
 pub struct contractpin_lock {
     lock: Lock,
     /// Server names in the lock's (UTF-16) order, for index access.
-    names: Vec<String>,
+    names: Vec<NulStr>,
 }
 
 /// Why `contractpin_lock_parse` refused a lock.
 pub struct contractpin_lock_error {
     status: contractpin_status,
     offset: Option<usize>,
-    path: String,
-    detail: String,
+    path: NulStr,
+    detail: NulStr,
 }
 
 impl contractpin_lock_error {
@@ -36,8 +38,8 @@ impl contractpin_lock_error {
         contractpin_lock_error {
             status: f.status,
             offset: f.offset,
-            path: String::from(e.path()),
-            detail: String::from(e.detail()),
+            path: NulStr::new(e.path().as_bytes()),
+            detail: NulStr::new(e.detail().as_bytes()),
         }
     }
 }
@@ -107,8 +109,9 @@ pub unsafe extern "C" fn contractpin_lock_parse(
             }
             lock_failure(&e)
         })?;
-        let mut names: Vec<String> = parsed.servers.keys().cloned().collect();
+        let mut names: Vec<&String> = parsed.servers.keys().collect();
         names.sort_by(|a, b| cmp_utf16(a, b));
+        let names = names.iter().map(|n| NulStr::new(n.as_bytes())).collect();
         let handle = Box::into_raw(Box::new(contractpin_lock {
             lock: parsed,
             names,
@@ -143,8 +146,13 @@ pub unsafe extern "C" fn contractpin_lock_server_count(lock: *const contractpin_
     unsafe { borrow(lock) }.map_or(0, |l| l.names.len())
 }
 
-/// The name of server `index` (in the lock's UTF-16 key order), as UTF-8
-/// bytes owned by the lock (not NUL-terminated).
+/// The name of server `index` (in the lock's UTF-16 key order): on success
+/// `*name` points at its UTF-8 bytes, owned by the lock, and `*name_len`
+/// holds their length. A NUL byte follows the name (not counted in
+/// `*name_len`), so `*name` is never NULL or dangling, even for an empty
+/// name, and a name without NULs of its own can be used as a C string. Both
+/// out-parameters are required and written only on success. Statuses:
+/// `CONTRACTPIN_STATUS_NULL_ARGUMENT`, `CONTRACTPIN_STATUS_INDEX_OUT_OF_RANGE`.
 ///
 /// # Safety
 /// `lock` NULL or live; `name` and `name_len` NULL or writable.
@@ -160,22 +168,26 @@ pub unsafe extern "C" fn contractpin_lock_server_name(
         let l = unsafe { borrow(lock)? };
         non_null(name)?;
         non_null(name_len)?;
-        let n = l
+        let (ptr, len) = l
             .names
             .get(index)
-            .ok_or(contractpin_status::IndexOutOfRange)?;
+            .ok_or(contractpin_status::IndexOutOfRange)?
+            .span();
         // SAFETY: both out-parameters are non-null and writable.
         unsafe {
-            name.write(n.as_ptr());
-            name_len.write(n.len());
+            name.write(ptr);
+            name_len.write(len);
         }
         Ok(())
     })
 }
 
 /// `contractpin_verify_with_limits` against a parsed lock: compares the
-/// live tools/list of server `server_name` with its pins. Statuses, `out`
-/// and `error_offset` as there (no lock statuses but
+/// live tools/list of server `server_name` with its pins. `flags`
+/// (`CONTRACTPIN_VERIFY_ALLOW_NEW`, and `CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS`
+/// accepted without effect; other bits are
+/// `CONTRACTPIN_STATUS_INVALID_ARGUMENT`), statuses, `out` and
+/// `error_offset` as there (no lock statuses but
 /// `CONTRACTPIN_STATUS_LOCK_UNKNOWN_SERVER`: the lock is already valid).
 ///
 /// # Safety
@@ -251,7 +263,7 @@ pub unsafe extern "C" fn contractpin_lock_error_offset(
 /// `error` NULL or live; `text`, `text_len` NULL or writable.
 unsafe fn error_text(
     error: *const contractpin_lock_error,
-    pick: fn(&contractpin_lock_error) -> &str,
+    pick: fn(&contractpin_lock_error) -> &NulStr,
     text: *mut *const u8,
     text_len: *mut usize,
 ) -> contractpin_status {
@@ -260,19 +272,22 @@ unsafe fn error_text(
         let e = unsafe { borrow(error)? };
         non_null(text)?;
         non_null(text_len)?;
-        let s = pick(e);
+        let (ptr, len) = pick(e).span();
         // SAFETY: both are non-null and writable.
         unsafe {
-            text.write(s.as_ptr());
-            text_len.write(s.len());
+            text.write(ptr);
+            text_len.write(len);
         }
         Ok(())
     })
 }
 
 /// The JSON path of the problem in the lock (for example
-/// `servers.acme.tools.search.digest`; empty for the whole document), as
-/// UTF-8 bytes owned by `error`.
+/// `servers.acme.tools.search.digest`; empty for the whole document and for
+/// a `CONTRACTPIN_STATUS_LOCK_SYNTAX` error, located by its offset instead),
+/// as UTF-8 bytes owned by `error`: `*path` and `*path_len` as for
+/// `contractpin_lock_server_name` (followed by a NUL byte, never NULL or
+/// dangling even when empty). Statuses: `CONTRACTPIN_STATUS_NULL_ARGUMENT`.
 ///
 /// # Safety
 /// `error` NULL or live; `path`, `path_len` NULL or writable.
@@ -286,7 +301,11 @@ pub unsafe extern "C" fn contractpin_lock_error_path(
     unsafe { error_text(error, |e| &e.path, path, path_len) }
 }
 
-/// What is wrong there, in one line of UTF-8 owned by `error`.
+/// What is wrong there, in one line of UTF-8 owned by `error` (empty for a
+/// `CONTRACTPIN_STATUS_LOCK_SYNTAX` error: its status and offset say it):
+/// `*detail` and `*detail_len` as for `contractpin_lock_server_name`
+/// (followed by a NUL byte, never NULL or dangling even when empty).
+/// Statuses: `CONTRACTPIN_STATUS_NULL_ARGUMENT`.
 ///
 /// # Safety
 /// `error` NULL or live; `detail`, `detail_len` NULL or writable.

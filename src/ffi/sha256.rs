@@ -52,11 +52,18 @@ pub const CONTRACTPIN_SHA256_STATE_SIZE: usize = 128;
 /// independent state with the same contents (to hash several messages that
 /// share a prefix). One state must not be used by two threads at once.
 ///
-/// The library checks the whole state on every call: a state that was never
-/// initialised, or whose bytes were changed other than by these functions,
-/// is refused with `CONTRACTPIN_STATUS_INVALID_ARGUMENT` (any change to one
-/// 8-byte word always; a change to several words except with probability
-/// 2^-64).
+/// Every byte of the state must have been written before it is passed to
+/// `contractpin_sha256_update` or `_final`: by `contractpin_sha256_init`,
+/// or at least zeroed (`= {0}`, `memset`, `calloc`). A state that was never
+/// written at all (a declared but uninitialised variable, fresh `malloc`
+/// memory) must not be passed: its contents are indeterminate, and the
+/// library may happen to refuse it but does not promise to.
+///
+/// Within that rule the library checks the whole state on every call: a
+/// zeroed state that was never initialised, or one whose bytes were changed
+/// other than by these functions, is refused with
+/// `CONTRACTPIN_STATUS_INVALID_ARGUMENT` (any change to one 8-byte word
+/// always; a change to several words except with probability 2^-64).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct contractpin_sha256 {
@@ -258,10 +265,10 @@ pub unsafe extern "C" fn contractpin_sha256_init(
 
 /// Absorbs `len` bytes at `data` into an initialised state. NULL `data`
 /// with `len` 0 is a no-op. Returns `CONTRACTPIN_STATUS_INVALID_ARGUMENT`,
-/// absorbing nothing and leaving the state as it was, if the state was never
-/// initialised, was changed other than by these functions, is not aligned
-/// like `uint64_t`, or would exceed 2^61 - 1 bytes (the SHA-256 limit).
-/// `data` may point into the state itself.
+/// absorbing nothing and leaving the state as it was, if the state was
+/// zeroed but never initialised, was changed other than by these functions,
+/// is not aligned like `uint64_t`, or would exceed 2^61 - 1 bytes (the
+/// SHA-256 limit). `data` may point into the state itself.
 ///
 /// # Safety
 /// `state` must be NULL or valid for reading and writing a
@@ -297,8 +304,8 @@ pub unsafe extern "C" fn contractpin_sha256_update(
 /// Writes the SHA-256 digest of everything absorbed since init (or the last
 /// final) to `out` (32 raw bytes), then resets the state for a new message.
 /// Returns `CONTRACTPIN_STATUS_NULL_ARGUMENT` for NULL arguments and
-/// `CONTRACTPIN_STATUS_INVALID_ARGUMENT` for a state that was never
-/// initialised, was changed other than by these functions, or is not
+/// `CONTRACTPIN_STATUS_INVALID_ARGUMENT` for a state that was zeroed but
+/// never initialised, was changed other than by these functions, or is not
 /// aligned like `uint64_t`; in both cases nothing is written. (`out` may
 /// overlap the state: the digest is written last, and the state is then no
 /// longer valid.)

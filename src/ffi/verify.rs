@@ -19,9 +19,10 @@ use crate::verify::{add_changes_from_list, report_json, verify_server, ServerRep
 
 use super::verify_server::contractpin_input;
 
-/// `flags` bit of `contractpin_verify`: accept tools that are live but not
-/// pinned (the CLI's `--allow-new`). Without it an added tool is drift
-/// (exit code 1), as spec section 6 requires by default.
+/// `flags` bit of the `contractpin_verify*` and `contractpin_lock_verify*`
+/// calls: accept tools that are live but not pinned (the CLI's
+/// `--allow-new`). Without it an added tool is drift (exit code 1), as spec
+/// section 6 requires by default.
 pub const CONTRACTPIN_VERIFY_ALLOW_NEW: u32 = 1;
 
 /// `flags` bit of the `*_verify_server` calls: do not compare the server's
@@ -210,7 +211,9 @@ pub unsafe extern "C" fn contractpin_verify(
 /// - `tools_list`, `tools_list_len`: the live tools/list in any shape
 ///   `contractpin_digest_tools_list` accepts (statuses 1-13 and 32-37
 ///   with `error_offset` into these bytes when it is rejected).
-/// - `flags`: 0 or `CONTRACTPIN_VERIFY_ALLOW_NEW`; other bits are
+/// - `flags`: any of `CONTRACTPIN_VERIFY_ALLOW_NEW` and
+///   `CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS` (accepted, and without effect
+///   here: this call compares no instructions); other bits are
 ///   `CONTRACTPIN_STATUS_INVALID_ARGUMENT`.
 /// - `limits`: NULL for the defaults; applies to the tools/list.
 /// - `out` (required): on success a new `contractpin_report *` owned by the

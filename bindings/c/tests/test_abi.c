@@ -462,6 +462,173 @@ done:
     free(expected);
 }
 
+/* A copy of `src` (NUL-terminated) with the first `from` replaced by `to`;
+ * NULL if `from` does not occur. Free with free(). */
+static char *replace_once(const char *src, const char *from, const char *to) {
+    const char *at = strstr(src, from);
+    if (at == NULL) return NULL;
+    size_t head = (size_t)(at - src), from_len = strlen(from), to_len = strlen(to);
+    size_t tail = strlen(at + from_len);
+    char *out = malloc(head + to_len + tail + 1);
+    if (out == NULL) return NULL;
+    memcpy(out, src, head);
+    memcpy(out + head, to, to_len);
+    memcpy(out + head + to_len, at + from_len, tail + 1);
+    return out;
+}
+
+/* The flags of contractpin_verify, contractpin_verify_with_limits and
+ * contractpin_lock_verify are what the header lists: ALLOW_NEW and
+ * IGNORE_INSTRUCTIONS (without effect on these calls) in any combination;
+ * every other bit, alone or with the known ones, is INVALID_ARGUMENT and
+ * nothing is written. */
+static void test_verify_flags(const char *dir) {
+    char path[4096];
+    size_t lock_len, added_len;
+    snprintf(path, sizeof path, "%s/demo.lock", dir);
+    uint8_t *lock_bytes = read_file(path, &lock_len);
+    snprintf(path, sizeof path, "%s/tools-added.json", dir);
+    uint8_t *added = read_file(path, &added_len);
+    contractpin_lock *lock = NULL;
+    CHECK(lock_bytes && added);
+    if (!(lock_bytes && added)) goto done;
+    CHECK_STATUS(contractpin_lock_parse(lock_bytes, lock_len, &lock, NULL, NULL),
+                 CONTRACTPIN_STATUS_OK);
+    contractpin_limits limits = contractpin_limits_default();
+
+    for (int call = 0; call < 3; call++) {
+        /* The documented bits: accepted; ALLOW_NEW decides the verdict on a
+         * list with an added tool, IGNORE_INSTRUCTIONS changes nothing. */
+        const uint32_t known[] = {0, CONTRACTPIN_VERIFY_ALLOW_NEW,
+                                  CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS,
+                                  CONTRACTPIN_VERIFY_ALLOW_NEW |
+                                      CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS};
+        for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
+            uint32_t flags = known[k];
+            contractpin_report *report = NULL;
+            contractpin_status st =
+                call == 0   ? contractpin_verify(lock_bytes, lock_len, U8("demo"), 4, added,
+                                                 added_len, flags, &report, NULL)
+                : call == 1 ? contractpin_verify_with_limits(lock_bytes, lock_len, U8("demo"), 4,
+                                                             added, added_len, flags, &limits,
+                                                             &report, NULL)
+                            : contractpin_lock_verify(lock, U8("demo"), 4, added, added_len, flags,
+                                                      &limits, &report, NULL);
+            CHECK_STATUS(st, CONTRACTPIN_STATUS_OK);
+            CHECK(report != NULL);
+            CHECK(contractpin_report_exit_code(report) ==
+                  (flags & CONTRACTPIN_VERIFY_ALLOW_NEW ? 0 : 1));
+            uint32_t instructions = 99;
+            CHECK_STATUS(contractpin_report_instructions(report, &instructions),
+                         CONTRACTPIN_STATUS_OK);
+            CHECK(instructions == CONTRACTPIN_INSTRUCTIONS_STATUS_NOT_CHECKED);
+            contractpin_report_free(report);
+        }
+        /* Every other bit. */
+        for (unsigned bit = 2; bit < 32; bit++) {
+            for (uint32_t with = 0; with <= 3; with += 3) {
+                uint32_t flags = (UINT32_C(1) << bit) | with;
+                contractpin_report *report = NULL;
+                size_t off = 777;
+                contractpin_status st =
+                    call == 0   ? contractpin_verify(lock_bytes, lock_len, U8("demo"), 4, added,
+                                                     added_len, flags, &report, &off)
+                    : call == 1 ? contractpin_verify_with_limits(lock_bytes, lock_len, U8("demo"),
+                                                                 4, added, added_len, flags,
+                                                                 &limits, &report, &off)
+                                : contractpin_lock_verify(lock, U8("demo"), 4, added, added_len,
+                                                          flags, &limits, &report, &off);
+                if (st != CONTRACTPIN_STATUS_INVALID_ARGUMENT)
+                    fprintf(stderr, "verify call %d, flags 0x%x\n", call, (unsigned)flags);
+                CHECK_STATUS(st, CONTRACTPIN_STATUS_INVALID_ARGUMENT);
+                CHECK(report == NULL && off == 777);
+                contractpin_report_free(report);
+            }
+        }
+    }
+
+done:
+    contractpin_lock_free(lock);
+    free(lock_bytes);
+    free(added);
+}
+
+/* A (pointer, length) string returned by the library: never NULL, and
+ * readable for length + 1 bytes, the last a NUL; equal to `want`. */
+static int lent_string_is(const uint8_t *p, size_t len, const char *want) {
+    if (p == NULL || len != strlen(want)) return 0;
+    return memcmp(p, want, len) == 0 && p[len] == 0;
+}
+
+/* The lock accessors that lend out strings (server names, error path and
+ * detail) never return a NULL or dangling pointer, not even for an empty
+ * string, and follow every string with a NUL. */
+static void test_lock_strings(const char *dir) {
+    char path[4096];
+    size_t lock_len;
+    snprintf(path, sizeof path, "%s/demo.lock", dir);
+    char *text = (char *)read_file(path, &lock_len);
+    char *invalid = text ? replace_once(text, "\"tool_count\": 2", "\"tool_count\": 3") : NULL;
+    char *unnamed = text ? replace_once(text, "\"demo\": {", "\"\": {") : NULL;
+    CHECK(text && invalid && unnamed);
+    if (!(text && invalid && unnamed)) goto done;
+
+    /* A syntax error: empty path and detail. */
+    contractpin_lock *lock = NULL;
+    contractpin_lock_error *why = NULL;
+    size_t off = 0;
+    CHECK_STATUS(contractpin_lock_parse(U8("{"), 1, &lock, &why, &off),
+                 CONTRACTPIN_STATUS_LOCK_SYNTAX);
+    CHECK(why != NULL && lock == NULL && off == 1);
+    const uint8_t *p = NULL;
+    size_t n = 99;
+    CHECK_STATUS(contractpin_lock_error_path(why, &p, &n), CONTRACTPIN_STATUS_OK);
+    CHECK(p != NULL && n == 0);
+    if (p != NULL) CHECK(lent_string_is(p, n, ""));
+    p = NULL;
+    n = 99;
+    CHECK_STATUS(contractpin_lock_error_detail(why, &p, &n), CONTRACTPIN_STATUS_OK);
+    CHECK(p != NULL && n == 0);
+    if (p != NULL) CHECK(lent_string_is(p, n, ""));
+    contractpin_lock_error_free(why);
+
+    /* An invalid lock: a path and a detail, each followed by a NUL. */
+    why = NULL;
+    CHECK_STATUS(contractpin_lock_parse(U8(invalid), strlen(invalid), &lock, &why, NULL),
+                 CONTRACTPIN_STATUS_LOCK_INVALID);
+    CHECK(why != NULL && lock == NULL);
+    p = NULL;
+    CHECK_STATUS(contractpin_lock_error_path(why, &p, &n), CONTRACTPIN_STATUS_OK);
+    CHECK(lent_string_is(p, n, "servers.demo.tool_count"));
+    p = NULL;
+    CHECK_STATUS(contractpin_lock_error_detail(why, &p, &n), CONTRACTPIN_STATUS_OK);
+    CHECK(p != NULL && n > 0 && strlen((const char *)p) == n);
+    contractpin_lock_error_free(why);
+
+    /* Server names, the empty one included. */
+    CHECK_STATUS(contractpin_lock_parse(U8(text), lock_len, &lock, NULL, NULL),
+                 CONTRACTPIN_STATUS_OK);
+    p = NULL;
+    CHECK_STATUS(contractpin_lock_server_name(lock, 0, &p, &n), CONTRACTPIN_STATUS_OK);
+    CHECK(lent_string_is(p, n, "demo"));
+    contractpin_lock_free(lock);
+    lock = NULL;
+    CHECK_STATUS(contractpin_lock_parse(U8(unnamed), strlen(unnamed), &lock, NULL, NULL),
+                 CONTRACTPIN_STATUS_OK);
+    CHECK(contractpin_lock_server_count(lock) == 1);
+    p = NULL;
+    n = 99;
+    CHECK_STATUS(contractpin_lock_server_name(lock, 0, &p, &n), CONTRACTPIN_STATUS_OK);
+    CHECK(p != NULL && n == 0);
+    if (p != NULL) CHECK(lent_string_is(p, n, ""));
+    contractpin_lock_free(lock);
+
+done:
+    free(text);
+    free(invalid);
+    free(unnamed);
+}
+
 long run_abi_tests(const char *testdata_dir) {
     long n = 0;
     test_version_and_status_names(), n++;
@@ -473,5 +640,7 @@ long run_abi_tests(const char *testdata_dir) {
     test_sha256_overwritten_state(), n++;
     test_limits(), n++;
     test_server_and_verify(testdata_dir), n++;
+    test_verify_flags(testdata_dir), n++;
+    test_lock_strings(testdata_dir), n++;
     return n;
 }

@@ -1,5 +1,7 @@
 """The Python API over the C ABI: values, exceptions, limits, verification."""
 
+import ctypes
+import dataclasses
 import json
 import threading
 
@@ -108,6 +110,40 @@ def test_limits():
     # Deep nesting is an error, never a crash.
     with pytest.raises(contractpin.DepthLimitError):
         contractpin.canonicalize(b"[" * 100_000 + b"]" * 100_000)
+
+
+SIZE_MAX = (1 << (8 * ctypes.sizeof(ctypes.c_size_t))) - 1
+
+
+@pytest.mark.parametrize(
+    "field,value",
+    [
+        ("max_depth", -1),
+        ("max_depth", 1 << 32),  # would wrap to 0
+        ("max_depth", (1 << 32) + 10),  # would wrap to 10
+        ("max_input", -1),  # would wrap to SIZE_MAX
+        ("max_input", SIZE_MAX + 6),  # would wrap to 5
+        ("max_tools", -1),  # would wrap to SIZE_MAX: no limit
+        ("max_tools", SIZE_MAX + 1),
+    ],
+)
+def test_limits_out_of_range_raise(field, value):
+    # Out of the C type's range: refused, never wrapped into another limit.
+    with pytest.raises(ValueError, match=f"Limits.{field} must be between 0 and "):
+        contractpin.Limits(**{field: value})
+    with pytest.raises(ValueError):
+        dataclasses.replace(contractpin.Limits(), **{field: value})
+
+
+def test_limits_at_the_edges_of_their_c_types():
+    widest = contractpin.Limits(max_depth=(1 << 32) - 1, max_input=SIZE_MAX, max_tools=SIZE_MAX)
+    assert contractpin.canonicalize(b"[[1]]", limits=widest) == b"[[1]]"
+    assert contractpin.digest_tools_list(b'[{"name":"a"}]', limits=widest)["tool_count"] == 1
+    zero = contractpin.Limits(max_depth=0, max_input=0, max_tools=0)
+    with pytest.raises(contractpin.SizeLimitError):
+        contractpin.canonicalize(b"[]", limits=zero)
+    with pytest.raises(TypeError, match="Limits.max_depth must be an int"):
+        contractpin.Limits(max_depth=1.5)  # type: ignore[arg-type]
 
 
 def test_verify():

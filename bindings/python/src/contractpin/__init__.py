@@ -15,6 +15,7 @@ loaded.
 import contextlib
 import ctypes
 import json
+import operator
 import os
 import threading
 from dataclasses import dataclass, field
@@ -79,13 +80,34 @@ def version() -> str:
     return text.decode()
 
 
+# The largest values of the C types of struct contractpin_limits.
+_UINT32_MAX = (1 << 32) - 1
+_SIZE_MAX = (1 << (8 * ctypes.sizeof(ctypes.c_size_t))) - 1
+
+
 @dataclass(frozen=True)
 class Limits:
-    """Limits on untrusted input; the defaults are the library's."""
+    """Limits on untrusted input; the defaults are the library's.
+
+    Each must fit its C type: ``max_depth`` a ``uint32_t``, ``max_input``
+    and ``max_tools`` a ``size_t``. A negative value or one above that
+    raises :class:`ValueError` here (a non-integer :class:`TypeError`), so a
+    limit is never wrapped into another one (-1 would become "no limit").
+    """
 
     max_depth: int = 256
     max_input: int = 64 << 20
     max_tools: int = 100_000
+
+    def __post_init__(self) -> None:
+        for name, top in (("max_depth", _UINT32_MAX), ("max_input", _SIZE_MAX), ("max_tools", _SIZE_MAX)):
+            value = getattr(self, name)
+            try:
+                number = operator.index(value)
+            except TypeError:
+                raise TypeError(f"Limits.{name} must be an int, not {type(value).__name__}") from None
+            if not 0 <= number <= top:
+                raise ValueError(f"Limits.{name} must be between 0 and {top}, not {number}")
 
     def _c(self) -> "ctypes._Pointer[_lib.Limits]":
         return ctypes.pointer(_lib.Limits(self.max_depth, self.max_input, self.max_tools))

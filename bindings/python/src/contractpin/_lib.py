@@ -101,6 +101,16 @@ class Limits(ctypes.Structure):
     ]
 
 
+class Sha256(ctypes.Structure):
+    """struct contractpin_sha256: 128 bytes, aligned like uint64_t, private contents."""
+
+    _fields_ = [("opaque", ctypes.c_uint64 * 16)]
+
+
+# Every function of include/contractpin.h is declared below, the package's
+# own calls and the rest (``lib`` is public): a function left to the ctypes
+# defaults would return a C int and take unchecked arguments.
+# tests/test_prototypes.py checks each declaration against the header.
 def _proto(name: str, restype: Optional[type], *argtypes: type) -> None:
     fn = getattr(lib, name)
     fn.restype = restype
@@ -113,17 +123,23 @@ _vp = ctypes.c_void_p
 _vpp = ctypes.POINTER(ctypes.c_void_p)
 
 _proto("contractpin_version", ctypes.c_char_p)
+_proto("contractpin_version_major", ctypes.c_uint32)
+_proto("contractpin_version_minor", ctypes.c_uint32)
+_proto("contractpin_version_patch", ctypes.c_uint32)
 _proto("contractpin_status_name", ctypes.c_char_p, ctypes.c_uint32)
 _proto("contractpin_status_message", ctypes.c_char_p, ctypes.c_uint32)
 _proto("contractpin_field_name", ctypes.c_char_p, ctypes.c_uint32)
 _proto("contractpin_limits_default", Limits)
+_proto("contractpin_canonicalize", _status, _bytes, ctypes.c_size_t, _u8p, ctypes.c_size_t, _sizep, _sizep)
 _proto(
     "contractpin_canonicalize_with_limits",
     _status, _bytes, ctypes.c_size_t, _limitsp, _u8p, ctypes.c_size_t, _sizep, _sizep,
 )
 _proto("contractpin_tool_contract", _status, _bytes, ctypes.c_size_t, _u8p, ctypes.c_size_t, _sizep, _sizep)
 _proto("contractpin_tool_digest", _status, _bytes, ctypes.c_size_t, ctypes.c_char_p, _sizep)
+_proto("contractpin_tool_digest_bytes", _status, _bytes, ctypes.c_size_t, _u8p, _sizep)
 _proto("contractpin_digest_to_text", _status, _u8p, ctypes.c_char_p)
+_proto("contractpin_digest_tools_list", _status, _bytes, ctypes.c_size_t, _vpp, _sizep)
 _proto("contractpin_digest_tools_list_with_limits", _status, _bytes, ctypes.c_size_t, _limitsp, _vpp, _sizep)
 _proto("contractpin_server_free", None, _vp)
 _proto("contractpin_server_digest", _status, _vp, _u8p)
@@ -131,6 +147,13 @@ _proto("contractpin_server_tool_count", ctypes.c_size_t, _vp)
 _proto("contractpin_server_tool_name", _status, _vp, ctypes.c_size_t, ctypes.POINTER(_u8p), _sizep)
 _proto("contractpin_server_tool_digest", _status, _vp, ctypes.c_size_t, _u8p)
 _proto("contractpin_server_tool_field_digest", _status, _vp, ctypes.c_size_t, ctypes.c_uint32, _u8p)
+_proto("contractpin_server_tool_fields", _status, _vp, ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint32))
+_proto("contractpin_server_find_tool", _status, _vp, _bytes, ctypes.c_size_t, _sizep)
+_proto(
+    "contractpin_verify",
+    _status, _bytes, ctypes.c_size_t, _bytes, ctypes.c_size_t, _bytes, ctypes.c_size_t,
+    ctypes.c_uint32, _vpp, _sizep,
+)
 _proto(
     "contractpin_verify_with_limits",
     _status, _bytes, ctypes.c_size_t, _bytes, ctypes.c_size_t, _bytes, ctypes.c_size_t,
@@ -139,6 +162,7 @@ _proto(
 _proto("contractpin_report_free", None, _vp)
 _proto("contractpin_report_exit_code", ctypes.c_int32, _vp)
 _proto("contractpin_report_tool_count", ctypes.c_size_t, _vp)
+_proto("contractpin_report_counts", _status, _vp, _sizep, _sizep, _sizep, _sizep)
 _proto(
     "contractpin_report_tool",
     _status, _vp, ctypes.c_size_t, ctypes.POINTER(_u8p), _sizep,
@@ -174,6 +198,7 @@ _proto("contractpin_report_instructions_live_digest", _status, _vp, _u8p)
 _proto("contractpin_report_version_changed", _status, _vp, ctypes.POINTER(ctypes.c_int32))
 _proto("contractpin_lock_error_free", None, _vp)
 _proto("contractpin_lock_error_status", _status, _vp)
+_proto("contractpin_lock_error_offset", _status, _vp, _sizep)
 _proto("contractpin_lock_error_path", _status, _vp, ctypes.POINTER(_u8p), _sizep)
 _proto("contractpin_lock_error_detail", _status, _vp, ctypes.POINTER(_u8p), _sizep)
 _proto(
@@ -204,3 +229,10 @@ _proto(
 )
 _proto("contractpin_guard_instructions_result_bytes", _status, _vp, ctypes.POINTER(_u8p), _sizep)
 _proto("contractpin_guard_instructions_result_event_json", _status, _vp, ctypes.POINTER(_u8p), _sizep)
+
+_sha256p = ctypes.POINTER(Sha256)
+_proto("contractpin_sha256_init", _status, _sha256p)
+_proto("contractpin_sha256_update", _status, _sha256p, _bytes, ctypes.c_size_t)
+_proto("contractpin_sha256_final", _status, _sha256p, _u8p)
+_proto("contractpin_sha256_digest", _status, _bytes, ctypes.c_size_t, _u8p)
+_proto("contractpin_sha256_backend", ctypes.c_char_p)
