@@ -418,6 +418,12 @@ fn page(r: &mut Rng, out: &mut Vec<u8>) {
             if r.one_in(2) {
                 out.extend_from_slice(b",\"nextCursor\":null");
             }
+            // A second list beside the first: `not-tools-list`.
+            if r.one_in(16) {
+                out.extend_from_slice(b",\"result\":{\"tools\":");
+                tools_array(r, out);
+                out.push(b'}');
+            }
             out.push(b'}');
         }
     }

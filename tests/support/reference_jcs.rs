@@ -595,6 +595,8 @@ pub fn for_each_tool<'a>(
             return Err(JSON_RPC_ERROR);
         }
         let result = match p.get("result") {
+            // `tools` beside `result`: neither list is taken (SPEC.md section 6).
+            Some(_) if p.get("tools").is_some() => return Err(NOT_TOOLS_LIST),
             Some(r @ RefValue::Object(_)) => r,
             Some(_) => return Err(NOT_TOOLS_LIST),
             None => p,
