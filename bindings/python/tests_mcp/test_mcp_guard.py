@@ -246,6 +246,51 @@ class GuardTest(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(methods.count("tools/list"), 2, methods)
         self.assertNotIn("tools/call", methods)
 
+    async def test_a_tool_swapped_mid_session_is_refused_until_listed_again(self) -> None:
+        """Scenario swap: after the second call the server poisons send_email
+        and sends notifications/tools/list_changed. Nothing is callable until
+        the tools are listed again; then send_email is removed (an
+        adversarial review found the guard ignored the notification)."""
+        record, session_cm = self.fake("swap")
+
+        async def run() -> None:
+            async with session_cm as session:
+                guarded = GuardedSession(session, self.lock, "fake", on_event=self.events.append)
+                self.assertEqual(names(await guarded.list_tools()), FAKE_TOOLS)
+                await guarded.call_tool("get_weather", {"city": "Paris"})
+                await guarded.call_tool("search_docs", {"query": "q"})
+                for _ in range(200):
+                    if not guarded.callable("get_weather"):
+                        break
+                    await asyncio.sleep(0.025)
+                with self.assertRaises(ToolRefusedError) as refused:
+                    await guarded.call_tool("get_weather", {"city": "Oslo"})
+                self.assertIn("notifications/tools/list_changed", str(refused.exception))
+                self.assertEqual(names(await guarded.list_tools()), ["get_weather", "search_docs"])
+                self.assertEqual([(e.tool, e.status) for e in self.events], [("send_email", "drifted")])
+                with self.assertRaises(ToolRefusedError):
+                    await guarded.call_tool("send_email", {"to": "a@example.com"})
+                await guarded.call_tool("get_weather", {"city": "Rome"})
+
+        await asyncio.wait_for(run(), TIMEOUT)
+        calls = [p["name"] for m, p in received(record) if m == "tools/call"]
+        self.assertEqual(calls, ["get_weather", "search_docs", "get_weather"])
+
+    async def test_the_sessions_own_list_tools_is_guarded(self) -> None:
+        """While guarded, the listings the SDK (or the application) makes with
+        the session's own list_tools() are decided too."""
+        record, session_cm = self.fake("drift-description")
+
+        async def run() -> None:
+            async with session_cm as session:
+                guarded = GuardedSession(session, self.lock, "fake", on_event=self.events.append)
+                self.assertEqual(names(await session.list_tools()), ["get_weather", "search_docs"])
+                self.assertEqual([e.tool for e in self.events], ["send_email"])
+                self.assertTrue(guarded.callable("get_weather"))
+                self.assertFalse(guarded.callable("send_email"))
+
+        await asyncio.wait_for(run(), TIMEOUT)
+
     async def test_an_added_tool_is_removed_unless_observed(self) -> None:
         record, session_cm = self.fake("added-tool")
 
@@ -456,6 +501,61 @@ class RawPageTest(unittest.IsolatedAsyncioTestCase):
             self.assertEqual(events, [])
         else:
             self.assertEqual([(e.tool, e.changed) for e in events], [("lookup", ["annotations"])])
+
+
+class PagedStub:
+    """Answers tools/list from a script: the raw result object for each
+    request, by cursor (None for the first page)."""
+
+    def __init__(self, pages: Dict[Optional[str], Dict[str, Any]]) -> None:
+        self.pages = pages
+        self.calls: List[str] = []
+
+    async def send_request(self, request: Any, result_type: Any, *args: Any, **kwargs: Any) -> Any:
+        cursor = getattr(request.params, "cursor", None) if request.params is not None else None
+        return result_type.model_validate(json.loads(json.dumps(self.pages[cursor])))
+
+    async def call_tool(self, name: str, arguments: Any = None, *args: Any, **kwargs: Any) -> str:
+        self.calls.append(name)
+        return "called"
+
+
+class PolicyTest(unittest.IsolatedAsyncioTestCase):
+    """The call policy of contractpin proxy (src/proxy/gate.rs), kept by
+    GuardedSession (findings of an adversarial review, 2026-12-07)."""
+
+    async def test_a_refused_listing_s_cursor_pages_add_nothing(self) -> None:
+        lock: contractpin.Lock = _state["lock"]
+        lookup = VENDOR_PAGE["tools"][0]
+        stub = PagedStub({None: {"tools": [lookup, lookup], "nextCursor": "c2"}, "c2": {"tools": [lookup]}})
+        guarded = GuardedSession(stub, lock, "vendor")
+        with self.assertRaises(contractpin.ContractpinError):
+            await guarded.list_tools()
+        self.assertEqual(names(await guarded.list_tools("c2")), ["lookup"])
+        self.assertFalse(guarded.callable("lookup"))
+        # Nor before any listing.
+        guarded = GuardedSession(stub, lock, "vendor")
+        await guarded.list_tools("c2")
+        with self.assertRaises(ToolRefusedError) as refused:
+            await guarded.call_tool("lookup", {})
+        self.assertIn("no tools/list answer has been checked yet", str(refused.exception))
+        self.assertEqual(stub.calls, [])
+
+    async def test_results_are_read_by_alias_as_the_sdk_reads_them(self) -> None:
+        """mcp 2.x's models also accept `output_schema`; the SDK's own
+        send_request does not, and neither does the guard (the pin has no
+        outputSchema, the SDK would validate call results against this one)."""
+        lock: contractpin.Lock = _state["lock"]
+        lookup = dict(VENDOR_PAGE["tools"][0])
+        lookup["output_schema"] = {"type": "object", "description": "INJECTED", "required": ["ok"]}
+        guarded = GuardedSession(PagedStub({None: {"tools": [lookup]}}), lock, "vendor")
+        result = await guarded.list_tools()
+        tool = result.tools[0]
+        # The SDK's typed field (2.x: output_schema; 1.x: outputSchema, where
+        # `output_schema` stays an extra member, as the SDK keeps it too).
+        field = "output_schema" if "output_schema" in type(tool).model_fields else "outputSchema"
+        self.assertIsNone(getattr(tool, field))
+        self.assertTrue(guarded.callable("lookup"))
 
 
 class PageTest(unittest.TestCase):

@@ -34,6 +34,23 @@ validated into the SDK's ``InitializeResult`` (``DiscoverResult``), which
 the SDK adopts: drifted or unpinned instructions never reach the session.
 A session that was already initialised cannot be guarded after the fact
 (``RuntimeError``).
+
+Results are validated into the SDK's models as the SDK's own
+``send_request`` validates them: by alias only (``by_name=False``), so a
+``output_schema`` or ``next_cursor`` member that mcp 2.x's models would
+also accept, and the SDK itself ignores, is not read in place of
+``outputSchema`` or ``nextCursor``.
+
+:class:`GuardedSession` keeps the call policy of ``contractpin proxy``
+(``src/proxy/gate.rs``) for the session it wraps: no tool is callable
+before a listing is checked; after ``notifications/tools/list_changed``
+none is until the tools are listed again; a refused page leaves none until
+a new listing; a cursor page adds its tools only to a listing that is
+current. It watches the session's notifications (the SDK's
+``message_handler`` still gets every one), and while it guards a session,
+the session's own ``list_tools()`` is the guarded one, so the listings the
+SDK makes by itself (mcp 2.x re-lists when a called tool's output schema is
+unknown) are decided too.
 """
 
 import importlib
@@ -53,21 +70,27 @@ InstructionsHandler = Callable[[InstructionsResult], None]
 
 class ToolRefusedError(PermissionError):
     """A ``tools/call`` the guard refused: the tool did not pass its pin on
-    the last listing (drifted, unpinned) or was never listed. Nothing was
-    sent to the server."""
+    the last listing (drifted, unpinned), was never listed, or the server
+    announced that its tools changed since. Nothing was sent to the
+    server."""
 
-    def __init__(self, tool: str, event: Optional[GuardEvent]) -> None:
-        if event is None:
-            why = "not on the current listing"
-        elif event.status == "unpinned":
-            why = "unpinned (not in the lock)"
-        else:
-            why = f"drifted (changed: {', '.join(event.changed) or 'the tool digest'})"
+    def __init__(self, tool: str, event: Optional[GuardEvent], why: Optional[str] = None) -> None:
+        if why is None:
+            why = _refusal_reason(event)
         super().__init__(f"contractpin: refusing to call tool {tool!r}: {why}")
         #: The tool's name.
         self.tool = tool
         #: Why, when the tool was on the last listing; None if it never was.
         self.event = event
+
+
+def _refusal_reason(event: Optional[GuardEvent]) -> str:
+    """Why a tool of the current listing (or none) is refused."""
+    if event is None:
+        return "not on the current listing"
+    if event.status == "unpinned":
+        return "unpinned (not in the lock)"
+    return f"drifted (changed: {', '.join(event.changed) or 'the tool digest'})"
 
 
 def _log_event(event: GuardEvent) -> None:
@@ -92,15 +115,42 @@ def _raw_result_type() -> Any:
     return _raw_type
 
 
+def _has_cursor(cursor: Optional[str], params: Any) -> bool:
+    """Whether a tools/list request goes on with a listing (a cursor page)."""
+    if params is None:
+        return cursor is not None
+    return getattr(params, "cursor", None) is not None
+
+
+def _validate(model: Any, doc: Dict[str, Any]) -> Any:
+    """``model`` from a result object the way the SDK's ``send_request``
+    validates one: by alias only (mcp 2.x's models accept field names too,
+    which the SDK refuses with ``by_name=False``); pydantic before 2.11 has
+    no such option and reads aliases only."""
+    try:
+        return model.model_validate(doc, by_name=False)
+    except TypeError:
+        return model.model_validate(doc)
+
+
+def _is_tools_list_changed(message: Any) -> bool:
+    """Whether a message the SDK hands its ``message_handler`` is
+    ``notifications/tools/list_changed`` (mcp 1.x wraps notifications in a
+    ``ServerNotification`` root model; 2.x hands the notification itself)."""
+    inner = getattr(message, "root", message)
+    return getattr(inner, "method", None) == "notifications/tools/list_changed"
+
+
 async def _fetch_page(session: Any, cursor: Optional[str], params: Any) -> Tuple[Dict[str, Any], bool]:
     """One tools/list result object, as the server sent it; and whether the
     request had a cursor."""
     types = importlib.import_module("mcp.types")
+    paged = _has_cursor(cursor, params)
     if params is None and cursor is not None:
         params = types.PaginatedRequestParams(cursor=cursor)
     raw = await session.send_request(types.ListToolsRequest(params=params), _raw_result_type())
     page: Dict[str, Any] = raw.root
-    return page, params is not None and getattr(params, "cursor", None) is not None
+    return page, paged
 
 
 def _absorb(session: Any, result: Any, complete: bool) -> Any:
@@ -133,7 +183,7 @@ async def _guarded_page(
         (on_event or _log_event)(event)
     doc = json.loads(decision.result)
     types = importlib.import_module("mcp.types")
-    result = types.ListToolsResult.model_validate(doc)
+    result = _validate(types.ListToolsResult, doc)
     complete = not paged and doc.get("nextCursor") is None
     return _absorb(session, result, complete), decision, paged
 
@@ -190,7 +240,7 @@ async def _guarded_handshake(
         if result_type is not types.InitializeResult:
             return await send_request(request, result_type, *args, **kwargs)
         raw = await send_request(request, _raw_result_type(), *args, **kwargs)
-        return types.InitializeResult.model_validate(guard(raw.root))
+        return _validate(types.InitializeResult, guard(raw.root))
 
     async def guarded_discover(*args: Any, **kwargs: Any) -> Any:
         assert send_discover is not None
@@ -251,8 +301,14 @@ class GuardedSession:
     earlier listings allowed) and goes on with the cursors the server gives.
     If a page is rejected (the guard's exceptions, see
     :meth:`contractpin.Lock.guard_page`) nothing stays callable until the
-    next successful listing. ``observe`` keeps and allows drifted and
-    unpinned tools, and still reports them to ``on_event``.
+    next successful listing, and the rejected listing's later cursor pages
+    add nothing. After ``notifications/tools/list_changed`` nothing is
+    callable until the tools are listed again (the session's notifications
+    are watched; its ``message_handler`` still gets every one). While
+    guarded, the session's own ``list_tools`` is :meth:`list_tools`, so the
+    listings the SDK makes by itself are decided too. ``observe`` keeps and
+    allows drifted and unpinned tools, and still reports them to
+    ``on_event``.
     """
 
     def __init__(
@@ -271,11 +327,35 @@ class GuardedSession:
         self.on_event = on_event
         self._allowed: Dict[str, bool] = {}
         self._events: Dict[str, GuardEvent] = {}
+        # Where the listing stands: "none", "current", "stale" (the server
+        # said its tools changed) or "refused" (a page was rejected).
+        self._listing = "none"
         #: The decision for the last page listed.
         self.last_decision: Optional[GuardResult] = None
         #: The decision on the handshake's instructions (after
         #: :meth:`initialize` or :meth:`discover`).
         self.instructions_decision: Optional[InstructionsResult] = None
+        self._watch(session)
+
+    def _watch(self, session: Any) -> None:
+        """Sees the session's ``notifications/tools/list_changed`` (through
+        its ``message_handler``, which still gets every message) and makes
+        the session's own ``list_tools`` the guarded one."""
+        inner = getattr(session, "_message_handler", None)
+        if callable(inner):
+
+            async def watch(message: Any) -> None:
+                if _is_tools_list_changed(message):
+                    self._list_changed()
+                await inner(message)
+
+            session._message_handler = watch
+        if callable(getattr(session, "list_tools", None)):
+            session.list_tools = self.list_tools
+
+    def _list_changed(self) -> None:
+        if self._listing in ("current", "refused"):
+            self._listing = "stale"
 
     async def initialize(self, *, on_instructions: Optional[InstructionsHandler] = None) -> Any:
         """The session's ``initialize()``, its instructions guarded (see
@@ -301,36 +381,56 @@ class GuardedSession:
         """One page of tools/list (``cursor`` or ``params`` as in the SDK),
         guarded: the SDK's ``ListToolsResult`` with only the tools the
         model may see."""
+        first = not _has_cursor(cursor, params)
         try:
-            result, decision, paged = await _guarded_page(
+            result, decision, _ = await _guarded_page(
                 self.session, self.lock, self.server, cursor, params, self.observe, self.on_event
             )
         except BaseException:
+            if first or self._listing == "current":
+                self._listing = "refused"
             self._allowed.clear()
             self._events.clear()
             self.last_decision = None
             raise
-        if not paged:
+        if first:
+            self._listing = "current"
             self._allowed.clear()
             self._events.clear()
-        for name in decision.passed:
-            self._allowed[name] = True
-            self._events.pop(name, None)
-        for event in decision.events:
-            self._allowed[event.tool] = decision.callable(event.tool)
-            self._events[event.tool] = event
+        self._absorb_decision(decision, adds=self._listing == "current")
         self.last_decision = decision
         return result
 
+    def _absorb_decision(self, decision: GuardResult, adds: bool) -> None:
+        """A page's decision: its passing tools callable when it ``adds`` (a
+        page of the current listing); its reported tools uncallable, with
+        their reasons (a page that does not add keeps only the reasons of
+        the tools it took away)."""
+        if adds:
+            for name in decision.passed:
+                self._allowed[name] = True
+                self._events.pop(name, None)
+        for event in decision.events:
+            if adds:
+                self._allowed[event.tool] = decision.callable(event.tool)
+                self._events[event.tool] = event
+            elif not decision.callable(event.tool) and self._allowed.pop(event.tool, False):
+                self._events[event.tool] = event
+
     def callable(self, name: str) -> bool:
         """Whether :meth:`call_tool` lets ``name`` through."""
-        return self._allowed.get(name, False)
+        return self._listing == "current" and self._allowed.get(name, False)
 
     async def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None, *args: Any, **kwargs: Any) -> Any:
         """``session.call_tool`` for a tool that passed on the current
         listing; :class:`ToolRefusedError` for any other."""
         if not self.callable(name):
-            raise ToolRefusedError(name, self._events.get(name))
+            why = {
+                "none": "no tools/list answer has been checked yet; list the tools first",
+                "stale": "the server announced that its tools changed "
+                "(notifications/tools/list_changed); list the tools again",
+            }.get(self._listing)
+            raise ToolRefusedError(name, self._events.get(name), why)
         return await self.session.call_tool(name, arguments, *args, **kwargs)
 
     def __getattr__(self, attr: str) -> Any:
