@@ -1244,6 +1244,67 @@ fn saving_refuses_to_write_through_a_symlink() {
     assert!(!target.exists(), "wrote through a dangling symlink");
 }
 
+/// The new content of a private file is never readable by others, not for
+/// a moment: the temporary file is created with the file's mode, not 0666
+/// less the umask and narrowed after the write (an adversarial review read
+/// a secret from the temporary file of a 0600 config as another user).
+/// A thread watches the directory while large saves run.
+#[cfg(unix)]
+#[test]
+fn a_private_file_is_never_written_readable_by_others() {
+    let dir = TempDir::new("private");
+    let target = dir.path.join("config.json");
+    fs::write(&target, b"{}").unwrap();
+    fs::set_permissions(&target, fs::Permissions::from_mode(0o600)).unwrap();
+    let big = vec![b' '; 64 << 20];
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watcher = {
+        let (path, done) = (dir.path.clone(), done.clone());
+        std::thread::spawn(move || {
+            let mut modes = std::collections::BTreeSet::new();
+            while !done.load(Ordering::Relaxed) {
+                for entry in fs::read_dir(&path).unwrap().flatten() {
+                    let name = entry.file_name().to_string_lossy().into_owned();
+                    if name != "config.json" {
+                        if let Ok(m) = entry.metadata() {
+                            modes.insert(m.mode() & 0o777);
+                        }
+                    }
+                }
+            }
+            modes
+        })
+    };
+    for _ in 0..8 {
+        lock::save_atomic(&target, &big).unwrap();
+    }
+    done.store(true, Ordering::Relaxed);
+    let modes = watcher.join().unwrap();
+    assert!(!modes.is_empty(), "the watcher never saw a temporary file");
+    let modes: Vec<String> = modes.iter().map(|m| format!("{m:o}")).collect();
+    assert_eq!(modes, ["600"], "the modes of the temporary files seen");
+    assert_eq!(fs::metadata(&target).unwrap().mode() & 0o777, 0o600);
+}
+
+/// A rewrite keeps the file's owner and group where the process may give
+/// them: root rewriting another user's file (Unix; run as root, as CI is).
+#[cfg(unix)]
+#[test]
+fn a_rewrite_keeps_the_owner() {
+    if fs::metadata("/proc/self").map(|m| m.uid()).unwrap_or(1) != 0 {
+        println!("NOTICE a_rewrite_keeps_the_owner: SKIPPED, needs root to give a file away");
+        return;
+    }
+    let dir = TempDir::new("owner");
+    let target = dir.path.join("config.json");
+    fs::write(&target, b"{}").unwrap();
+    std::os::unix::fs::chown(&target, Some(65534), Some(65534)).unwrap();
+    lock::save_atomic(&target, b"{\"a\":1}").unwrap();
+    let m = fs::metadata(&target).unwrap();
+    assert_eq!((m.uid(), m.gid()), (65534, 65534));
+    assert_eq!(fs::read(&target).unwrap(), b"{\"a\":1}");
+}
+
 #[test]
 fn failed_save_leaves_no_trace() {
     let dir = TempDir::new("fail");

@@ -145,6 +145,7 @@ pub fn save_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let target = resolve(path)?;
     let (dir, name) = split(&target)?;
     let prefix = temp_prefix(&name);
+    let old = fs::metadata(&target).ok();
     let (tmp_path, mut file) = loop {
         let mut tmp_name = prefix.clone();
         tmp_name.push(format!(
@@ -153,11 +154,7 @@ pub fn save_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
             COUNTER.fetch_add(1, Ordering::Relaxed)
         ));
         let candidate = dir.join(tmp_name);
-        match OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&candidate)
-        {
+        match create_like(&candidate, old.as_ref()) {
             Ok(f) => break (candidate, f),
             // A leftover of an earlier process with the same pid.
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
@@ -166,7 +163,7 @@ pub fn save_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     };
     let result = (|| {
         file.write_all(bytes)?;
-        if let Ok(meta) = fs::metadata(&target) {
+        if let Some(meta) = &old {
             file.set_permissions(meta.permissions())?;
         }
         file.sync_all()?;
@@ -178,6 +175,44 @@ pub fn save_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         let _ = fs::remove_file(&tmp_path);
     }
     result
+}
+
+/// Creates the new file `path` (never an existing one) for the content of
+/// the file whose metadata is `like`: on Unix it is created with `like`'s
+/// permission bits (the umask may narrow them; they are set exactly once
+/// written), so a private file's new content is never readable by others,
+/// not even for a moment; and it gets `like`'s owner and group where the
+/// process may give them (root rewriting another user's file), so a rewrite
+/// keeps who owns it. Without `like`, a new file's usual mode (0666 less the
+/// umask).
+fn create_like(path: &Path, like: Option<&fs::Metadata>) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+        options.mode(like.map_or(0o666, |m| m.mode() & 0o777));
+        let file = options.open(path)?;
+        if let Some(m) = like {
+            let mine = file.metadata()?;
+            if (mine.uid(), mine.gid()) != (m.uid(), m.gid()) {
+                // Only root may give a file away; anyone else keeps it.
+                match std::os::unix::fs::fchown(&file, Some(m.uid()), Some(m.gid())) {
+                    Err(e) if e.kind() != io::ErrorKind::PermissionDenied => {
+                        let _ = fs::remove_file(path);
+                        return Err(e);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(file)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = like;
+        options.open(path)
+    }
 }
 
 /// Reads and strictly parses the lock at `path`. A file that cannot be read
