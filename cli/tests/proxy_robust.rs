@@ -828,3 +828,41 @@ fn secrets_of_the_servers_env_never_reach_the_log() {
     assert!(!text.contains(secret) && !String::from_utf8_lossy(&out.stderr).contains(secret));
     assert!(!String::from_utf8_lossy(&out.stdout).contains(secret));
 }
+
+/// A lock whose command for a server is `contractpin proxy` for that same
+/// server (what `init --from` of a wrapped configuration once wrote): the
+/// proxy it starts refuses to run, so the session ends at once instead of
+/// starting proxies without end (an adversarial review counted 109
+/// processes and 566 MB after 2 s).
+#[test]
+fn a_proxy_started_by_a_proxy_refuses_to_run() {
+    if !python_ok() {
+        return;
+    }
+    let dir = Dir::new("nested");
+    pin_as(&dir, &fake_cmd(&dir, "ok", &[]));
+    let itself: Vec<String> = std::iter::once(BIN.to_string())
+        .chain(proxy_args(&dir, "fake", &[]))
+        .collect();
+    set_command(&dir, &itself);
+    let mut s = start(&dir, &[]);
+    s.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#);
+    let code = s.exit(Duration::from_secs(20));
+    assert_ne!(code, 0);
+    let err = s.stderr();
+    assert!(err.contains("CONTRACTPIN_PROXY_NESTED is set"), "{err}");
+    assert_eq!(
+        err.matches("this proxy was started by a contractpin proxy")
+            .count(),
+        1,
+        "{err}"
+    );
+    // The variable alone is refused before anything starts.
+    let run = std::process::Command::new(BIN)
+        .args(proxy_args(&dir, "fake", &[]))
+        .env("CONTRACTPIN_PROXY_NESTED", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+}

@@ -173,10 +173,33 @@ impl Outcome {
     }
 }
 
+/// Set (to `1`) in the environment of every stdio server the proxy starts,
+/// so that a proxy started by a proxy refuses to run: a lock whose command
+/// for a server is `contractpin proxy` for that same server (after `init
+/// --from` of a wrapped configuration, say) would otherwise start proxies
+/// without end.
+pub const NESTED_ENV: &str = "CONTRACTPIN_PROXY_NESTED";
+
 /// Checks that `spec` can be proxied without starting anything: a stdio
-/// server with every `${VAR}` of its env set. A usage error otherwise.
+/// server with every `${VAR}` of its env set, and this process not started
+/// by a proxy ([`NESTED_ENV`]). A usage error otherwise.
 pub fn check(spec: &ServerSpec) -> Result<(), McpError> {
+    refuse_nested()?;
     connect(spec, &ClientOptions::default()).map(|_| ())
+}
+
+fn refuse_nested() -> Result<(), McpError> {
+    if std::env::var_os(NESTED_ENV).is_none() {
+        return Ok(());
+    }
+    Err(McpError::new(
+        McpErrorKind::Spawn,
+        std::format!(
+            "this proxy was started by a contractpin proxy ({NESTED_ENV} is set): the lock's command \
+             for the server runs the proxy again, which would start proxies without end; pin the \
+             server the proxy wraps (contractpin unwrap the configuration, then init --from it)"
+        ),
+    ))
 }
 
 /// Runs one proxy session: starts the server of `spec`, relays the client's
@@ -197,6 +220,7 @@ where
     R: Read + Send + 'static,
     W: Write + Send + 'static,
 {
+    refuse_nested()?;
     let (upstream, secrets) = connect(spec, &opts.client)?;
     let policy = enforce::Policy {
         server: opts.server_name.clone(),
