@@ -509,9 +509,12 @@ pub struct WrapArgs {
     /// The lock the proxy reads (its absolute path goes into each wrapped entry)
     #[arg(long, value_name = "PATH", default_value = DEFAULT_LOCK)]
     pub lock: PathBuf,
-    /// Print the change as a unified diff and write nothing
+    /// Print the change as a unified diff (values of env, headers and credentials masked) and write nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Rewrite entries that run contractpin proxy otherwise than wrap would (another program, lock, name or options) to run this contractpin with this lock
+    #[arg(long)]
+    pub rewrap: bool,
 }
 
 /// `contractpin unwrap`.

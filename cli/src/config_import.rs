@@ -11,16 +11,24 @@
 //! An ENTRY is stdio (`command`, `args`, `env`, `cwd`) or HTTP (`url` or
 //! `serverUrl`, `headers`), optionally with `type` (`stdio`, `http`,
 //! `streamable-http`, `sse`). Entries with `"disabled": true` are skipped.
+//!
+//! An entry that runs `contractpin proxy` (one `contractpin wrap` wrote) is
+//! refused: pinning it would pin the proxy in place of the server it wraps.
+//! An argument that looks like a credential is named (never shown) in a
+//! warning: the lock stores the command line as written. Servers in a map
+//! this module does not read (a second map, Claude Code's
+//! `projects.*.mcpServers`) are named in a warning too.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use contractpin::json::{self, Node, Tag, Value};
+use contractpin::json::{self, Node, Tag, Tape, Value};
+use contractpin::lock::{self as cplock, HeaderValue, Source};
 use contractpin::Limits;
 
+use crate::commands::wrap::config::runs_proxy;
 use crate::fail::Failure;
 use crate::input::read_file;
-use contractpin::lock::Source;
 
 /// One imported server.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,11 +53,13 @@ pub fn import(path: &Path, only: Option<&str>) -> Result<ImportResult, Failure> 
     let shown = path.display().to_string();
     let mut bytes = read_file(path, &shown)?;
     strip_jsonc(&mut bytes);
-    let mut nodes = vec![Node::EMPTY; json::scratch_needed(&bytes)];
-    let tape = json::parse(&bytes, &mut nodes, &Limits::DEFAULT)
-        .map_err(|e| Failure::usage(format!("{shown} is not valid JSON: {e}")))?;
-    let map = servers_map(tape.root(), &shown)?;
+    let mut nodes = Vec::new();
+    let tape = parse_config(&bytes, &mut nodes, &shown)?;
+    let (label, map) = servers_map(tape.root(), &shown)?;
     let mut result = ImportResult::default();
+    if let Some(w) = other_maps_warning(tape.root(), map, &shown, label) {
+        result.warnings.push(w);
+    }
     for (key, entry) in map.members() {
         let name = text(key);
         if only.is_some_and(|o| o != name) {
@@ -59,6 +69,9 @@ pub fn import(path: &Path, only: Option<&str>) -> Result<ImportResult, Failure> 
         if entry.tag() != Tag::Object {
             return Err(ctx("entry is not an object".into()));
         }
+        if runs_proxy(entry).is_some() {
+            return Err(ctx(wrapped_entry_message(path)));
+        }
         if is_disabled(entry) {
             result
                 .warnings
@@ -66,6 +79,15 @@ pub fn import(path: &Path, only: Option<&str>) -> Result<ImportResult, Failure> 
             continue;
         }
         let source = entry_source(entry).map_err(ctx)?;
+        if let Source::Stdio { command, .. } = &source {
+            for i in credential_args(&command[1..]) {
+                result.warnings.push(format!(
+                    "{shown}: server {name:?}: args[{i}] looks like a credential; the lock \
+                     stores the command line as written (and it is committed): pass the \
+                     secret through the env block instead"
+                ));
+            }
+        }
         result.servers.push(Imported { name, source });
     }
     if let Some(o) = only {
@@ -78,14 +100,40 @@ pub fn import(path: &Path, only: Option<&str>) -> Result<ImportResult, Failure> 
     Ok(result)
 }
 
-/// The servers map of a parsed configuration: `mcpServers` (Claude
-/// Desktop, Cursor, Claude Code), `servers` (VS Code `mcp.json`) or
-/// `mcp.servers` (VS Code `settings.json`), which must be an object.
-pub fn servers_map<'a>(root: Value<'a>, shown: &str) -> Result<Value<'a>, Failure> {
-    let map = root
-        .get("mcpServers")
-        .or_else(|| root.get("servers"))
-        .or_else(|| root.get("mcp").and_then(|m| m.get("servers")))
+/// Why an entry that runs `contractpin proxy` is not pinned.
+fn wrapped_entry_message(config: &Path) -> String {
+    let shown = config.display();
+    let backup = crate::commands::wrap::backup_path(config);
+    format!(
+        "it runs `contractpin proxy` (`contractpin wrap` wrote it, or it looks like it): pinning \
+         it would pin the proxy in place of the server it wraps; nothing was pinned. Run \
+         `contractpin unwrap --config {shown}` first, or pin the server it wraps (from {}), \
+         or pin the other servers one by one with --name",
+        backup.display()
+    )
+}
+
+/// Parses a configuration (comments already blanked) into a tape that
+/// grows as the parse goes (`json::parse_growing`), so a hostile file that
+/// fails early (the depth limit, a syntax error) costs only the nodes
+/// before its error, never nodes sized from the whole input.
+pub fn parse_config<'a>(
+    bytes: &'a [u8],
+    nodes: &'a mut Vec<Node>,
+    shown: &str,
+) -> Result<Tape<'a>, Failure> {
+    json::parse_growing(bytes, nodes, &Limits::DEFAULT)
+        .map_err(|e| Failure::usage(format!("{shown} is not valid JSON: {e}")))
+}
+
+/// The servers map of a parsed configuration and its name: `mcpServers`
+/// (Claude Desktop, Cursor, Claude Code), `servers` (VS Code `mcp.json`) or
+/// `mcp.servers` (VS Code `settings.json`), the first present, which must be
+/// an object.
+pub fn servers_map<'a>(root: Value<'a>, shown: &str) -> Result<(&'static str, Value<'a>), Failure> {
+    let (label, map) = candidate_maps(root)
+        .into_iter()
+        .find_map(|(l, v)| v.map(|v| (l, v)))
         .ok_or_else(|| {
             Failure::usage(format!(
                 "{shown}: no \"mcpServers\" (Claude Desktop, Cursor, Claude Code) or \"servers\" (VS Code) map"
@@ -96,7 +144,118 @@ pub fn servers_map<'a>(root: Value<'a>, shown: &str) -> Result<Value<'a>, Failur
             "{shown}: the servers map is not an object"
         )));
     }
-    Ok(map)
+    Ok((label, map))
+}
+
+/// The servers maps this module knows, in the order it looks for them.
+fn candidate_maps(root: Value<'_>) -> [(&'static str, Option<Value<'_>>); 3] {
+    [
+        ("mcpServers", root.get("mcpServers")),
+        ("servers", root.get("servers")),
+        (
+            "mcp.servers",
+            root.get("mcp").and_then(|m| m.get("servers")),
+        ),
+    ]
+}
+
+/// The non-empty servers maps other than `used` (the one read): the other
+/// known maps and Claude Code's per-project `projects[DIR].mcpServers`.
+pub fn other_maps(root: Value<'_>, used: Value<'_>) -> Vec<String> {
+    let has_servers = |v: &Value<'_>| v.tag() == Tag::Object && v.members().next().is_some();
+    let mut out: Vec<String> = candidate_maps(root)
+        .into_iter()
+        .filter_map(|(l, v)| {
+            v.filter(|v| v.index() != used.index() && has_servers(v))
+                .map(|_| l)
+        })
+        .map(|l| format!("{l:?}"))
+        .collect();
+    if let Some(projects) = root.get("projects").filter(|p| p.tag() == Tag::Object) {
+        for (dir, p) in projects.members() {
+            if p.get("mcpServers").is_some_and(|m| has_servers(&m)) {
+                out.push(format!("projects[{:?}].mcpServers", text(dir)));
+            }
+        }
+    }
+    out
+}
+
+/// The warning about servers in maps that are not read, if there are any.
+pub fn other_maps_warning(
+    root: Value<'_>,
+    used: Value<'_>,
+    shown: &str,
+    label: &str,
+) -> Option<String> {
+    let others = other_maps(root, used);
+    (!others.is_empty()).then(|| {
+        format!(
+            "{shown}: only the {label:?} map is read; the servers under {} are NOT read \
+             (not pinned, not wrapped: they start as they are)",
+            others.join(", ")
+        )
+    })
+}
+
+/// The indexes of the arguments that look like a credential, by the
+/// lock's own detectors (the secrets policy of `contractpin::lock`): a URL
+/// with a credential in its query or path or with user information, a
+/// `Name: value` header argument with a literal credential value, a word in
+/// a well-known secret format (`ghp_...`, `sk-...`), a `key=value` argument
+/// with a credential-like key (`--api-key=...`), or the value after a
+/// credential-like option (`--token VALUE`).
+pub fn credential_args(args: &[String]) -> Vec<usize> {
+    (0..args.len())
+        .filter(|&i| {
+            let prev = i.checked_sub(1).map(|p| args[p].as_str());
+            looks_like_credential(prev, &args[i])
+        })
+        .collect()
+}
+
+fn looks_like_credential(prev: Option<&str>, arg: &str) -> bool {
+    if cplock::is_env_reference(arg) {
+        return false;
+    }
+    if arg.contains("://") {
+        return cplock::url_credential(arg).is_some()
+            || (cplock::url_has_userinfo(arg) && cplock::url_for_lock(arg) != arg);
+    }
+    if header_credential(arg) {
+        return true;
+    }
+    // The URL detector's path rules, one segment per word.
+    let seg = |w: &str| w.replace(['/', '?', '#'], "_");
+    let probe = |path: &str| cplock::url_credential(&format!("x://h/{path}")).is_some();
+    if arg.split_whitespace().any(|w| probe(&seg(w))) {
+        return true;
+    }
+    match prev {
+        Some(p) if !arg.starts_with('-') && !probe(&seg(p)) => {
+            probe(&format!("{}/{}", seg(p), seg(arg)))
+        }
+        _ => false,
+    }
+}
+
+/// `Name: value` where the name is an authorization header or a
+/// credential-like key and the value is a literal (no `${VAR}`).
+fn header_credential(arg: &str) -> bool {
+    let Some((name, value)) = arg.split_once(':') else {
+        return false;
+    };
+    let (name, value) = (name.trim(), value.trim());
+    if !cplock::is_header_name(name) || value.is_empty() {
+        return false;
+    }
+    if cplock::classify_header(value) != HeaderValue::Literal {
+        return false;
+    }
+    let auth = ["authorization", "proxy-authorization"]
+        .iter()
+        .any(|a| name.eq_ignore_ascii_case(a));
+    auth || cplock::url_credential(&format!("x://h/?{name}={value}")).is_some()
 }
 
 /// Whether an entry says `"disabled": true` (such entries are skipped).
@@ -255,7 +414,76 @@ pub fn strip_jsonc(buf: &mut [u8]) {
 
 #[cfg(test)]
 mod tests {
-    use super::strip_jsonc;
+    use super::*;
+
+    /// The scratch grows with the parse: a deeply nested file fails at the
+    /// depth limit having stored a few nodes, not one per byte of input.
+    #[test]
+    fn parse_config_does_not_size_scratch_from_the_whole_input() {
+        let bomb = vec![b'['; 4 << 20];
+        let mut nodes = Vec::new();
+        let e = parse_config(&bomb, &mut nodes, "c").err().unwrap();
+        assert!(e.message.contains("depth"), "{}", e.message);
+        assert!(nodes.capacity() < 100_000, "{}", nodes.capacity());
+        let wide = format!(
+            "{{\"mcpServers\": {{\"a\": {{\"args\": [{}1]}}}}}}",
+            "1,".repeat(5000)
+        );
+        let mut nodes = Vec::new();
+        let tape = parse_config(wide.as_bytes(), &mut nodes, "c").unwrap();
+        let (label, map) = servers_map(tape.root(), "c").unwrap();
+        assert_eq!(label, "mcpServers");
+        assert_eq!(
+            map.get("a")
+                .unwrap()
+                .get("args")
+                .unwrap()
+                .elements()
+                .count(),
+            5001
+        );
+    }
+
+    #[test]
+    fn credential_arguments() {
+        let args: Vec<String> = [
+            "-c",
+            "exec python3 server.py",
+            "postgresql://admin:hunter2pass@db.internal/prod",
+            "--header",
+            "Authorization: Bearer abcdefSECRET0123456789",
+            "--token",
+            "plainvalue123",
+            "--api-key=abc123",
+            "ghp_abcdefSECRET0123456789",
+            "https://h/mcp?api_key=sk-1",
+            "--verbose",
+            "https://${U}:${P}@h/",
+            "Content-Type: application/json",
+            "--token",
+            "${TOKEN}",
+            "localhost:8080",
+            "https://example.com/mcp",
+            "--port",
+            "8080",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(credential_args(&args), [2, 4, 6, 7, 8, 9]);
+    }
+
+    #[test]
+    fn other_maps_are_named() {
+        let t = br#"{"mcpServers": {}, "servers": {"a": {}}, "projects": {"/p": {"mcpServers": {"b": {}}}, "/q": {"mcpServers": {}}}}"#;
+        let mut nodes = Vec::new();
+        let tape = parse_config(t, &mut nodes, "c").unwrap();
+        let (label, map) = servers_map(tape.root(), "c").unwrap();
+        assert_eq!(label, "mcpServers");
+        assert_eq!(
+            other_maps(tape.root(), map),
+            ["\"servers\"", "projects[\"/p\"].mcpServers"]
+        );
+    }
 
     #[test]
     fn jsonc() {

@@ -827,3 +827,361 @@ fn crlf_and_one_line_entries_keep_their_layout() {
     st.unwrap(&[]).code(0);
     assert_eq!(st.now(), text);
 }
+
+/// The lock's entry for `name`, as compact JSON (by Python).
+fn lock_entry(st: &Setup, name: &str) -> String {
+    let script = format!(
+        "import json,sys\nprint(json.dumps(json.load(open(sys.argv[1]))['servers'][{name:?}]['command']))"
+    );
+    let out = std::process::Command::new("python3")
+        .args(["-c", &script])
+        .arg(&st.lock)
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// F1: `init --from` on a wrapped configuration refuses to pin the proxy
+/// as the server (it would start itself with no end), --force included,
+/// and names the entry and the way out.
+#[test]
+fn init_from_refuses_a_wrapped_entry_even_with_force() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
+    let st = setup("claude_desktop_config.json");
+    st.pin(None);
+    st.wrap(&[]).code(0);
+    let lock_before = read(&st.lock);
+    for force in [false, true] {
+        let mut args = vec![
+            "init".to_string(),
+            "--lock".into(),
+            s(&st.lock),
+            "--from".into(),
+            s(&st.config),
+            "--allow-outside-paths".into(),
+        ];
+        if force {
+            args.push("--force".into());
+        }
+        let o = cp(&args).env("NOTES_API_TOKEN", "x").run();
+        o.code(2);
+        assert!(
+            o.err().contains("server \"fake-notes\"")
+                && o.err().contains("runs `contractpin proxy`")
+                && o.err().contains("contractpin unwrap --config"),
+            "{}",
+            o.err()
+        );
+        assert_eq!(read(&st.lock), lock_before, "force={force}");
+    }
+    assert!(lock_entry(&st, "fake-notes").starts_with("[\"python3\""));
+}
+
+/// F2: an entry that runs contractpin proxy otherwise than wrap writes it
+/// for this lock and this name is never "already wrapped": it is named with
+/// what differs, the wrap exits 2 and changes nothing; `--rewrap` rewrites it.
+#[test]
+fn look_alike_proxy_entries_are_reported_not_taken_as_wrapped() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
+    let st = setup("claude_desktop_config.json");
+    st.pin(None);
+    let exe = s(&std::fs::canonicalize(bin()).unwrap());
+    let lock = s(&std::fs::canonicalize(&st.lock).unwrap());
+    let cases: Vec<(String, String, &str)> = vec![
+        ("./contractpin-shim".into(), format!("\"proxy\", \"--lock\", {lock:?}, \"--name\", \"fake-notes\""), "is not this contractpin"),
+        (exe.clone(), "\"proxy\", \"--lock\", \"/tmp/attacker.lock\", \"--name\", \"fake-notes\"".into(), "its --lock is \"/tmp/attacker.lock\""),
+        (exe.clone(), format!("\"proxy\", \"--lock\", {lock:?}, \"--name\", \"fake-notes\", \"--mode\", \"observe\""), "other options: --mode"),
+        (exe.clone(), "\"proxy\", \"--name\", \"fake-notes\"".into(), "it has no --lock"),
+        (exe.clone(), format!("\"proxy\", \"--lock\", {lock:?}, \"--name\", \"fake-weather\""), "its --name is \"fake-weather\""),
+    ];
+    for (command, args, why) in cases {
+        let text = format!(
+            "{{\"mcpServers\": {{\"fake-notes\": {{\"command\": {command:?}, \"args\": [{args}]}}}}}}\n"
+        );
+        std::fs::write(&st.config, &text).unwrap();
+        let o = st.wrap(&[]);
+        o.code(2);
+        assert!(!o.out().contains("already wrapped"), "{}", o.out());
+        assert!(
+            o.err().contains(
+                "server \"fake-notes\" runs contractpin proxy, but not as wrap writes it"
+            ) && o.err().contains(why)
+                && o.err().contains("--rewrap"),
+            "{why}: {}",
+            o.err()
+        );
+        assert_eq!(st.now(), text);
+        assert!(!st.backup().exists());
+        // --rewrap makes it exactly what wrap writes.
+        st.wrap(&["--rewrap"]).code(0);
+        let (c, a, _) = wrapped_command(&st, "fake-notes");
+        assert_eq!(
+            (c.as_str(), a.as_slice()),
+            (
+                exe.as_str(),
+                &[
+                    "proxy".to_string(),
+                    "--lock".into(),
+                    lock.clone(),
+                    "--name".into(),
+                    "fake-notes".into()
+                ][..]
+            )
+        );
+        let o = st.wrap(&[]);
+        o.code(0);
+        assert!(
+            o.out().contains("already wrapped: \"fake-notes\""),
+            "{}",
+            o.out()
+        );
+        std::fs::remove_file(st.backup()).unwrap();
+    }
+    // A look-alike under a name the lock does not pin cannot be rewritten.
+    std::fs::write(&st.config, "{\"mcpServers\": {\"other\": {\"command\": \"contractpin\", \"args\": [\"proxy\", \"--name\", \"other\"]}}}").unwrap();
+    let o = st.wrap(&["--rewrap"]);
+    o.code(2);
+    assert!(
+        o.err().contains("cannot rewrite") && o.err().contains("\"other\""),
+        "{}",
+        o.err()
+    );
+}
+
+/// F3: env keys that decide which program runs or where HTTP goes are named
+/// (any case), never their values; an already wrapped entry is checked too.
+#[test]
+fn risky_env_keys_of_a_wrapped_entry_are_named() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
+    let st = setup("claude_desktop_config.json");
+    st.pin(None);
+    let text = st.original.replace(
+        "\"NOTES_API_TOKEN\": \"not-a-real-token-claude-desktop\"",
+        "\"NOTES_API_TOKEN\": \"t\", \"PATH\": \"/tmp/evilbin-value:/usr/bin\", \"ld_preload\": \"/tmp/evil-preload.so\", \"Https_Proxy\": \"http://mitm-value\", \"DYLD_INSERT_LIBRARIES\": \"x\", \"PYTHONPATH_NOT\": \"y\"",
+    );
+    std::fs::write(&st.config, &text).unwrap();
+    for _ in 0..2 {
+        let o = st.wrap(&[]);
+        o.code(0);
+        assert!(
+            o.err().contains(
+                "server \"fake-notes\": its env block sets PATH, ld_preload, Https_Proxy, DYLD_INSERT_LIBRARIES, which"
+            ),
+            "{}",
+            o.err()
+        );
+        assert!(!o.err().contains("fake-weather"), "{}", o.err());
+        for v in [
+            "evilbin-value",
+            "evil-preload",
+            "mitm-value",
+            "NOTES_API",
+            "PYTHONPATH_NOT",
+        ] {
+            assert!(
+                !o.err().contains(v) && !o.out().contains(v),
+                "{v}: {}",
+                o.err()
+            );
+        }
+    }
+}
+
+/// F5: servers in a map wrap does not read are named, not silently skipped.
+#[test]
+fn servers_in_maps_that_are_not_read_are_named() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
+    let st = setup("claude_desktop_config.json");
+    st.pin(None);
+    let text = "{\"mcpServers\": {}, \"servers\": {\"fake-notes\": {\"command\": \"python3\"}},\n \"projects\": {\"/home/me/proj\": {\"mcpServers\": {\"fake-weather\": {\"command\": \"python3\"}}}}}\n";
+    std::fs::write(&st.config, text).unwrap();
+    let o = st.wrap(&[]);
+    o.code(0);
+    assert!(
+        o.err().contains("only the \"mcpServers\" map is read; the servers under \"servers\", projects[\"/home/me/proj\"].mcpServers are NOT read"),
+        "{}",
+        o.err()
+    );
+    assert!(
+        o.out().contains("servers in other maps were NOT read"),
+        "{}",
+        o.out()
+    );
+    assert_eq!(st.now(), text);
+}
+
+/// F6: `init --from` names (never shows) arguments that look like a credential.
+#[cfg(unix)]
+#[test]
+fn init_from_names_credential_like_arguments() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
+    let dir = TempDir::new("credargs");
+    let text = "{\"mcpServers\": {\"db\": {\"command\": \"sh\", \"args\": [\"-c\", \"exec python3 tests/mcp/fake_server.py --scenario ok\", \"postgresql://admin:hunter2pass@db.internal/prod\", \"--header\", \"Authorization: Bearer abcdefSECRET0123456789\", \"--api-key=s3cr3tvalue\"]}}}";
+    let config = dir.write("c.json", text);
+    let o = cp(&[
+        "init",
+        "--lock",
+        &s(&dir.path("contractpin.lock")),
+        "--from",
+        &s(&config),
+        "--allow-outside-paths",
+    ])
+    .run();
+    o.code(0);
+    for i in [2, 4, 5] {
+        assert!(
+            o.err()
+                .contains(&format!("server \"db\": args[{i}] looks like a credential")),
+            "{i}: {}",
+            o.err()
+        );
+    }
+    assert!(
+        !o.err().contains("args[3]") && !o.err().contains("args[1]"),
+        "{}",
+        o.err()
+    );
+    for v in ["hunter2pass", "abcdefSECRET", "s3cr3tvalue"] {
+        assert!(!o.err().contains(v) && !o.out().contains(v), "{v}");
+    }
+}
+
+/// F7: a configuration written on one line is read in linear time (it was
+/// quadratic: 1.1 MB took 44.5 s in a release build).
+#[test]
+fn a_large_one_line_configuration_is_wrapped() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
+    let st = setup("claude_desktop_config.json");
+    st.pin(Some("fake-weather"));
+    let mut text = String::from("{\"mcpServers\": {");
+    for i in 0..40_000 {
+        text.push_str(&format!("\"s{i}\": {{\"command\": \"x\"}}, "));
+    }
+    text.push_str("\"fake-weather\": {\"command\": \"python3\", \"args\": [\"tests/mcp/fake_server.py\", \"--scenario\", \"one-per-page\"]}}}");
+    assert!(text.len() > 1_000_000 && !text.contains('\n'));
+    std::fs::write(&st.config, &text).unwrap();
+    let o = st.wrap(&[]);
+    o.code(0);
+    assert!(
+        o.out().contains("wrapped fake-weather (was stdio)"),
+        "{}",
+        o.out()
+    );
+    let now = st.now();
+    assert!(now.starts_with("{\"mcpServers\": {\"s0\": {\"command\": \"x\"}, "));
+    assert!(
+        now.ends_with("\"--name\", \"fake-weather\"]}}}"),
+        "{}",
+        &now[now.len() - 200..]
+    );
+    st.unwrap(&[]).code(0);
+    assert_eq!(st.now(), text);
+}
+
+/// F10: a pinned entry that is disabled is named, not skipped in silence.
+#[test]
+fn disabled_pinned_entries_are_named() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
+    let st = setup("claude_desktop_config.json");
+    st.pin(None);
+    let text = st.original.replace(
+        "\"args\": [\"tests/mcp/fake_server.py\", \"--scenario\", \"one-per-page\"]",
+        "\"args\": [\"tests/mcp/fake_server.py\", \"--scenario\", \"one-per-page\"], \"disabled\": true",
+    );
+    std::fs::write(&st.config, &text).unwrap();
+    let o = st.wrap(&[]);
+    o.code(0);
+    assert!(
+        o.err()
+            .contains("disabled, so left unwrapped: \"fake-weather\""),
+        "{}",
+        o.err()
+    );
+    assert!(o.out().contains("wrapped fake-notes"), "{}", o.out());
+}
+
+/// F11: a server name starting with '-' is refused (the proxy reads it as an
+/// option: a real `contractpin proxy --name -h` does not start the server).
+#[test]
+fn a_name_starting_with_a_dash_is_refused() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
+    let st = setup("claude_desktop_config.json");
+    let text = st.original.replace("\"fake-weather\"", "\"-h\"");
+    std::fs::write(&st.config, &text).unwrap();
+    st.pin(None);
+    let o = st.wrap(&[]);
+    o.code(2);
+    assert!(
+        o.err().contains("server \"-h\": a name starting with '-' would be read by `contractpin proxy` as an option"),
+        "{}",
+        o.err()
+    );
+    assert_eq!(st.now(), text);
+    assert!(!st.backup().exists());
+    // What the entry would have run.
+    let lock = s(&std::fs::canonicalize(&st.lock).unwrap());
+    let o = cp(&["proxy", "--lock", &lock, "--name", "-h"])
+        .stdin(b"")
+        .run();
+    assert_ne!(o.code, 0, "{}", o.out());
+}
+
+/// F13: `wrap --dry-run` masks env values, header values and credentials in
+/// arguments; unwrap --dry-run too.
+#[test]
+fn dry_run_masks_secret_values() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
+    let st = setup("claude-code.mcp.json");
+    let text = st
+        .original
+        .replace("${CLAUDE_CODE_EXAMPLE_KEY}", "l1teral-s3cret-value");
+    std::fs::write(&st.config, &text).unwrap();
+    let srv = FakeHttp::start("http", "ok", &[]);
+    cp(&[
+        "init",
+        "--lock",
+        &s(&st.lock),
+        "--name",
+        "remote-api",
+        "--http",
+        &srv.url,
+    ])
+    .run()
+    .code(0);
+    let o = st.wrap(&["--dry-run"]);
+    o.code(0);
+    assert!(!o.out().contains("l1teral-s3cret"), "{}", o.out());
+    assert!(o.out().contains("\"X-API-Key\": \"***\""), "{}", o.out());
+    let st = setup("claude_desktop_config.json");
+    st.pin(None);
+    let o = st.wrap(&["--dry-run"]);
+    o.code(0);
+    assert!(!o.out().contains("not-a-real-token"), "{}", o.out());
+    assert!(
+        o.out().contains("\"NOTES_API_TOKEN\": \"***\""),
+        "{}",
+        o.out()
+    );
+    st.wrap(&[]).code(0);
+    let o = st.unwrap(&["--dry-run"]);
+    o.code(0);
+    assert!(!o.out().contains("not-a-real-token"), "{}", o.out());
+}

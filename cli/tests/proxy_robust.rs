@@ -830,39 +830,55 @@ fn secrets_of_the_servers_env_never_reach_the_log() {
 }
 
 /// A lock whose command for a server is `contractpin proxy` for that same
-/// server (what `init --from` of a wrapped configuration once wrote): the
-/// proxy it starts refuses to run, so the session ends at once instead of
-/// starting proxies without end (an adversarial review counted 109
-/// processes and 566 MB after 2 s).
+/// server (what `init --from` of a wrapped configuration once wrote), or a
+/// cycle through two servers: the proxy that would start a server a proxy
+/// above it started already refuses to run, so the session ends at once
+/// instead of starting proxies without end (an adversarial review counted
+/// 109 processes and 566 MB after 2 s). A proxy under a proxy for another
+/// server is fine.
 #[test]
-fn a_proxy_started_by_a_proxy_refuses_to_run() {
+fn a_proxy_never_starts_a_server_a_proxy_above_it_started() {
     if !python_ok() {
         return;
     }
     let dir = Dir::new("nested");
     pin_as(&dir, &fake_cmd(&dir, "ok", &[]));
-    let itself: Vec<String> = std::iter::once(BIN.to_string())
-        .chain(proxy_args(&dir, "fake", &[]))
-        .collect();
-    set_command(&dir, &itself);
-    let mut s = start(&dir, &[]);
-    s.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#);
-    let code = s.exit(Duration::from_secs(20));
-    assert_ne!(code, 0);
-    let err = s.stderr();
-    assert!(err.contains("CONTRACTPIN_PROXY_NESTED is set"), "{err}");
-    assert_eq!(
-        err.matches("this proxy was started by a contractpin proxy")
-            .count(),
-        1,
-        "{err}"
-    );
-    // The variable alone is refused before anything starts.
-    let run = std::process::Command::new(BIN)
+    let proxy_for = |name: &str| -> Vec<String> {
+        std::iter::once(BIN.to_string())
+            .chain(proxy_args(&dir, name, &[]))
+            .collect()
+    };
+    let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let refused_once = |s: &mut Session| {
+        s.send(initialize);
+        assert_ne!(s.exit(Duration::from_secs(20)), 0);
+        let err = s.stderr();
+        assert!(err.contains("CONTRACTPIN_PROXY_CHAIN holds"), "{err}");
+        assert_eq!(
+            err.matches("a contractpin proxy above this one").count(),
+            1,
+            "{err}"
+        );
+    };
+    // Itself.
+    set_command(&dir, &proxy_for("fake"));
+    refused_once(&mut start(&dir, &[]));
+    // fake -> other -> fake.
+    let lock = dir.lock();
+    let mut l = contractpin::lock::Lock::parse(&std::fs::read(&lock).unwrap()).unwrap();
+    let mut other = l.servers["fake"].clone();
+    other.command = Some(proxy_for("fake"));
+    l.servers.insert("other".into(), other);
+    l.servers.get_mut("fake").unwrap().command = Some(proxy_for("other"));
+    std::fs::write(&lock, l.to_pretty()).unwrap();
+    refused_once(&mut start(&dir, &[]));
+    // Under a proxy for another server: it runs (the client closes at once).
+    set_command(&dir, &fake_cmd(&dir, "ok", &[]));
+    let run = Command::new(BIN)
         .args(proxy_args(&dir, "fake", &[]))
-        .env("CONTRACTPIN_PROXY_NESTED", "1")
-        .stdin(std::process::Stdio::null())
+        .env("CONTRACTPIN_PROXY_CHAIN", "0123456789abcdef")
+        .stdin(Stdio::null())
         .output()
         .unwrap();
-    assert_eq!(run.status.code(), Some(2), "{run:?}");
+    assert_eq!(run.status.code(), Some(0), "{run:?}");
 }

@@ -47,12 +47,13 @@ use crate::error::Error;
 use crate::limits::Limits;
 
 /// Parses `input` into a tape whose nodes `nodes` holds, grown as the parse
-/// goes (for the std layer's documents: messages, handshakes, the lock).
-/// Unlike scratch sized by [`scratch_needed`] first, an input over the size
-/// limit fails before any node is stored, and one that fails early (a
-/// syntax error, the depth limit) has cost only the nodes before its error.
+/// goes (for the std layer's documents: messages, handshakes, the lock, the
+/// client configurations the CLI reads). Unlike scratch sized by
+/// [`scratch_needed`] first, an input over the size limit fails before any
+/// node is stored, and one that fails early (a syntax error, the depth
+/// limit) has cost only the nodes before its error.
 #[cfg(feature = "alloc")]
-pub(crate) fn parse_growing<'a>(
+pub fn parse_growing<'a>(
     input: &'a [u8],
     nodes: &'a mut alloc::vec::Vec<Node>,
     limits: &Limits,

@@ -173,31 +173,66 @@ impl Outcome {
     }
 }
 
-/// Set (to `1`) in the environment of every stdio server the proxy starts,
-/// so that a proxy started by a proxy refuses to run: a lock whose command
-/// for a server is `contractpin proxy` for that same server (after `init
-/// --from` of a wrapped configuration, say) would otherwise start proxies
-/// without end.
-pub const NESTED_ENV: &str = "CONTRACTPIN_PROXY_NESTED";
+/// The chain of stdio servers the proxies above this process started:
+/// each proxy passes to its server this variable with the identity of the
+/// server's spec (a digest of its command and directory) added, and
+/// refuses to start a spec already in it. A lock whose command for a server is `contractpin proxy` for that
+/// same server (after `init --from` of a wrapped configuration, say), or a
+/// longer cycle, would otherwise start proxies without end; a proxy
+/// started by a proxy for another server (an agent served through a proxy
+/// that runs its own) is fine.
+pub const NESTED_ENV: &str = "CONTRACTPIN_PROXY_CHAIN";
 
 /// Checks that `spec` can be proxied without starting anything: a stdio
-/// server with every `${VAR}` of its env set, and this process not started
-/// by a proxy ([`NESTED_ENV`]). A usage error otherwise.
+/// server with every `${VAR}` of its env set, not already started by a
+/// proxy above this one ([`NESTED_ENV`]). A usage error otherwise.
 pub fn check(spec: &ServerSpec) -> Result<(), McpError> {
-    refuse_nested()?;
+    refuse_nested(spec)?;
     connect(spec, &ClientOptions::default()).map(|_| ())
 }
 
-fn refuse_nested() -> Result<(), McpError> {
-    if std::env::var_os(NESTED_ENV).is_none() {
+/// A short identity of a stdio server's spec (its command and directory):
+/// hex of the first 8 bytes of their SHA-256.
+fn spec_id(command: &[String], cwd: Option<&std::path::PathBuf>) -> String {
+    let mut h = crate::sha256::Sha256::new();
+    for part in command {
+        h.update(part.as_bytes());
+        h.update(&[0]);
+    }
+    if let Some(dir) = cwd {
+        h.update(dir.to_string_lossy().as_bytes());
+    }
+    h.finalize()[..8]
+        .iter()
+        .map(|b| std::format!("{b:02x}"))
+        .collect()
+}
+
+/// [`NESTED_ENV`] for the server of `spec`: the chain so far, then its id.
+fn chain_for(command: &[String], cwd: Option<&std::path::PathBuf>) -> String {
+    let id = spec_id(command, cwd);
+    match std::env::var(NESTED_ENV) {
+        Ok(chain) if !chain.is_empty() => std::format!("{chain}:{id}"),
+        _ => id,
+    }
+}
+
+fn refuse_nested(spec: &ServerSpec) -> Result<(), McpError> {
+    let ServerSpec::Stdio { command, cwd, .. } = spec else {
+        return Ok(());
+    };
+    let chain = std::env::var(NESTED_ENV).unwrap_or_default();
+    let id = spec_id(command, cwd.as_ref());
+    if !chain.split(':').any(|c| c == id) {
         return Ok(());
     }
     Err(McpError::new(
         McpErrorKind::Spawn,
         std::format!(
-            "this proxy was started by a contractpin proxy ({NESTED_ENV} is set): the lock's command \
-             for the server runs the proxy again, which would start proxies without end; pin the \
-             server the proxy wraps (contractpin unwrap the configuration, then init --from it)"
+            "a contractpin proxy above this one already started this server ({NESTED_ENV} holds \
+             its id {id}): the lock's command for it runs the proxy again, which would start \
+             proxies without end; pin the server the proxy wraps (contractpin unwrap the \
+             configuration, then init --from it)"
         ),
     ))
 }
@@ -220,7 +255,7 @@ where
     R: Read + Send + 'static,
     W: Write + Send + 'static,
 {
-    refuse_nested()?;
+    refuse_nested(spec)?;
     let (upstream, secrets) = connect(spec, &opts.client)?;
     let policy = enforce::Policy {
         server: opts.server_name.clone(),
@@ -256,6 +291,8 @@ fn connect(
             }
             let expanded = crate::mcp::expand_stdio_env(env)?;
             let secrets = crate::mcp::credentials::stdio_secrets(env, &expanded);
+            let mut expanded = expanded;
+            expanded.insert(String::from(NESTED_ENV), chain_for(command, cwd.as_ref()));
             let up =
                 stdio::StdioUpstream::new(command.clone(), expanded, cwd.clone(), opts.clone());
             Ok((Box::new(up), secrets))

@@ -119,9 +119,13 @@ impl Upstream for StdioUpstream {
             sink,
             inherit_stderr: true,
         };
-        let mut env = self.env.clone();
-        env.insert(String::from(super::NESTED_ENV), String::from("1"));
-        let t = StdioTransport::spawn_raw(&self.command, &env, self.cwd.as_ref(), &self.opts, raw)?;
+        let t = StdioTransport::spawn_raw(
+            &self.command,
+            &self.env,
+            self.cwd.as_ref(),
+            &self.opts,
+            raw,
+        )?;
         let t = Arc::new(Mutex::new(t));
         self.transport = Some(t.clone());
         let signals = self.signals.clone();

@@ -6,7 +6,7 @@ mod digest;
 mod init;
 mod proxy;
 mod verify;
-mod wrap;
+pub(crate) mod wrap;
 
 use crate::args::{Cli, Command};
 use crate::fail::CliResult;

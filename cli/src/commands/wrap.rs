@@ -11,8 +11,17 @@
 //! `"stdio"` (an HTTP entry becomes a stdio entry: the proxy speaks stdio to
 //! the client); every other member (`env`, `cwd`, `envFile`, client
 //! settings such as `autoApprove`) is kept byte for byte. Entries not in the
-//! lock (a warning names them), disabled entries and entries already
-//! wrapped are left as they are, so a second wrap changes nothing.
+//! lock (a warning names them), disabled entries (named when pinned) and
+//! entries already wrapped are left as they are, so a second wrap changes
+//! nothing. A server name starting with `-` is refused: the proxy would
+//! read it as an option.
+//!
+//! **Already wrapped** means exactly what wrap writes for this lock and
+//! this name: this program, `proxy --lock LOCK --name NAME`, nothing else.
+//! Any other entry that runs `contractpin proxy` ([`config::runs_proxy`]:
+//! another lock, another name, `--mode observe`, a look-alike program) is
+//! named with what differs and the wrap stops (exit 2, nothing written)
+//! unless `--rewrap`, which rewrites such pinned entries.
 //!
 //! **No marker in the entry.** Clients validate their configuration
 //! (Claude Desktop rejects entries it cannot read, and rewrites its own
@@ -36,8 +45,16 @@
 //! **Environment.** Clients start servers with a minimal environment, so
 //! every `${VAR}` the lock entry needs (env values, header templates, URL)
 //! must be in the entry's `env` block; wrap warns for each one that is not.
+//! It also names (never shows) the kept env keys that decide which program
+//! the lock's command resolves to or how it loads (`PATH`, `LD_*`, ...) or
+//! where HTTP goes (`HTTPS_PROXY`, `SSL_CERT_FILE`, ...).
+//!
+//! **Safety of the write.** The file is read again just before it is
+//! replaced: if another program changed it meanwhile, nothing is written.
+//! `--dry-run` masks env and header values, credential URLs and
+//! credential-like arguments in the diff.
 
-mod config;
+pub(crate) mod config;
 mod diff;
 
 use std::fs::{self, File, OpenOptions};
@@ -65,52 +82,52 @@ pub fn run_wrap(args: &WrapArgs) -> CliResult {
     let cfg = Config::parse(read_file(&args.config, &shown)?, &shown)?;
     let (lock_path, lock) = read_lock(&args.lock)?;
     let exe = exe_path()?;
-    let plan = plan_wrap(&cfg, &lock, &shown, &exe, &lock_path)?;
+    if let Some(w) = &cfg.other_maps {
+        output::warning_line(w);
+    }
+    let plan = plan_wrap(&cfg, &lock, &shown, (&exe, &lock_path), args.rewrap)?;
+    report_plan(&plan, &shown, &lock_path, args.rewrap)?;
     let backup = backup_path(&args.config);
     if plan.edits.is_empty() {
-        let mut text = format!("nothing to wrap in {shown}");
-        if !plan.already.is_empty() {
-            text.push_str(&format!(" (already wrapped: {})", names(&plan.already)));
-        }
-        text.push('\n');
-        write_stdout(text.as_bytes())?;
-        return Ok(EXIT_OK);
+        return nothing_to_wrap(&cfg, &plan, &shown);
     }
-    if fs::symlink_metadata(&backup).is_ok() {
+    let have_backup = fs::symlink_metadata(&backup).is_ok();
+    let fresh: Vec<String> = plan
+        .edits
+        .iter()
+        .filter(|e| !e.rewrap)
+        .map(|e| e.name.clone())
+        .collect();
+    if have_backup && !fresh.is_empty() {
         return Err(Failure::usage(format!(
             "{} exists (from an earlier wrap) and {shown} has entries that are not wrapped ({}): \
              run `contractpin unwrap --config {shown}` first, then wrap again",
             backup.display(),
-            names(
-                &plan
-                    .edits
-                    .iter()
-                    .map(|e| e.name.clone())
-                    .collect::<Vec<_>>()
-            )
+            names(&fresh)
         )));
     }
     let new = splice(
         &cfg.bytes,
         plan.edits.iter().map(|e| (e.span, e.text.as_bytes())),
     );
-    check_wrapped(&new, &plan, &shown)?;
+    check_wrapped(&new, &plan, &shown, (&exe, &lock_path))?;
     if args.dry_run {
-        return show_diff(&cfg.bytes, &new, &shown, "wrapped");
+        return show_diff(&cfg, &new, &shown, "wrapped");
     }
-    write_backup(&backup, &cfg.bytes, &args.config).map_err(|e| {
-        Failure::usage(format!(
-            "cannot write {}: {}",
-            backup.display(),
-            io_reason(&e)
-        ))
-    })?;
-    if let Err(e) = lock::save_atomic(&args.config, &new) {
-        let _ = fs::remove_file(&backup);
-        return Err(Failure::usage(format!(
-            "cannot write {shown}: {}",
-            io_reason(&e)
-        )));
+    if !have_backup {
+        write_backup(&backup, &cfg.bytes, &args.config).map_err(|e| {
+            Failure::usage(format!(
+                "cannot write {}: {}",
+                backup.display(),
+                io_reason(&e)
+            ))
+        })?;
+    }
+    if let Err(f) = replace_config(&args.config, &cfg.bytes, &new, &shown) {
+        if !have_backup {
+            let _ = fs::remove_file(&backup);
+        }
+        return Err(f);
     }
     let mut text = String::new();
     for e in &plan.edits {
@@ -128,40 +145,130 @@ pub fn run_wrap(args: &WrapArgs) -> CliResult {
     Ok(EXIT_OK)
 }
 
+/// `nothing to wrap`, with the entries already wrapped.
+fn nothing_to_wrap(cfg: &Config, plan: &WrapPlan, shown: &str) -> CliResult {
+    let mut text = format!("nothing to wrap in {shown}");
+    if !plan.already.is_empty() {
+        text.push_str(&format!(" (already wrapped: {})", names(&plan.already)));
+    }
+    if cfg.other_maps.is_some() {
+        text.push_str("; servers in other maps were NOT read (see the warning)");
+    }
+    text.push('\n');
+    write_stdout(text.as_bytes())?;
+    Ok(EXIT_OK)
+}
+
 /// One entry to rewrite.
 struct Edit {
     name: String,
     span: (usize, usize),
     text: String,
     was: &'static str,
+    /// The entry ran `contractpin proxy` otherwise (`--rewrap`).
+    rewrap: bool,
+}
+
+/// An entry that runs `contractpin proxy` otherwise than wrap would.
+struct Mismatch {
+    name: String,
+    differences: Vec<String>,
+    /// Whether the lock pins a server of this name that the proxy can run.
+    pinned: bool,
 }
 
 /// What wrap will do.
 struct WrapPlan {
     edits: Vec<Edit>,
     already: Vec<String>,
+    mismatched: Vec<Mismatch>,
+    disabled: Vec<String>,
 }
 
-/// Decides every entry, printing the warnings.
+/// Names the mismatched and disabled entries; fails (nothing written) on a
+/// mismatched entry, unless `--rewrap` rewrites them all.
+fn report_plan(plan: &WrapPlan, shown: &str, lock_path: &str, rewrap: bool) -> Result<(), Failure> {
+    if !plan.disabled.is_empty() {
+        output::warning_line(&format!(
+            "{shown}: disabled, so left unwrapped: {} (pinned; enabled later in the client, it \
+             would start without the proxy: enable it, unwrap if wrapped, then wrap again)",
+            names(&plan.disabled)
+        ));
+    }
+    for m in &plan.mismatched {
+        output::warning_line(&format!(
+            "{shown}: server {:?} runs contractpin proxy, but not as wrap writes it for {lock_path}: {}",
+            m.name,
+            m.differences.join("; ")
+        ));
+    }
+    let all: Vec<String> = plan.mismatched.iter().map(|m| m.name.clone()).collect();
+    let unpinned: Vec<String> = plan
+        .mismatched
+        .iter()
+        .filter(|m| !m.pinned)
+        .map(|m| m.name.clone())
+        .collect();
+    if !rewrap && !all.is_empty() {
+        return Err(Failure::usage(format!(
+            "{shown}: {} run contractpin proxy otherwise than wrap would; nothing was changed. \
+             Check them: `contractpin wrap --rewrap` rewrites them to run this contractpin with {lock_path}",
+            names(&all)
+        )));
+    }
+    if !unpinned.is_empty() {
+        return Err(Failure::usage(format!(
+            "{shown}: {} run contractpin proxy but {lock_path} pins no server the proxy can run \
+             under that name, so --rewrap cannot rewrite them; nothing was changed: remove them, \
+             or pin the servers they stand for",
+            names(&unpinned)
+        )));
+    }
+    Ok(())
+}
+
+/// Decides every entry, printing the warnings. `to` is this program's path
+/// and the lock's.
 fn plan_wrap(
     cfg: &Config,
     lock: &Lock,
     shown: &str,
-    exe: &str,
-    lock_path: &str,
+    to: (&str, &str),
+    rewrap: bool,
 ) -> Result<WrapPlan, Failure> {
     let mut plan = WrapPlan {
         edits: Vec::new(),
         already: Vec::new(),
+        mismatched: Vec::new(),
+        disabled: Vec::new(),
     };
     let mut unpinned = Vec::new();
     for e in &cfg.entries {
         let server = lock.servers.get(&e.name);
-        if e.wrapped.is_some() {
-            plan.already.push(e.name.clone());
+        if let Some(w) = &e.wrapped {
+            warn_env(shown, e);
+            let differences = w.differences(to.0, to.1, &e.name);
+            if differences.is_empty() {
+                plan.already.push(e.name.clone());
+                continue;
+            }
+            let pinned = server.is_some_and(|s| s.transport != Transport::File);
+            if rewrap && pinned {
+                let mut edit = new_edit(cfg, e, to, "a different contractpin proxy", shown)?;
+                edit.rewrap = true;
+                plan.edits.push(edit);
+            }
+            plan.mismatched.push(Mismatch {
+                name: e.name.clone(),
+                differences,
+                pinned,
+            });
             continue;
         }
         if e.disabled {
+            if server.is_some() {
+                plan.disabled.push(e.name.clone());
+            }
             continue;
         }
         let Some(server) = server else {
@@ -182,12 +289,9 @@ fn plan_wrap(
         for w in entry_warnings(shown, e, source, server) {
             output::warning_line(&w);
         }
-        plan.edits.push(Edit {
-            name: e.name.clone(),
-            span: e.span,
-            text: wrapped_text(cfg, e, exe, lock_path),
-            was: source.transport().as_str(),
-        });
+        warn_env(shown, e);
+        plan.edits
+            .push(new_edit(cfg, e, to, source.transport().as_str(), shown)?);
     }
     if !unpinned.is_empty() {
         output::warning_line(&format!(
@@ -196,6 +300,79 @@ fn plan_wrap(
         ));
     }
     Ok(plan)
+}
+
+/// The edit that wraps `e`; a name starting with `-` is refused (the proxy
+/// would read it as an option, and the entry would never start).
+fn new_edit(
+    cfg: &Config,
+    e: &Entry,
+    (exe, lock_path): (&str, &str),
+    was: &'static str,
+    shown: &str,
+) -> Result<Edit, Failure> {
+    if e.name.starts_with('-') {
+        return Err(Failure::usage(format!(
+            "{shown}: server {:?}: a name starting with '-' would be read by `contractpin proxy` \
+             as an option, so the wrapped entry could not start; nothing was changed: rename the \
+             server (in {shown} and in the lock: contractpin init --from {shown} --name NEW_NAME)",
+            e.name
+        )));
+    }
+    Ok(Edit {
+        name: e.name.clone(),
+        span: e.span,
+        text: wrapped_text(cfg, e, exe, lock_path),
+        was,
+        rewrap: false,
+    })
+}
+
+/// Env keys that decide which program a command name resolves to or how it
+/// loads, or where HTTP goes (compared without case; `*` ends a prefix).
+const RISKY_ENV: [&str; 12] = [
+    "PATH",
+    "LD_*",
+    "DYLD_*",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "NODE_OPTIONS",
+    "NODE_PATH",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+];
+
+/// The keys of `env_keys` that [`RISKY_ENV`] names.
+fn risky_env(env_keys: &[String]) -> Vec<String> {
+    env_keys
+        .iter()
+        .filter(|k| {
+            let up = k.to_ascii_uppercase();
+            RISKY_ENV.iter().any(|r| match r.strip_suffix('*') {
+                Some(prefix) => up.starts_with(prefix),
+                None => up == *r,
+            })
+        })
+        .cloned()
+        .collect()
+}
+
+/// Warns (names only) about the risky env keys a wrapped entry keeps.
+fn warn_env(shown: &str, e: &Entry) {
+    let risky = risky_env(&e.env_keys);
+    if risky.is_empty() {
+        return;
+    }
+    output::warning_line(&format!(
+        "{shown}: server {:?}: its env block sets {}, which the proxy and the server it starts \
+         inherit: they decide which program the lock's command runs (the lock pins a command's \
+         name, looked up on PATH) and how it loads, or where HTTP goes; make sure you trust them",
+        e.name,
+        risky.join(", ")
+    ));
 }
 
 /// The wrapped entry's text: `type` (when the entry had one), `command` and
@@ -244,7 +421,8 @@ fn entry_warnings(shown: &str, e: &Entry, source: &Source, server: &LockServer) 
     if let Some(why) = source_differs(source, server) {
         out.push(format!(
             "{shown}: server {name:?}: {why}; the proxy runs the server as the lock says \
-             (re-pin with `contractpin init --from {shown} --name {name} --force` if the configuration is right)"
+             (if the configuration is right: `contractpin unwrap --config {shown}`, \
+             `contractpin init --from {shown} --name {name} --force`, then wrap again)"
         ));
     }
     for var in lock_references(server) {
@@ -329,9 +507,14 @@ fn references(text: &str) -> Vec<String> {
     out
 }
 
-/// Fails closed unless the new text parses and every edited entry now has
-/// the wrapped shape under its own name.
-fn check_wrapped(new: &[u8], plan: &WrapPlan, shown: &str) -> Result<(), Failure> {
+/// Fails closed unless the new text parses and every edited entry now is
+/// exactly what wrap writes under its own name.
+fn check_wrapped(
+    new: &[u8],
+    plan: &WrapPlan,
+    shown: &str,
+    (exe, lock_path): (&str, &str),
+) -> Result<(), Failure> {
     let bug = || {
         Failure::usage(format!("internal error: the wrapped {shown} would not read back; nothing was written (please report this bug)"))
     };
@@ -340,7 +523,7 @@ fn check_wrapped(new: &[u8], plan: &WrapPlan, shown: &str) -> Result<(), Failure
         let ok = cfg
             .get(&edit.name)
             .and_then(|e| e.wrapped.as_ref())
-            .is_some_and(|w| w.name.as_deref() == Some(edit.name.as_str()));
+            .is_some_and(|w| w.differences(exe, lock_path, &edit.name).is_empty());
         if !ok {
             return Err(bug());
         }
@@ -373,10 +556,9 @@ pub fn run_unwrap(args: &UnwrapArgs) -> CliResult {
             .map(|(_, span, text)| (*span, text.as_slice())),
     );
     if args.dry_run {
-        return show_diff(&cur.bytes, &new, &shown, "unwrapped");
+        return show_diff(&cur, &new, &shown, "unwrapped");
     }
-    lock::save_atomic(&args.config, &new)
-        .map_err(|e| Failure::usage(format!("cannot write {shown}: {}", io_reason(&e))))?;
+    replace_config(&args.config, &cur.bytes, &new, &shown)?;
     remove_backup(&backup)?;
     let mut text = String::new();
     for (name, _, _) in &plan.restore {
@@ -457,11 +639,35 @@ fn nothing_to_unwrap(cur: &Config, orig: &Config, backup: &Path, shown: &str) ->
     Ok(EXIT_OK)
 }
 
-/// `--dry-run`: the unified diff on stdout, nothing written.
-fn show_diff(old: &[u8], new: &[u8], shown: &str, what: &str) -> CliResult {
+/// Replaces the configuration with `new`, unless the file on disk is no
+/// longer `read` (another program wrote it since): then nothing is written.
+fn replace_config(path: &Path, read: &[u8], new: &[u8], shown: &str) -> Result<(), Failure> {
+    if read_file(path, shown)? != read {
+        return Err(Failure::usage(format!(
+            "{shown} changed while contractpin was working on it (another program wrote it); \
+             nothing was changed: run the command again"
+        )));
+    }
+    lock::save_atomic(path, new)
+        .map_err(|e| Failure::usage(format!("cannot write {shown}: {}", io_reason(&e))))
+}
+
+/// The mask that replaces a secret value in printed text.
+const MASK: &[u8] = b"\"***\"";
+
+/// The file's text with every value of [`Config::secret_spans`] masked.
+fn masked(cfg: &Config) -> String {
+    let out = splice(&cfg.bytes, cfg.secret_spans().map(|span| (span, MASK)));
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// `--dry-run`: the unified diff on stdout (secret values masked), nothing
+/// written.
+fn show_diff(old: &Config, new: &[u8], shown: &str, what: &str) -> CliResult {
+    let new = Config::parse(new.to_vec(), shown)?;
     let d = diff::unified(
-        &String::from_utf8_lossy(old),
-        &String::from_utf8_lossy(new),
+        &masked(old),
+        &masked(&new),
         shown,
         &format!("{shown} ({what})"),
     );
@@ -647,6 +853,27 @@ mod tests {
             [((6, 8), &b"X"[..]), ((1, 3), &b"ab"[..])].into_iter(),
         );
         assert_eq!(out, b"0ab345X89");
+    }
+
+    /// A configuration another program changed after it was read is not
+    /// replaced (its change would be lost); an unchanged one is.
+    #[test]
+    fn a_configuration_changed_since_it_was_read_is_not_replaced() {
+        let dir = std::env::temp_dir().join(format!("cp-replace-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("c.json");
+        fs::write(&path, b"changed by the client").unwrap();
+        let e = replace_config(&path, b"as read", b"new", "c.json").unwrap_err();
+        assert!(
+            e.message
+                .contains("changed while contractpin was working on it"),
+            "{}",
+            e.message
+        );
+        assert_eq!(fs::read(&path).unwrap(), b"changed by the client");
+        replace_config(&path, b"changed by the client", b"new", "c.json").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"new");
+        let _ = fs::remove_dir_all(&dir);
     }
 
     /// What `wrap` writes into a configuration is an absolute path with no
