@@ -17,6 +17,17 @@ struct Setup {
     original: String,
 }
 
+/// [`setup`] with every server of the sample pinned; `None` (after a loud
+/// skip) without python3, which the sample servers need.
+fn pinned_setup(sample: &str) -> Option<Setup> {
+    if !cli_support::tools::needs(&["python3"]) {
+        return None;
+    }
+    let st = setup(sample);
+    st.pin(None);
+    Some(st)
+}
+
 fn setup(sample: &str) -> Setup {
     let dir = TempDir::new("wrap");
     let original = read(&root().join("examples/mcp-configs").join(sample));
@@ -147,11 +158,9 @@ fn mode(p: &Path) -> u32 {
 
 #[test]
 fn claude_desktop_wrap_is_idempotent_and_unwrap_restores_every_byte() {
-    if !cli_support::tools::needs(&["python3"]) {
+    let Some(st) = pinned_setup("claude_desktop_config.json") else {
         return;
-    }
-    let st = setup("claude_desktop_config.json");
-    st.pin(None);
+    };
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -436,11 +445,9 @@ fn vscode_mcp_json_keeps_comments_and_disabled_entries() {
 
 #[test]
 fn vscode_settings_json_nested_map() {
-    if !cli_support::tools::needs(&["python3"]) {
+    let Some(st) = pinned_setup("vscode-settings.json") else {
         return;
-    }
-    let st = setup("vscode-settings.json");
-    st.pin(None);
+    };
     st.wrap(&[]).code(0);
     check_wrapped(
         &st,
@@ -479,11 +486,9 @@ fn comments_inside_a_wrapped_entry_are_named_and_come_back_on_unwrap() {
 
 #[test]
 fn dry_run_shows_the_diff_and_writes_nothing() {
-    if !cli_support::tools::needs(&["python3"]) {
+    let Some(st) = pinned_setup("claude_desktop_config.json") else {
         return;
-    }
-    let st = setup("claude_desktop_config.json");
-    st.pin(None);
+    };
     let o = st.wrap(&["--dry-run"]);
     o.code(0);
     let exe = s(&std::fs::canonicalize(bin()).unwrap());
@@ -530,11 +535,9 @@ fn dry_run_shows_the_diff_and_writes_nothing() {
 #[cfg(unix)]
 #[test]
 fn a_symlinked_config_is_refused() {
-    if !cli_support::tools::needs(&["python3"]) {
+    let Some(st) = pinned_setup("claude_desktop_config.json") else {
         return;
-    }
-    let st = setup("claude_desktop_config.json");
-    st.pin(None);
+    };
     let link = st.dir.path("link.json");
     std::os::unix::fs::symlink(&st.config, &link).unwrap();
     for args in [
@@ -565,11 +568,9 @@ fn a_symlinked_config_is_refused() {
 
 #[test]
 fn unwrap_keeps_later_changes_and_refuses_edited_entries_without_force() {
-    if !cli_support::tools::needs(&["python3"]) {
+    let Some(st) = pinned_setup("claude_desktop_config.json") else {
         return;
-    }
-    let st = setup("claude_desktop_config.json");
-    st.pin(None);
+    };
     st.wrap(&[]).code(0);
     // A server added since wrap is kept by unwrap.
     let added = st.now().replace(
@@ -704,11 +705,9 @@ fn wrapped_command(st: &Setup, name: &str) -> (String, Vec<String>, Vec<(String,
 
 #[test]
 fn the_wrapped_command_line_names_this_binary_and_the_lock() {
-    if !cli_support::tools::needs(&["python3"]) {
+    let Some(st) = pinned_setup("claude_desktop_config.json") else {
         return;
-    }
-    let st = setup("claude_desktop_config.json");
-    st.pin(None);
+    };
     st.wrap(&[]).code(0);
     let (command, args, env) = wrapped_command(&st, "fake-notes");
     assert_eq!(
@@ -803,11 +802,9 @@ fn the_wrapped_entry_really_serves_the_pinned_tools() {
 
 #[test]
 fn crlf_and_one_line_entries_keep_their_layout() {
-    if !cli_support::tools::needs(&["python3"]) {
+    let Some(st) = pinned_setup("claude_desktop_config.json") else {
         return;
-    }
-    let st = setup("claude_desktop_config.json");
-    st.pin(None);
+    };
     let text = "{\r\n  \"mcpServers\": {\r\n    \"fake-notes\": {\r\n      \"command\": \"python3\",\r\n      \"args\": [\"tests/mcp/fake_server.py\", \"--transport\", \"stdio\", \"--scenario\", \"ok\"],\r\n      \"env\": {\"NOTES_API_TOKEN\": \"t\"}\r\n    },\r\n    \"fake-weather\": {\"command\": \"python3\", \"args\": [\"tests/mcp/fake_server.py\", \"--scenario\", \"one-per-page\"]}\r\n  }\r\n}\r\n";
     std::fs::write(&st.config, text).unwrap();
     let o = st.wrap(&[]);
@@ -841,16 +838,14 @@ fn lock_entry(st: &Setup, name: &str) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// F1: `init --from` on a wrapped configuration refuses to pin the proxy
+/// `init --from` on a wrapped configuration refuses to pin the proxy
 /// as the server (it would start itself with no end), --force included,
 /// and names the entry and the way out.
 #[test]
 fn init_from_refuses_a_wrapped_entry_even_with_force() {
-    if !cli_support::tools::needs(&["python3"]) {
+    let Some(st) = pinned_setup("claude_desktop_config.json") else {
         return;
-    }
-    let st = setup("claude_desktop_config.json");
-    st.pin(None);
+    };
     st.wrap(&[]).code(0);
     let lock_before = read(&st.lock);
     for force in [false, true] {
@@ -879,16 +874,14 @@ fn init_from_refuses_a_wrapped_entry_even_with_force() {
     assert!(lock_entry(&st, "fake-notes").starts_with("[\"python3\""));
 }
 
-/// F2: an entry that runs contractpin proxy otherwise than wrap writes it
+/// An entry that runs contractpin proxy otherwise than wrap writes it
 /// for this lock and this name is never "already wrapped": it is named with
 /// what differs, the wrap exits 2 and changes nothing; `--rewrap` rewrites it.
 #[test]
 fn look_alike_proxy_entries_are_reported_not_taken_as_wrapped() {
-    if !cli_support::tools::needs(&["python3"]) {
+    let Some(st) = pinned_setup("claude_desktop_config.json") else {
         return;
-    }
-    let st = setup("claude_desktop_config.json");
-    st.pin(None);
+    };
     let exe = s(&std::fs::canonicalize(bin()).unwrap());
     let lock = s(&std::fs::canonicalize(&st.lock).unwrap());
     let cases: Vec<(String, String, &str)> = vec![
@@ -952,15 +945,13 @@ fn look_alike_proxy_entries_are_reported_not_taken_as_wrapped() {
     );
 }
 
-/// F3: env keys that decide which program runs or where HTTP goes are named
+/// Env keys that decide which program runs or where HTTP goes are named
 /// (any case), never their values; an already wrapped entry is checked too.
 #[test]
 fn risky_env_keys_of_a_wrapped_entry_are_named() {
-    if !cli_support::tools::needs(&["python3"]) {
+    let Some(st) = pinned_setup("claude_desktop_config.json") else {
         return;
-    }
-    let st = setup("claude_desktop_config.json");
-    st.pin(None);
+    };
     let text = st.original.replace(
         "\"NOTES_API_TOKEN\": \"not-a-real-token-claude-desktop\"",
         "\"NOTES_API_TOKEN\": \"t\", \"PATH\": \"/tmp/evilbin-value:/usr/bin\", \"ld_preload\": \"/tmp/evil-preload.so\", \"Https_Proxy\": \"http://mitm-value\", \"DYLD_INSERT_LIBRARIES\": \"x\", \"PYTHONPATH_NOT\": \"y\"",
@@ -993,14 +984,12 @@ fn risky_env_keys_of_a_wrapped_entry_are_named() {
     }
 }
 
-/// F5: servers in a map wrap does not read are named, not silently skipped.
+/// Servers in a map wrap does not read are named, not silently skipped.
 #[test]
 fn servers_in_maps_that_are_not_read_are_named() {
-    if !cli_support::tools::needs(&["python3"]) {
+    let Some(st) = pinned_setup("claude_desktop_config.json") else {
         return;
-    }
-    let st = setup("claude_desktop_config.json");
-    st.pin(None);
+    };
     let text = "{\"mcpServers\": {}, \"servers\": {\"fake-notes\": {\"command\": \"python3\"}},\n \"projects\": {\"/home/me/proj\": {\"mcpServers\": {\"fake-weather\": {\"command\": \"python3\"}}}}}\n";
     std::fs::write(&st.config, text).unwrap();
     let o = st.wrap(&[]);
@@ -1018,7 +1007,7 @@ fn servers_in_maps_that_are_not_read_are_named() {
     assert_eq!(st.now(), text);
 }
 
-/// F6: `init --from` names (never shows) arguments that look like a credential.
+/// `init --from` names (never shows) arguments that look like a credential.
 #[cfg(unix)]
 #[test]
 fn init_from_names_credential_like_arguments() {
@@ -1056,7 +1045,7 @@ fn init_from_names_credential_like_arguments() {
     }
 }
 
-/// F7: a configuration written on one line is read in linear time (it was
+/// A configuration written on one line is read in linear time (it was
 /// quadratic: 1.1 MB took 44.5 s in a release build).
 #[test]
 fn a_large_one_line_configuration_is_wrapped() {
@@ -1090,14 +1079,12 @@ fn a_large_one_line_configuration_is_wrapped() {
     assert_eq!(st.now(), text);
 }
 
-/// F10: a pinned entry that is disabled is named, not skipped in silence.
+/// A pinned entry that is disabled is named, not skipped in silence.
 #[test]
 fn disabled_pinned_entries_are_named() {
-    if !cli_support::tools::needs(&["python3"]) {
+    let Some(st) = pinned_setup("claude_desktop_config.json") else {
         return;
-    }
-    let st = setup("claude_desktop_config.json");
-    st.pin(None);
+    };
     let text = st.original.replace(
         "\"args\": [\"tests/mcp/fake_server.py\", \"--scenario\", \"one-per-page\"]",
         "\"args\": [\"tests/mcp/fake_server.py\", \"--scenario\", \"one-per-page\"], \"disabled\": true",
@@ -1114,7 +1101,7 @@ fn disabled_pinned_entries_are_named() {
     assert!(o.out().contains("wrapped fake-notes"), "{}", o.out());
 }
 
-/// F11: a server name starting with '-' is refused (the proxy reads it as an
+/// A server name starting with '-' is refused (the proxy reads it as an
 /// option: a real `contractpin proxy --name -h` does not start the server).
 #[test]
 fn a_name_starting_with_a_dash_is_refused() {
@@ -1142,7 +1129,7 @@ fn a_name_starting_with_a_dash_is_refused() {
     assert_ne!(o.code, 0, "{}", o.out());
 }
 
-/// F13: `wrap --dry-run` masks env values, header values and credentials in
+/// `wrap --dry-run` masks env values, header values and credentials in
 /// arguments; unwrap --dry-run too.
 #[test]
 fn dry_run_masks_secret_values() {
