@@ -18,7 +18,7 @@ use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::boundary::{finish, guarded, input, non_null, status_of, write_opt, Failure};
+use super::boundary::{finish, guarded, input, non_null, status_of, write_opt, Failure, NulStr};
 use super::digest_text::write_bytes;
 use super::limits::{contractpin_limits, resolve};
 use super::lock::{borrow_lock, contractpin_lock, pinned_server};
@@ -95,8 +95,8 @@ impl Strings {
 /// the lock it was made from (the lock may be freed first).
 pub struct contractpin_guard_result {
     decision: GuardDecision,
-    /// The result bytes followed by a NUL byte.
-    result: Vec<u8>,
+    /// The result bytes (followed by a NUL byte).
+    result: NulStr,
     passed: Strings,
     tools: Strings,
     /// `GuardEvent::to_json` of every event, each followed by a NUL byte.
@@ -109,7 +109,7 @@ pub struct contractpin_guard_result {
 
 impl contractpin_guard_result {
     fn new(decision: GuardDecision, server: &str, mode: GuardMode) -> contractpin_guard_result {
-        let result = nul_terminated(&decision.result);
+        let result = NulStr::new(&decision.result);
         let passed = Strings::new(decision.passed.iter().map(|s| s.as_bytes()));
         let tools = Strings::new(decision.events.iter().map(|e| e.tool.as_bytes()));
         let lines: Vec<Vec<u8>> = decision.events.iter().map(|e| e.to_json(server)).collect();
@@ -284,7 +284,7 @@ pub unsafe extern "C" fn contractpin_guard_result_bytes(
     status_of(|| {
         // SAFETY: NULL or live by the caller's contract.
         let r = unsafe { borrow(res)? };
-        let span = (r.result.as_ptr(), r.result.len() - 1);
+        let span = r.result.span();
         // SAFETY: NULL or writable by the caller's contract.
         unsafe { write_span(span, bytes, bytes_len) }
     })
@@ -491,10 +491,10 @@ impl From<Option<InstructionsStatus>> for contractpin_instructions_status {
 /// Independent of the lock it was made from.
 pub struct contractpin_guard_instructions_result {
     decision: InstructionsDecision,
-    /// The result bytes followed by a NUL byte.
-    result: Vec<u8>,
-    /// The event line followed by a NUL byte, when there is an event.
-    json: Option<Vec<u8>>,
+    /// The result bytes (followed by a NUL byte).
+    result: NulStr,
+    /// The event line (followed by a NUL byte), when there is an event.
+    json: Option<NulStr>,
 }
 
 /// Decides the `instructions` of one handshake result against the lock's
@@ -565,8 +565,8 @@ pub unsafe extern "C" fn contractpin_guard_instructions(
         };
         let (name, pinned) = pinned_server(l, name)?;
         let decision = guard_instructions(pinned, bytes, mode, &limits)?;
-        let json = decision.to_json(name).map(|j| nul_terminated(&j));
-        let result = nul_terminated(&decision.result);
+        let json = decision.to_json(name).map(|j| NulStr::new(&j));
+        let result = NulStr::new(&decision.result);
         let res = Box::into_raw(Box::new(contractpin_guard_instructions_result {
             decision,
             result,
@@ -578,15 +578,6 @@ pub unsafe extern "C" fn contractpin_guard_instructions(
     });
     // SAFETY: `error_offset` is NULL or writable by the caller's contract.
     unsafe { finish(outcome, error_offset) }
-}
-
-/// A copy of `bytes` followed by a NUL byte (not counted in the lengths the
-/// accessors give), so that the pointers handed out are also C strings.
-fn nul_terminated(bytes: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(bytes.len() + 1);
-    out.extend_from_slice(bytes);
-    out.push(0);
-    out
 }
 
 /// The mode of a `flags` argument (unknown bits are an error).
@@ -680,7 +671,7 @@ pub unsafe extern "C" fn contractpin_guard_instructions_result_bytes(
     status_of(|| {
         // SAFETY: NULL or live by the caller's contract.
         let r = unsafe { super::boundary::borrow(res)? };
-        let span = (r.result.as_ptr(), r.result.len() - 1);
+        let span = r.result.span();
         // SAFETY: NULL or writable by the caller's contract.
         unsafe { write_span(span, bytes, bytes_len) }
     })
@@ -713,6 +704,6 @@ pub unsafe extern "C" fn contractpin_guard_instructions_result_event_json(
         let r = unsafe { super::boundary::borrow(res)? };
         let line = r.json.as_ref().ok_or(contractpin_status::NotFound)?;
         // SAFETY: NULL or writable by the caller's contract.
-        unsafe { write_span((line.as_ptr(), line.len() - 1), json, json_len) }
+        unsafe { write_span(line.span(), json, json_len) }
     })
 }
