@@ -457,6 +457,61 @@ fn a_changed_command_is_not_run_against_the_trusted_lock() {
     assert!(pr.marker.exists());
 }
 
+/// With a trusted lock, a stdio server whose entry sets no `cwd` runs in an
+/// empty directory of its own, not in the pull request's checkout, where
+/// `npx` would take a package the checkout commits under `node_modules`
+/// and `python -m` a module at its root, with the trusted command (an
+/// adversarial review read a server's token out this way, verify exit 0).
+/// Without a trusted lock it runs in the lock's directory, as before.
+#[cfg(unix)]
+#[test]
+fn with_a_trusted_lock_a_server_never_runs_in_the_checkout() {
+    if !cli_support::tools::needs(&["python3", "sh"]) {
+        return;
+    }
+    let pr = pull_request();
+    let out = pr.dir.path("cwd.txt");
+    let fake = fake_cmd("ok", &[]).join("' '");
+    let cmd = vec![
+        "sh".into(),
+        "-c".into(),
+        format!(
+            "pwd -P > '{}'; ls -A >> '{}'; exec '{fake}'",
+            out.display(),
+            out.display()
+        ),
+    ];
+    for lock in [&pr.lock, &pr.base] {
+        set_command(std::path::Path::new(lock), "srv", &cmd);
+    }
+    std::fs::write(pr.dir.path("node_modules"), b"planted").unwrap();
+    let o = cp(&["verify", "--lock", &pr.lock, "--trusted-lock", &pr.base]).run();
+    o.code(0);
+    let seen = std::fs::read_to_string(&out).unwrap();
+    let checkout = std::fs::canonicalize(&pr.dir.0).unwrap();
+    let ran_in = std::path::PathBuf::from(seen.lines().next().unwrap());
+    assert!(
+        !ran_in.starts_with(&checkout),
+        "ran in the checkout: {seen}"
+    );
+    assert_eq!(
+        seen.lines().count(),
+        1,
+        "the directory was not empty: {seen}"
+    );
+    assert!(
+        !ran_in.exists(),
+        "the empty directory was left behind: {seen}"
+    );
+    // Without a trusted lock: the lock's directory, as documented.
+    cp(&["verify", "--lock", &pr.lock]).run().code(0);
+    let seen = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(
+        std::path::PathBuf::from(seen.lines().next().unwrap()),
+        checkout
+    );
+}
+
 #[test]
 fn a_server_the_trusted_lock_lacks_is_not_run() {
     if !cli_support::tools::needs(&["python3"]) {

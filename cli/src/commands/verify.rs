@@ -10,7 +10,7 @@
 //! that run are fetched several at once (`--jobs`, `fetch::fetch_all`) and
 //! reported in lock order.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use contractpin::lock::{self, cmp_utf16, Lock, LockServer};
 use contractpin::mcp::ServerSpec;
@@ -20,7 +20,7 @@ use contractpin::{Limits, ServerDigest};
 use crate::args::{Format, VerifyArgs};
 use crate::fail::{CliResult, Failure};
 use crate::fetch::{self, FetchOptions};
-use crate::input::read_file;
+use crate::input::{io_reason, read_file};
 use crate::output::{self, write_stdout};
 use crate::source::{parse_header, with_headers};
 
@@ -30,6 +30,36 @@ enum Plan {
     Run(ServerSpec),
     /// Do not run it; report it unreachable with this reason.
     Refuse(String),
+}
+
+/// An empty, private temporary directory for the servers `verify
+/// --trusted-lock` runs without a `cwd` of their own; removed (with what
+/// they left in it) when `verify` ends.
+struct NeutralDir {
+    path: PathBuf,
+}
+
+impl NeutralDir {
+    fn new() -> std::io::Result<NeutralDir> {
+        let path = std::env::temp_dir().join(format!(
+            "contractpin-verify-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+        ));
+        let mut builder = std::fs::DirBuilder::new();
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder.create(&path)?;
+        Ok(NeutralDir { path })
+    }
+}
+
+impl Drop for NeutralDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
 }
 
 /// Runs `verify`.
@@ -42,6 +72,17 @@ pub fn run(args: &VerifyArgs) -> CliResult {
         Some(p) => Some(read_lock(p)?.1),
         None => None,
     };
+    // With a trusted lock, a stdio server without a `cwd` runs in an empty
+    // directory of its own rather than in the (untrusted) checkout.
+    let neutral = match trusted {
+        Some(_) => Some(NeutralDir::new().map_err(|e| {
+            Failure::usage(format!(
+                "cannot make an empty working directory: {}",
+                io_reason(&e)
+            ))
+        })?),
+        None => None,
+    };
     let names = selected(&lock, args)?;
     let cli_headers = cli_headers(&args.headers, &args.servers, &lock)?;
     let cli_caps = fetch::client_capabilities(args.client_capabilities.as_deref())?;
@@ -51,7 +92,10 @@ pub fn run(args: &VerifyArgs) -> CliResult {
     let mut targets = Vec::new();
     for name in names {
         let server = &lock.servers[name];
-        let plan = plan(name, server, trusted.as_ref(), args, &cli_headers)
+        let trust = trusted
+            .as_ref()
+            .zip(neutral.as_ref().map(|d| d.path.as_path()));
+        let plan = plan(name, server, trust, args, &cli_headers)
             .map_err(|m| Failure::usage(format!("server {name:?}: {m}")))?;
         targets.push((name, server, plan));
     }
@@ -252,11 +296,12 @@ pub(crate) fn cli_headers(
         .collect()
 }
 
-/// Decides how (or whether) to run one server.
+/// Decides how (or whether) to run one server; with a trusted lock, the
+/// empty directory a stdio server without a `cwd` of its own runs in.
 fn plan(
     name: &str,
     server: &LockServer,
-    trusted: Option<&Lock>,
+    trusted: Option<(&Lock, &Path)>,
     args: &VerifyArgs,
     cli_headers: &[(String, String)],
 ) -> Result<Plan, String> {
@@ -272,7 +317,7 @@ fn plan(
     }
     let source_of = match trusted {
         None => server,
-        Some(t) => match t.servers.get(name) {
+        Some((t, _)) => match t.servers.get(name) {
             None => {
                 return Ok(Plan::Refuse(
                     "source differs from the trusted lock (it does not pin this server)".into(),
@@ -290,7 +335,19 @@ fn plan(
             }
         },
     };
-    source_spec(source_of, &args.lock, args.allow_outside_paths, cli_headers).map(Plan::Run)
+    let mut spec = source_spec(source_of, &args.lock, args.allow_outside_paths, cli_headers)?;
+    if let (Some((_, empty)), ServerSpec::Stdio { cwd, .. }) = (trusted, &mut spec) {
+        // Not the (untrusted) checkout: there `npx` would take a package it
+        // commits under `node_modules`, and `python -m` a module at its
+        // root, even for a command the trusted lock pins.
+        if !matches!(
+            source_of.source(),
+            Some(lock::Source::Stdio { cwd: Some(_), .. })
+        ) {
+            *cwd = Some(empty.to_path_buf());
+        }
+    }
+    Ok(Plan::Run(spec))
 }
 
 /// The checked spec of a lock entry's own source, `--header` values over
