@@ -371,3 +371,158 @@ fn url_user_information_never_persisted_or_printed() {
     texts.extend(all(&o));
     assert_clean("url", &texts);
 }
+
+/// A stdio server that echoes its `API_TOKEN` back in what it sends, per
+/// `mode` (comma-separated): `desc` puts it in the tool's description,
+/// `info` in `serverInfo.version`; `new` changes the description without it.
+fn echoing_server(mode: &str) -> Vec<String> {
+    let script = "import json,os,sys\n\
+         mode=sys.argv[1].split(','); tok=os.environ.get('API_TOKEN','none')\n\
+         desc='Search the web'+(', now' if 'new' in mode else '')\n\
+         desc+=('. debug: key='+tok+' end') if 'desc' in mode else ''\n\
+         ver='1.0'+('-'+tok if 'info' in mode else '')\n\
+         for line in sys.stdin:\n\
+         \x20   m=json.loads(line)\n\
+         \x20   if 'id' not in m: continue\n\
+         \x20   if m['method']=='initialize':\n\
+         \x20       r={'protocolVersion':'2025-06-18','capabilities':{'tools':{}},'serverInfo':{'name':'srv','version':ver}}\n\
+         \x20   elif m['method']=='tools/list':\n\
+         \x20       r={'tools':[{'name':'search','description':desc,'inputSchema':{'type':'object'}}]}\n\
+         \x20   else:\n\
+         \x20       print(json.dumps({'jsonrpc':'2.0','id':m['id'],'error':{'code':-32601,'message':'no'}}),flush=True); continue\n\
+         \x20   print(json.dumps({'jsonrpc':'2.0','id':m['id'],'result':r}),flush=True)\n";
+    vec!["python3".into(), "-c".into(), script.into(), mode.into()]
+}
+
+/// A lock pinning `echoing_server(mode)` as `srv`, given `API_TOKEN=${TOKEN}`.
+fn init_echoing(lock: &std::path::Path, mode: &str, extra: &[&str]) -> Out {
+    let mut args: Vec<String> = ["init", "--lock", &s(lock), "--name", "srv", "--force"]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    args.extend(extra.iter().map(|a| a.to_string()));
+    args.extend(["--env".into(), "API_TOKEN=${TOKEN}".into(), "--".into()]);
+    args.extend(echoing_server(mode));
+    cp(&args).env("TOKEN", TOKEN).run()
+}
+
+/// Review F2: a server that echoes its token in a tool description or in
+/// `serverInfo` gets it masked (`***`) in the text report (word diff and
+/// the "server version" line), the JSON report, SARIF and the GitHub
+/// annotations.
+#[test]
+fn a_secret_the_server_echoes_is_masked_in_every_report_format() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
+    let dir = TempDir::new("echo-report");
+    let lock = dir.path("l.lock");
+    init_echoing(&lock, "ok", &[]).code(0);
+    let mut texts = vec![read(&lock)];
+    set_command(&lock, "srv", &echoing_server("desc"));
+    for format in ["text", "json", "sarif"] {
+        let o = cp(&["verify", "--lock", &s(&lock), "--format", format])
+            .env("TOKEN", TOKEN)
+            .env("GITHUB_ACTIONS", "true")
+            .run();
+        o.code(1);
+        assert!(o.out().contains("key=***"), "{format}: {}", o.out());
+        texts.extend(all(&o));
+    }
+    set_command(&lock, "srv", &echoing_server("info"));
+    for (format, shown) in [
+        ("text", "server version 1.0 -> 1.0-***"),
+        ("json", "\"version\": \"1.0-***\""),
+    ] {
+        let o = cp(&["verify", "--lock", &s(&lock), "--format", format])
+            .env("TOKEN", TOKEN)
+            .run();
+        o.code(0);
+        assert!(o.out().contains(shown), "{format}: {}", o.out());
+        texts.extend(all(&o));
+    }
+    assert_clean("echoed in a report", &texts);
+}
+
+/// Review F2, the lock: `serverInfo` is recorded masked (it is outside
+/// every digest); a snapshot holding the token is refused (exit 2, nothing
+/// written: a snapshot must hash to its pin, so it cannot be masked), and
+/// `--no-snapshot` pins the real bytes (verify still matches).
+#[test]
+fn a_secret_the_server_echoes_never_reaches_the_lock() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
+    let dir = TempDir::new("echo-lock");
+    let lock = dir.path("l.lock");
+    let mut texts = Vec::new();
+    // init: a snapshot with the token is refused, the lock not written.
+    let o = init_echoing(&lock, "desc", &[]);
+    o.code(2);
+    assert!(o.err().contains("holds a secret"), "{}", o.err());
+    assert!(!lock.exists(), "init wrote the lock");
+    texts.extend(all(&o));
+    // Digest only: the pin is over the real bytes, so verify matches.
+    init_echoing(&lock, "desc", &["--no-snapshot"]).code(0);
+    let o = cp(&["verify", "--lock", &s(&lock)])
+        .env("TOKEN", TOKEN)
+        .run();
+    o.code(0);
+    texts.extend(all(&o));
+    texts.push(read(&lock));
+    // serverInfo is recorded masked, and verify then reports no change.
+    init_echoing(&lock, "info", &[]).code(0);
+    let pinned = read(&lock);
+    assert!(pinned.contains("\"version\": \"1.0-***\""), "{pinned}");
+    let o = cp(&["verify", "--lock", &s(&lock)])
+        .env("TOKEN", TOKEN)
+        .run();
+    o.code(0);
+    assert!(!o.out().contains("server version"), "{}", o.out());
+    texts.extend(all(&o));
+    // approve: a snapshot with the token is refused, the lock unchanged.
+    set_command(&lock, "srv", &echoing_server("desc"));
+    let before = read(&lock);
+    let o = cp(&["approve", "--lock", &s(&lock), "--server", "srv", "--all"])
+        .env("TOKEN", TOKEN)
+        .run();
+    o.code(2);
+    assert!(o.err().contains("holds a secret"), "{}", o.err());
+    assert_eq!(read(&lock), before, "approve changed the lock");
+    texts.extend(all(&o));
+    // approve --all records the live serverInfo masked.
+    init_echoing(&lock, "ok", &[]).code(0);
+    set_command(&lock, "srv", &echoing_server("info,new"));
+    let o = cp(&["approve", "--lock", &s(&lock), "--server", "srv", "--all"])
+        .env("TOKEN", TOKEN)
+        .run();
+    o.code(0);
+    let approved = read(&lock);
+    assert!(approved.contains("\"version\": \"1.0-***\""), "{approved}");
+    texts.extend(all(&o));
+    texts.push(approved);
+    texts.push(pinned);
+    assert_clean("echoed into the lock", &texts);
+}
+
+/// Review F4: with `--inherit-env` a server gets our whole environment, so
+/// the value of an inherited variable whose name looks like a credential
+/// (`GH_TOKEN`) is masked in its stderr tail too, not only the lock's env.
+#[test]
+fn inherited_credentials_are_masked_in_a_stderr_tail() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
+    let dir = TempDir::new("inherit");
+    let lock = dir.path("l.lock");
+    init_echoing(&lock, "ok", &[]).code(0);
+    set_command(&lock, "srv", &leaking_server("GH_TOKEN"));
+    // The lock's own API_TOKEN is another value: only GH_TOKEN holds TOKEN.
+    let o = cp(&["verify", "--lock", &s(&lock), "--inherit-env"])
+        .env("TOKEN", "not-the-token-0123456789")
+        .env("GH_TOKEN", TOKEN)
+        .run();
+    o.code(1);
+    assert!(o.out().contains("my token is ***"), "{}", o.out());
+    assert_clean("inherited", &all(&o));
+}

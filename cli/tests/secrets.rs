@@ -440,3 +440,32 @@ fn an_encoded_echo_of_a_token_leaks_no_piece() {
     assert_eq!(r.code, 1, "{r:#?}");
     check("init", &format!("{}\n{}", r.stdout, r.stderr));
 }
+
+// ------------------------------------------------------------------ inherited environment
+
+/// Review F4: with `inherit_env` a stdio server gets our whole environment,
+/// so a variable whose name looks like a credential is masked in what the
+/// library shows of the server (here its stderr tail), though the lock's
+/// env does not name it.
+#[test]
+fn inherited_credentials_are_redacted_in_library_errors() {
+    if !tools::needs(&["python3"]) {
+        return;
+    }
+    std::env::set_var("CONTRACTPIN_TEST_INHERITED_TOKEN", TOKEN);
+    let script = "import os,sys\n\
+         sys.stderr.write('token='+os.environ.get('CONTRACTPIN_TEST_INHERITED_TOKEN','unset')+'\\n')\n\
+         sys.exit(3)\n";
+    let spec = ServerSpec::Stdio {
+        command: vec!["python3".into(), "-c".into(), script.into()],
+        env: BTreeMap::new(),
+        cwd: None,
+    };
+    let o = ClientOptions {
+        inherit_env: true,
+        ..opts()
+    };
+    let e = fetch_tools_list(&spec, &o).unwrap_err();
+    assert!(text(&e).contains("token=***"), "{}", text(&e));
+    assert_no_piece("inherited credential in a stderr tail", &text(&e));
+}

@@ -115,7 +115,10 @@ pub use save::{
     load, read, save_atomic, sidecar_path, sync_dir, update, UpdateError, MAX_LOCK_BYTES,
 };
 #[cfg(feature = "std")]
-pub(crate) use secrets::{authority as url_authority, valid_name as valid_var_name};
+pub(crate) use secrets::{
+    authority as url_authority, is_credential_key as is_credential_name,
+    valid_name as valid_var_name,
+};
 pub use secrets::{
     classify_header, env_for_lock, is_env_reference, is_header_name, url_credential, url_for_lock,
     url_has_userinfo, HeaderValue,

@@ -272,7 +272,10 @@ const SECRET_PREFIXES: &[&str] = &[
     "AKIA",
 ];
 
-fn is_credential_key(key: &str) -> bool {
+/// Whether `key` names a credential: a query key, a path parameter, or
+/// (for `--inherit-env`, masking what a server may echo) an environment
+/// variable name such as `GH_TOKEN` or `AWS_SECRET_ACCESS_KEY`.
+pub(crate) fn is_credential_key(key: &str) -> bool {
     let k: String = key
         .chars()
         .map(|c| {

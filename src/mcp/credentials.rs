@@ -5,7 +5,16 @@
 //!
 //! This is the one home of the redaction policy: the CLI and library
 //! callers get the same masking, because [`fetch_tools_list`] applies it to
-//! every error and warning before they leave the crate.
+//! every error and warning before they leave the crate, and [`Secrets`]
+//! applies the same list and the same rule (`***`) to what the server sent:
+//! tool contracts in a report ([`Secrets::mask_report`]), its `serverInfo`,
+//! and the check that keeps a secret out of a lock's snapshot
+//! ([`Secrets::found_in`]). Digests are always over the real bytes; only the
+//! copies meant to be read are masked.
+//!
+//! With `inherit_env`, a stdio server also knows our environment: the values
+//! of the variables whose names look like credentials (`GH_TOKEN`,
+//! `AWS_SECRET_ACCESS_KEY`, the lock's credential-key rule) are masked too.
 //!
 //! [`fetch_tools_list`]: super::fetch_tools_list
 
@@ -13,8 +22,11 @@ use std::collections::BTreeMap;
 use std::string::{String, ToString};
 use std::vec::Vec;
 
-use super::error::{one_line, McpError, McpErrorKind};
-use super::spec::{expand_env, has_reference};
+use super::error::{one_line, redact, McpError, McpErrorKind};
+use super::spec::{expand_env, has_reference, ServerSpec};
+use super::ClientOptions;
+use crate::lock::ServerInfo;
+use crate::verify::ServerReport;
 
 /// Headers set by the client itself; a server spec may not override them.
 const RESERVED: &[&str] = &[
@@ -73,10 +85,13 @@ pub(crate) fn http(url: &str, headers: &[(String, String)]) -> Result<HttpCreden
 
 /// The values of a stdio server's env that must be masked: every value
 /// (literal or expanded) of at least 6 bytes, and the words of 8 or more
-/// bytes inside one ("Bearer <token>").
+/// bytes inside one ("Bearer <token>"); with `inherit` (the server gets our
+/// whole environment), also those of our variables whose names look like
+/// credentials ([`inherited_credentials`]).
 pub(crate) fn stdio_secrets(
     raw: &BTreeMap<String, String>,
     expanded: &BTreeMap<String, String>,
+    inherit: bool,
 ) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for v in raw.values().chain(expanded.values()) {
@@ -84,7 +99,109 @@ pub(crate) fn stdio_secrets(
             out.push(v.clone());
         }
     }
+    if inherit {
+        out.extend(inherited_credentials(std::env::vars_os()));
+    }
     with_forms(out, 6)
+}
+
+/// The values of the variables of `vars` whose names look like credentials
+/// (the lock's rule for credential keys: `TOKEN`, `*_TOKEN`, `*_KEY`,
+/// `*_SECRET`, `*_PASSWORD`, ...).
+fn inherited_credentials(
+    vars: impl Iterator<Item = (std::ffi::OsString, std::ffi::OsString)>,
+) -> Vec<String> {
+    vars.filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .filter(|(k, _)| crate::lock::is_credential_name(k))
+        .map(|(_, v)| v)
+        .collect()
+}
+
+/// The values one server knows that must never be printed or written: its
+/// env values (after expansion), header values, URL references and user
+/// information, in the forms a server may echo them (the list
+/// [`fetch_tools_list`](super::fetch_tools_list) redacts its errors with).
+/// Its `Debug` shows only how many there are.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Secrets(Vec<String>);
+
+impl std::fmt::Debug for Secrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Secrets({} values)", self.0.len())
+    }
+}
+
+impl Secrets {
+    /// The secrets of `spec` (none for a file), with `opts.inherit_env`
+    /// as [`fetch_tools_list`](super::fetch_tools_list) uses it. Fails only
+    /// on a usage error (an unset `${VAR}`, an unusable header or URL).
+    pub fn of(spec: &ServerSpec, opts: &ClientOptions) -> Result<Secrets, McpError> {
+        Ok(Secrets(match spec {
+            ServerSpec::File { .. } => Vec::new(),
+            ServerSpec::Stdio { env, .. } => {
+                let expanded = super::expand_stdio_env(env)?;
+                stdio_secrets(env, &expanded, opts.inherit_env)
+            }
+            ServerSpec::Http { url, headers } => http(url, headers)?.secrets,
+        }))
+    }
+
+    /// `text` with every secret replaced by `***` (the error redaction).
+    pub fn mask(&self, text: &str) -> String {
+        redact(text, &self.0)
+    }
+
+    /// Whether `text` holds a secret (something [`Secrets::mask`] masks).
+    pub fn found_in(&self, text: &str) -> bool {
+        !self.0.is_empty() && self.mask(text) != text
+    }
+
+    /// A JSON value with every secret in it masked, canonical again; a
+    /// value whose masking would not be JSON becomes `"***"` whole.
+    pub fn mask_json(&self, json: &[u8]) -> Vec<u8> {
+        let Ok(text) = std::str::from_utf8(json) else {
+            return b"\"***\"".to_vec();
+        };
+        if !self.found_in(text) {
+            return json.to_vec();
+        }
+        crate::canonicalize(self.mask(text).as_bytes()).unwrap_or_else(|_| b"\"***\"".to_vec())
+    }
+
+    /// `serverInfo` with its name, title and version masked.
+    pub fn mask_server_info(&self, info: &ServerInfo) -> ServerInfo {
+        ServerInfo {
+            name: self.mask(&info.name),
+            version: self.mask(&info.version),
+            title: info.title.as_deref().map(|t| self.mask(t)),
+        }
+    }
+
+    /// Masks what a report shows of the server's data: each change's
+    /// pointer and `before`/`after` values, both `serverInfo`s and the
+    /// error. Digests and verdicts are left alone (they are the real
+    /// bytes'); tool names are not masked.
+    pub fn mask_report(&self, report: &mut ServerReport) {
+        if self.0.is_empty() {
+            return;
+        }
+        for change in report.tools.iter_mut().flat_map(|t| t.changes.iter_mut()) {
+            change.pointer = self.mask(&change.pointer);
+            for v in [&mut change.before, &mut change.after]
+                .into_iter()
+                .flatten()
+            {
+                *v = self.mask_json(v);
+            }
+        }
+        for info in [&mut report.pinned_server_info, &mut report.live_server_info]
+            .into_iter()
+            .flatten()
+        {
+            *info = self.mask_server_info(info);
+        }
+        report.error = report.error.as_deref().map(|e| self.mask(e));
+    }
 }
 
 /// The values that the `${NAME}` references of `text` expand to.
@@ -399,6 +516,35 @@ mod tests {
         let fine = h(&[("Authorization", secret), ("X-Api-Key", "k")]);
         let c = http("https://mcp.example/", &fine).unwrap();
         assert!(c.secrets.iter().any(|s| s == secret));
+    }
+
+    #[test]
+    fn inherited_credentials_go_by_the_name() {
+        let vars = [
+            ("GH_TOKEN", "ghp_x1234567"),
+            ("AWS_SECRET_ACCESS_KEY", "abcdefgh"),
+            ("PATH", "/usr/bin"),
+            ("HOME", "/root"),
+        ]
+        .map(|(k, v)| (k.into(), v.into()));
+        assert_eq!(
+            inherited_credentials(vars.into_iter()),
+            ["ghp_x1234567", "abcdefgh"]
+        );
+    }
+
+    #[test]
+    fn masked_json_stays_json() {
+        let s = Secrets(with_forms(std::vec!["tok\"en-123".to_string()], 6));
+        assert_eq!(
+            s.mask_json(br#"{"a":"x tok\"en-123 y"}"#),
+            br#"{"a":"x *** y"}"#
+        );
+        assert_eq!(s.mask_json(br#"{"a":1}"#), br#"{"a":1}"#);
+        // A secret that spans JSON syntax: the whole value is masked.
+        let s = Secrets(with_forms(std::vec!["a\":\"xyz".to_string()], 6));
+        assert_eq!(s.mask_json(br#"{"a":"xyz"}"#), br#""***""#);
+        assert!(!std::format!("{s:?}").contains("xyz"));
     }
 
     #[test]

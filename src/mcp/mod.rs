@@ -31,8 +31,9 @@
 //! are expanded at connection time. Every env value, header value, URL
 //! reference value and URL user information (and their JSON-escaped,
 //! percent-encoded and, for user information, base64 forms) is redacted
-//! from errors and warnings. Credentials are never sent over plain
-//! `http://` to a host that is not loopback. A stdio server does not
+//! from errors and warnings ([`Secrets`] masks the same values in what the
+//! server sent, for reports and lock snapshots). Credentials are never sent
+//! over plain `http://` to a host that is not loopback. A stdio server does not
 //! inherit our environment: it gets [`DEFAULT_INHERITED_ENV_VARS`] and its
 //! `env` (unless [`ClientOptions::inherit_env`]).
 //!
@@ -69,6 +70,7 @@ use std::path::Path;
 use std::string::String;
 use std::vec::Vec;
 
+pub use credentials::Secrets;
 pub use error::{McpError, McpErrorKind};
 pub use options::{
     is_supported_protocol_version, ClientOptions, DEFAULT_INHERITED_ENV_VARS,
@@ -138,7 +140,7 @@ pub fn fetch_tools_list(spec: &ServerSpec, opts: &ClientOptions) -> Result<Fetch
         ServerSpec::File { path } => read_file(path, opts.max_response_bytes),
         ServerSpec::Stdio { command, env, cwd } => {
             let expanded = expand_stdio_env(env)?;
-            let secrets = credentials::stdio_secrets(env, &expanded);
+            let secrets = credentials::stdio_secrets(env, &expanded, opts.inherit_env);
             let mut fetched = fetch_stdio(command, &expanded, cwd.as_deref(), opts)
                 .map_err(|e| e.redact(&secrets))?;
             redact_all(&mut fetched.warnings, &secrets);

@@ -290,7 +290,7 @@ fn connect(
                 ));
             }
             let expanded = crate::mcp::expand_stdio_env(env)?;
-            let secrets = crate::mcp::credentials::stdio_secrets(env, &expanded);
+            let secrets = crate::mcp::credentials::stdio_secrets(env, &expanded, opts.inherit_env);
             let mut expanded = expanded;
             expanded.insert(String::from(NESTED_ENV), chain_for(command, cwd.as_ref()));
             let up =

@@ -9,6 +9,9 @@
 //! other tool keeps its old pin, drifted or not, and the entry's digest and
 //! tool_count follow the resulting tools. A lock with snapshots gets the
 //! approved tools' live contracts; a digest-only lock stays digest-only.
+//! The secrets the server was given are masked in the changes shown and in
+//! the `serverInfo` recorded; a snapshot holding one is refused (exit 2),
+//! since a snapshot must be the exact bytes its digest pins.
 //!
 //! Nothing is written unless the fetch succeeded and every named tool is
 //! known; the write is [`lock::update`] (advisory lock, temporary file,
@@ -19,6 +22,7 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal, Read, Write};
 
 use contractpin::lock::{self, Approval, Lock, LockServer, UpdateError};
+use contractpin::mcp::Secrets;
 use contractpin::verify::{
     add_changes, verify_server, InstructionsStatus, ServerReport, ToolStatus, ToolVerdict,
 };
@@ -48,12 +52,15 @@ pub fn run(args: &ApproveArgs) -> CliResult {
     let headers = verify::cli_headers(&args.headers, std::slice::from_ref(name), &lock)?;
     let spec = verify::source_spec(server, &args.lock, args.allow_outside_paths, &headers)
         .map_err(|m| Failure::usage(format!("server {name:?}: {m}")))?;
-    let live = verify::fetch_live(name, server, &spec, &opts, None, limits)?.map_err(|m| {
+    let secrets = verify::server_secrets(name, &spec, &opts)?;
+    let mut live = verify::fetch_live(name, server, &spec, &opts, None, limits)?.map_err(|m| {
         Failure::server(format!(
             "server {name:?}: {m}; {} was not changed",
             args.lock.display()
         ))
     })?;
+    // The serverInfo `--all` records is the masked one (informational).
+    live.facts.server_info = live.facts.server_info.map(|i| secrets.mask_server_info(&i));
     let mut report = verify_server(name, server, &live.digests, false);
     // Parsed once: for the changes shown now and the snapshots written later.
     let contracts = contractpin::tool_contracts(&live.document, &limits);
@@ -61,6 +68,7 @@ pub fn run(args: &ApproveArgs) -> CliResult {
         add_changes(&mut report, server, c, &limits);
     }
     report.check_facts(server, &live.facts, false);
+    secrets.mask_report(&mut report);
     write_stdout(show_changes(&report, &args.lock).as_bytes())?;
 
     let mut chosen = choose(args, &report)?;
@@ -79,7 +87,9 @@ pub fn run(args: &ApproveArgs) -> CliResult {
         return Ok(EXIT_OK);
     }
     let contracts = if server.has_snapshots() {
-        Some(snapshots(name, contracts)?)
+        let contracts = snapshots(name, contracts)?;
+        no_secret_in_snapshots(args, &chosen.tools, &contracts, &secrets)?;
+        Some(contracts)
     } else {
         None
     };
@@ -277,6 +287,34 @@ fn snapshots(
         .map(|v| v.into_iter().collect())
         .map_err(|e| Failure::server(format!("server {name:?}: invalid tools list: {e}")))
 }
+
+/// Exit 2 (nothing written) when the live contract of a tool to approve
+/// holds a secret the server was given: a snapshot must hash to its pin, so
+/// it cannot be stored masked, and it is never stored with the secret.
+fn no_secret_in_snapshots(
+    args: &ApproveArgs,
+    chosen: &[String],
+    contracts: &BTreeMap<String, Vec<u8>>,
+    secrets: &Secrets,
+) -> Result<(), Failure> {
+    let leaks = |c: &Vec<u8>| secrets.found_in(&String::from_utf8_lossy(c));
+    let Some(tool) = chosen.iter().find(|t| contracts.get(*t).is_some_and(leaks)) else {
+        return Ok(());
+    };
+    Err(Failure::usage(format!(
+        "server {:?}: tool {}: {SNAPSHOT_SECRET}; {} was not changed",
+        args.server,
+        printable(&secrets.mask(tool)),
+        args.lock.display()
+    )))
+}
+
+/// Why a contract is not snapshotted (approve and init).
+pub(crate) const SNAPSHOT_SECRET: &str =
+    "its contract holds a secret this server was given (an env value, a header value or URL \
+     credentials); a lock snapshot must be the exact bytes its digest pins, so it cannot be \
+     stored masked, and it is not stored: fix the server, or pin it by digest only \
+     (init --force --no-snapshot)";
 
 /// Re-pins `chosen` in the lock under its advisory lock; aborts (nothing
 /// written) if the server's entry is no longer the one that was compared.

@@ -2,13 +2,17 @@
 //!
 //! All servers are fetched and digested first; only when every one succeeds
 //! is the lock updated (atomically, under a file lock, keeping the other
-//! servers). Any failure leaves the lock untouched.
+//! servers). Any failure leaves the lock untouched. The `serverInfo` it
+//! records has the secrets the server was given masked; a tool contract
+//! holding one is never snapshotted (exit 2; `--no-snapshot` pins it by
+//! digest only).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use contractpin::fs::ReadFileError;
 use contractpin::lock::{self, HeaderValue, Lock, LockServer, Source, UpdateError};
+use contractpin::mcp::Secrets;
 use contractpin::{Limits, ServerDigest};
 
 use crate::args::InitArgs;
@@ -34,11 +38,13 @@ pub fn run(args: &InitArgs) -> CliResult {
     // Every source checked before anything is fetched: a usage problem exits
     // 2 without starting a server.
     let mut specs = Vec::new();
+    let mut secrets = Vec::new();
     for (name, source) in &targets {
         let ctx = |m: String| Failure::usage(format!("server {name:?}: {m}"));
         let spec = fetch::spec(source, &args.lock, args.allow_outside_paths).map_err(ctx)?;
         fetch::check(&spec).map_err(|e| ctx(e.message))?;
         secrets_policy(name, source).map_err(ctx)?;
+        secrets.push(super::verify::server_secrets(name, &spec, &opts)?);
         specs.push(spec);
     }
 
@@ -47,7 +53,7 @@ pub fn run(args: &InitArgs) -> CliResult {
     let results = fetch::fetch_all(jobs, opts.jobs);
     let mut pinned: Vec<(String, Source, ServerDigest, Extras)> = Vec::new();
     let mut failed = 0usize;
-    for ((name, source), result) in targets.iter().zip(results) {
+    for (((name, source), result), secrets) in targets.iter().zip(results).zip(&secrets) {
         match result {
             Err(e) if e.usage => {
                 return Err(Failure::usage(format!("server {name:?}: {}", e.message)));
@@ -68,6 +74,7 @@ pub fn run(args: &InitArgs) -> CliResult {
                 }
                 match digest_and_extras(&fetched, limits, args) {
                     Ok((digests, extras)) => {
+                        let extras = without_secrets(name, extras, secrets)?;
                         pinned.push((name.clone(), source.clone(), digests, extras))
                     }
                     Err(e) => {
@@ -197,6 +204,24 @@ fn digest_and_extras(
         contracts: Some(contracts),
     };
     Ok((digests, extras))
+}
+
+/// The extras as the lock may hold them: `serverInfo` with the secrets the
+/// server was given masked (it is informational, outside every digest);
+/// exit 2 when a snapshot holds one (a snapshot must be the exact bytes its
+/// digest pins, so it cannot be masked, and it is never stored).
+fn without_secrets(name: &str, mut extras: Extras, secrets: &Secrets) -> Result<Extras, Failure> {
+    let info = extras.facts.server_info.take();
+    extras.facts.server_info = info.map(|i| secrets.mask_server_info(&i));
+    let leaks = |(_, c): &&(String, Vec<u8>)| secrets.found_in(&String::from_utf8_lossy(c));
+    if let Some((tool, _)) = extras.contracts.iter().flatten().find(leaks) {
+        return Err(Failure::usage(format!(
+            "server {name:?}: tool {}: {}; nothing was written",
+            output::printable(&secrets.mask(tool)),
+            super::approve::SNAPSHOT_SECRET
+        )));
+    }
+    Ok(extras)
 }
 
 /// Puts the facts (instructions digest unless `--ignore-instructions`) and

@@ -8,12 +8,13 @@
 //! server (an unset `${VAR}`, credentials over plain http, a path outside
 //! the lock's directory) exit 2 before any server is started. The servers
 //! that run are fetched several at once (`--jobs`, `fetch::fetch_all`) and
-//! reported in lock order.
+//! reported in lock order. What a server sent is shown with the secrets
+//! it was given masked ([`server_secrets`]).
 
 use std::path::{Path, PathBuf};
 
 use contractpin::lock::{self, cmp_utf16, Lock, LockServer};
-use contractpin::mcp::ServerSpec;
+use contractpin::mcp::{ClientOptions, Secrets, ServerSpec};
 use contractpin::verify::{add_changes_from_list, overall_exit_code, verify_server, ServerReport};
 use contractpin::{Limits, ServerDigest};
 
@@ -127,7 +128,7 @@ pub fn run(args: &VerifyArgs) -> CliResult {
             reports.push(unreachable("internal error: no fetch result".into()));
             continue;
         };
-        let report = match live_from(name, server, result, limits)? {
+        let mut report = match live_from(name, server, result, limits)? {
             Ok(live) => {
                 let mut r = verify_server(name, server, &live.digests, args.allow_new);
                 add_changes_from_list(&mut r, server, &live.document, &limits);
@@ -136,6 +137,9 @@ pub fn run(args: &VerifyArgs) -> CliResult {
             }
             Err(message) => unreachable(message),
         };
+        if let Plan::Run(spec) = &plan {
+            server_secrets(name, spec, &opts)?.mask_report(&mut report);
+        }
         reports.push(report);
     }
     print_reports(args, &reports, &bytes)?;
@@ -205,6 +209,22 @@ fn live_from(
             Err(e) => Err(format!("invalid tools list: {e}")),
         },
     )
+}
+
+/// The secrets `spec` gives its server (env values, header values, URL
+/// credentials; with `--inherit-env`, our credential-named variables), to
+/// mask wherever a report shows or a lock stores what the server sent
+/// (digests stay over the real bytes). Exit 2 on an unset `${VAR}`.
+pub(crate) fn server_secrets(
+    name: &str,
+    spec: &ServerSpec,
+    opts: &FetchOptions,
+) -> Result<Secrets, Failure> {
+    let client = ClientOptions {
+        inherit_env: opts.inherit_env,
+        ..ClientOptions::default()
+    };
+    Secrets::of(spec, &client).map_err(|e| Failure::usage(format!("server {name:?}: {e}")))
 }
 
 /// The client capabilities to declare for one server: `--client-capabilities`
