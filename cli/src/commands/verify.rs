@@ -50,8 +50,11 @@ impl NeutralDir {
                 .map_or(0, |d| d.as_nanos())
         ));
         let mut builder = std::fs::DirBuilder::new();
+        // Private to this user where the platform has modes.
         #[cfg(unix)]
         std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        #[cfg(not(unix))]
+        let _ = &mut builder;
         builder.create(&path)?;
         Ok(NeutralDir { path })
     }
