@@ -222,21 +222,7 @@ fn looks_like_credential(prev: Option<&str>, arg: &str) -> bool {
         return cplock::url_credential(arg).is_some()
             || (cplock::url_has_userinfo(arg) && cplock::url_for_lock(arg) != arg);
     }
-    if header_credential(arg) {
-        return true;
-    }
-    // The URL detector's path rules, one segment per word.
-    let seg = |w: &str| w.replace(['/', '?', '#'], "_");
-    let probe = |path: &str| cplock::url_credential(&format!("x://h/{path}")).is_some();
-    if arg.split_whitespace().any(|w| probe(&seg(w))) {
-        return true;
-    }
-    match prev {
-        Some(p) if !arg.starts_with('-') && !probe(&seg(p)) => {
-            probe(&format!("{}/{}", seg(p), seg(arg)))
-        }
-        _ => false,
-    }
+    header_credential(arg) || cplock::arg_credential(prev, arg)
 }
 
 /// `Name: value` where the name is an authorization header or a
@@ -255,7 +241,7 @@ fn header_credential(arg: &str) -> bool {
     let auth = ["authorization", "proxy-authorization"]
         .iter()
         .any(|a| name.eq_ignore_ascii_case(a));
-    auth || cplock::url_credential(&format!("x://h/?{name}={value}")).is_some()
+    auth || cplock::arg_credential(Some(name), value)
 }
 
 /// Whether an entry says `"disabled": true` (such entries are skipped).

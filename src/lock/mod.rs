@@ -114,14 +114,14 @@ pub use model::{
 pub use save::{
     load, read, save_atomic, sidecar_path, sync_dir, update, UpdateError, MAX_LOCK_BYTES,
 };
+pub use secrets::{
+    arg_credential, classify_header, env_for_lock, is_env_reference, is_header_name,
+    url_credential, url_for_lock, url_has_userinfo, HeaderValue,
+};
 #[cfg(feature = "std")]
 pub(crate) use secrets::{
     authority as url_authority, is_credential_key as is_credential_name,
     valid_name as valid_var_name,
-};
-pub use secrets::{
-    classify_header, env_for_lock, is_env_reference, is_header_name, url_credential, url_for_lock,
-    url_has_userinfo, HeaderValue,
 };
 pub use timestamp::{format_timestamp, is_valid_timestamp, MAX_TIMESTAMP};
 #[cfg(feature = "std")]

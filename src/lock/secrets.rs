@@ -316,6 +316,38 @@ fn query_credential(query: &str) -> Option<String> {
         .map(|(k, _)| format!("query parameter {k:?}"))
 }
 
+/// Whether one command-line argument (`prev` the one before it) looks like
+/// a literal credential, by the rules of [`url_credential`]'s path
+/// segments: `key=value` with a credential key (`--api-key=abc`), a literal
+/// after an argument naming a credential (`--token VALUE`), or a word in a
+/// secret's format (`ghp_…`). A `${NAME}` reference is not one. (The lock
+/// stores a stdio command line as written; `init --from` warns with this.)
+///
+/// ```
+/// use contractpin::lock::arg_credential;
+/// assert!(arg_credential(Some("--token"), "abc123"));
+/// assert!(arg_credential(None, "--api-key=abc123"));
+/// assert!(arg_credential(None, "ghp_abcdef"));
+/// assert!(!arg_credential(Some("--token"), "${TOKEN}"));
+/// assert!(!arg_credential(Some("--port"), "8080"));
+/// ```
+pub fn arg_credential(prev: Option<&str>, arg: &str) -> bool {
+    if is_env_reference(arg) {
+        return false;
+    }
+    let names_one = |word: &str| is_credential_key(word.trim_start_matches('-'));
+    if let Some((k, v)) = arg.split_once('=') {
+        if names_one(k) && !v.is_empty() && !is_env_reference(v) {
+            return true;
+        }
+    }
+    if !arg.starts_with('-') && prev.is_some_and(names_one) {
+        return true;
+    }
+    arg.split_whitespace()
+        .any(|w| SECRET_PREFIXES.iter().any(|p| w.starts_with(p)))
+}
+
 fn path_credential(path: &str) -> Option<String> {
     let mut previous_is_key = false;
     for (i, segment) in path.split('/').filter(|s| !s.is_empty()).enumerate() {

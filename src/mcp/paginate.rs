@@ -179,7 +179,11 @@ pub(crate) fn list_tools(
 /// Fails when the document so far (`so_far` bytes), with its closing `]`,
 /// is over the input size limit (never more than [`MAX_INPUT`](crate::MAX_INPUT)).
 fn check_size(so_far: usize, page: usize, max_input: usize) -> Result<(), McpError> {
-    let limit = max_input.min(crate::MAX_INPUT);
+    let limit = crate::Limits {
+        max_input,
+        ..crate::Limits::DEFAULT
+    }
+    .input_cap();
     if so_far.saturating_add(1) <= limit {
         return Ok(());
     }
