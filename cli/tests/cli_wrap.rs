@@ -321,17 +321,17 @@ fn claude_code_http_entry_becomes_a_stdio_entry_and_missing_variables_are_named(
     assert_eq!(st.now(), st.original);
 }
 
-/// A header with a literal value in the configuration is not in the lock
-/// (init never stores a literal): wrap names the header, never its value,
-/// says the proxy will not send it, and the value stays in the backup only.
-#[test]
-fn a_literal_header_is_named_never_shown_and_not_sent() {
+/// The Claude Code sample with `value` in place of its key reference (a
+/// literal header value), written, and its `remote-api` pinned against a
+/// fake HTTP server: the setup, the configuration's text and the server
+/// (kept running while the test runs). `None` (after a loud skip) without
+/// python3.
+fn remote_api_with_literal_key(value: &str) -> Option<(Setup, String, FakeHttp)> {
     if !cli_support::tools::needs(&["python3"]) {
-        return;
+        return None;
     }
     let st = setup("claude-code.mcp.json");
-    let secret = "Bearer l1teral-s3cret-value";
-    let text = st.original.replace("${CLAUDE_CODE_EXAMPLE_KEY}", secret);
+    let text = st.original.replace("${CLAUDE_CODE_EXAMPLE_KEY}", value);
     std::fs::write(&st.config, &text).unwrap();
     let srv = FakeHttp::start("http", "ok", &[]);
     cp(&[
@@ -345,6 +345,18 @@ fn a_literal_header_is_named_never_shown_and_not_sent() {
     ])
     .run()
     .code(0);
+    Some((st, text, srv))
+}
+
+/// A header with a literal value in the configuration is not in the lock
+/// (init never stores a literal): wrap names the header, never its value,
+/// says the proxy will not send it, and the value stays in the backup only.
+#[test]
+fn a_literal_header_is_named_never_shown_and_not_sent() {
+    let secret = "Bearer l1teral-s3cret-value";
+    let Some((st, text, _srv)) = remote_api_with_literal_key(secret) else {
+        return;
+    };
     let o = st.wrap(&[]);
     o.code(0);
     assert!(
@@ -1133,26 +1145,9 @@ fn a_name_starting_with_a_dash_is_refused() {
 /// arguments; unwrap --dry-run too.
 #[test]
 fn dry_run_masks_secret_values() {
-    if !cli_support::tools::needs(&["python3"]) {
+    let Some((st, _, _srv)) = remote_api_with_literal_key("l1teral-s3cret-value") else {
         return;
-    }
-    let st = setup("claude-code.mcp.json");
-    let text = st
-        .original
-        .replace("${CLAUDE_CODE_EXAMPLE_KEY}", "l1teral-s3cret-value");
-    std::fs::write(&st.config, &text).unwrap();
-    let srv = FakeHttp::start("http", "ok", &[]);
-    cp(&[
-        "init",
-        "--lock",
-        &s(&st.lock),
-        "--name",
-        "remote-api",
-        "--http",
-        &srv.url,
-    ])
-    .run()
-    .code(0);
+    };
     let o = st.wrap(&["--dry-run"]);
     o.code(0);
     assert!(!o.out().contains("l1teral-s3cret"), "{}", o.out());
