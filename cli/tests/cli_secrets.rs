@@ -374,7 +374,8 @@ fn url_user_information_never_persisted_or_printed() {
 
 /// A stdio server that echoes its `API_TOKEN` back in what it sends, per
 /// `mode` (comma-separated): `desc` puts it in the tool's description,
-/// `info` in `serverInfo.version`; `new` changes the description without it.
+/// `info` in `serverInfo.version`, `name` in a second tool's name; `new`
+/// changes the description without it.
 fn echoing_server(mode: &str) -> Vec<String> {
     let script = "import json,os,sys\n\
          mode=sys.argv[1].split(','); tok=os.environ.get('API_TOKEN','none')\n\
@@ -388,6 +389,7 @@ fn echoing_server(mode: &str) -> Vec<String> {
          \x20       r={'protocolVersion':'2025-06-18','capabilities':{'tools':{}},'serverInfo':{'name':'srv','version':ver}}\n\
          \x20   elif m['method']=='tools/list':\n\
          \x20       r={'tools':[{'name':'search','description':desc,'inputSchema':{'type':'object'}}]}\n\
+         \x20       if 'name' in mode: r['tools'].append({'name':'get_'+tok,'inputSchema':{'type':'object'}})\n\
          \x20   else:\n\
          \x20       print(json.dumps({'jsonrpc':'2.0','id':m['id'],'error':{'code':-32601,'message':'no'}}),flush=True); continue\n\
          \x20   print(json.dumps({'jsonrpc':'2.0','id':m['id'],'result':r}),flush=True)\n";
@@ -503,6 +505,56 @@ fn a_secret_the_server_echoes_never_reaches_the_lock() {
     texts.push(approved);
     texts.push(pinned);
     assert_clean("echoed into the lock", &texts);
+}
+
+/// A tool whose name holds the server's token: names are the lock's keys,
+/// so init refuses it even by digest only and approve refuses it (exit 2,
+/// nothing written), and every report format shows it masked.
+#[test]
+fn a_secret_in_a_tool_name_is_never_pinned_or_printed() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
+    let dir = TempDir::new("echo-name");
+    let lock = dir.path("l.lock");
+    let mut texts = Vec::new();
+    for extra in [&[][..], &["--no-snapshot"][..]] {
+        let o = init_echoing(&lock, "name", extra);
+        o.code(2);
+        assert!(
+            o.err().contains("tool get_***: its name holds a secret"),
+            "{}",
+            o.err()
+        );
+        assert!(!lock.exists(), "init wrote the lock");
+        texts.extend(all(&o));
+    }
+    init_echoing(&lock, "ok", &[]).code(0);
+    set_command(&lock, "srv", &echoing_server("name"));
+    for format in ["text", "json", "sarif"] {
+        let o = cp(&["verify", "--lock", &s(&lock), "--format", format])
+            .env("TOKEN", TOKEN)
+            .env("GITHUB_ACTIONS", "true")
+            .run();
+        o.code(1);
+        assert!(o.out().contains("get_***"), "{format}: {}", o.out());
+        texts.extend(all(&o));
+    }
+    let before = read(&lock);
+    let (lock_arg, real) = (s(&lock), format!("get_{TOKEN}"));
+    for how in ["--all", "--tool"] {
+        let mut args = vec!["approve", "--lock", &lock_arg, "--server", "srv", how];
+        if how == "--tool" {
+            args.push(&real);
+        }
+        let o = cp(&args).env("TOKEN", TOKEN).run();
+        o.code(2);
+        assert!(o.err().contains("its name holds a secret"), "{}", o.err());
+        assert_eq!(read(&lock), before, "approve changed the lock");
+        texts.extend(all(&o));
+    }
+    texts.push(before);
+    assert_clean("in a tool name", &texts);
 }
 
 /// Review F4: with `--inherit-env` a server gets our whole environment, so

@@ -177,13 +177,16 @@ impl Secrets {
         }
     }
 
-    /// Masks what a report shows of the server's data: each change's
-    /// pointer and `before`/`after` values, both `serverInfo`s and the
-    /// error. Digests and verdicts are left alone (they are the real
-    /// bytes'); tool names are not masked.
+    /// Masks what a report shows of the server's data: tool names, each
+    /// change's pointer and `before`/`after` values, both `serverInfo`s and
+    /// the error. Digests and verdicts are left alone (they are the real
+    /// bytes').
     pub fn mask_report(&self, report: &mut ServerReport) {
         if self.0.is_empty() {
             return;
+        }
+        for tool in &mut report.tools {
+            tool.name = self.mask(&tool.name);
         }
         for change in report.tools.iter_mut().flat_map(|t| t.changes.iter_mut()) {
             change.pointer = self.mask(&change.pointer);

@@ -68,6 +68,13 @@ pub fn run(args: &ApproveArgs) -> CliResult {
         add_changes(&mut report, server, c, &limits);
     }
     report.check_facts(server, &live.facts, false);
+    let changed = (report.tools.iter()).filter(|t| !matches!(t.status, ToolStatus::Unchanged));
+    if let Some(tool) = secret_name(changed.map(|t| t.name.as_str()), &secrets) {
+        return Err(Failure::usage(format!(
+            "server {name:?}: tool {tool}: {NAME_SECRET}; {} was not changed",
+            args.lock.display()
+        )));
+    }
     secrets.mask_report(&mut report);
     write_stdout(show_changes(&report, &args.lock).as_bytes())?;
 
@@ -315,6 +322,22 @@ pub(crate) const SNAPSHOT_SECRET: &str =
      credentials); a lock snapshot must be the exact bytes its digest pins, so it cannot be \
      stored masked, and it is not stored: fix the server, or pin it by digest only \
      (init --force --no-snapshot)";
+
+/// The first of `names` that holds a secret the server was given, masked
+/// and printable (init and approve refuse to pin it: [`NAME_SECRET`]).
+pub(crate) fn secret_name<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+    secrets: &Secrets,
+) -> Option<String> {
+    let tool = names.into_iter().find(|n| secrets.found_in(n))?;
+    Some(printable(&secrets.mask(tool)))
+}
+
+/// Why a tool whose name holds a secret is not pinned (approve and init).
+pub(crate) const NAME_SECRET: &str =
+    "its name holds a secret this server was given (an env value, a header value or URL \
+     credentials); tool names are the lock's keys, so it can be pinned neither masked nor \
+     as it is: fix the server";
 
 /// Re-pins `chosen` in the lock under its advisory lock; aborts (nothing
 /// written) if the server's entry is no longer the one that was compared.

@@ -74,7 +74,7 @@ pub fn run(args: &InitArgs) -> CliResult {
                 }
                 match digest_and_extras(&fetched, limits, args) {
                     Ok((digests, extras)) => {
-                        let extras = without_secrets(name, extras, secrets)?;
+                        let extras = without_secrets(name, &digests, extras, secrets)?;
                         pinned.push((name.clone(), source.clone(), digests, extras))
                     }
                     Err(e) => {
@@ -208,9 +208,22 @@ fn digest_and_extras(
 
 /// The extras as the lock may hold them: `serverInfo` with the secrets the
 /// server was given masked (it is informational, outside every digest);
-/// exit 2 when a snapshot holds one (a snapshot must be the exact bytes its
-/// digest pins, so it cannot be masked, and it is never stored).
-fn without_secrets(name: &str, mut extras: Extras, secrets: &Secrets) -> Result<Extras, Failure> {
+/// exit 2 when a tool name holds one (names are the lock's keys) or a
+/// snapshot does (a snapshot must be the exact bytes its digest pins, so it
+/// cannot be masked, and it is never stored).
+fn without_secrets(
+    name: &str,
+    digests: &ServerDigest,
+    mut extras: Extras,
+    secrets: &Secrets,
+) -> Result<Extras, Failure> {
+    let names = digests.tools.iter().map(|t| t.name.as_str());
+    if let Some(tool) = super::approve::secret_name(names, secrets) {
+        return Err(Failure::usage(format!(
+            "server {name:?}: tool {tool}: {}; nothing was written",
+            super::approve::NAME_SECRET
+        )));
+    }
     let info = extras.facts.server_info.take();
     extras.facts.server_info = info.map(|i| secrets.mask_server_info(&i));
     let leaks = |(_, c): &&(String, Vec<u8>)| secrets.found_in(&String::from_utf8_lossy(c));
