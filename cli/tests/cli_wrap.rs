@@ -752,8 +752,53 @@ fn the_wrapped_command_line_names_this_binary_and_the_lock() {
     assert!(out.status.success());
 }
 
-/// TODO(issue 11, proxy): un-ignore once `contractpin proxy` is merged. Runs
-/// the wrapped entry exactly as a client would (its command, its args, only
+/// Started by name through `PATH` (as from a shell), wrap writes the `PATH`
+/// entry, a link, not the versioned file it points to: after an upgrade
+/// re-points the link (Homebrew's `bin/contractpin` -> `Cellar/VERSION`)
+/// and removes the old file, the wrapped entry still runs and a second wrap
+/// finds it wrapped. Started by the versioned file's own path, wrap names
+/// the link's entry as this contractpin by another path.
+#[cfg(unix)]
+#[test]
+fn started_from_path_wrap_writes_the_link_that_survives_an_upgrade() {
+    let Some(st) = pinned_setup("claude_desktop_config.json") else {
+        return;
+    };
+    let (links, link) = (st.dir.path("bin"), st.dir.path("bin/contractpin"));
+    std::fs::create_dir_all(&links).unwrap();
+    let install = |version: &str| {
+        let file = st.dir.path(&format!("Cellar/{version}/contractpin"));
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::copy(bin(), &file).unwrap();
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        file
+    };
+    let wrap_args = ["wrap", "--config", &s(&st.config), "--lock", &s(&st.lock)];
+    let old = install("1.0");
+    cp_by_name(&links, &wrap_args).run().code(0);
+    let (command, _, _) = wrapped_command(&st, "fake-notes");
+    assert_eq!(command, s(&link), "wrap did not write the PATH entry");
+    let new = install("2.0");
+    std::fs::remove_dir_all(old.parent().unwrap()).unwrap();
+    let out = std::process::Command::new(&command)
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "the wrapped entry no longer runs");
+    let o = cp_by_name(&links, &wrap_args).run();
+    o.code(0);
+    assert!(o.out().contains("already wrapped"), "{}", o.out());
+    let o = cp_as(&new, &wrap_args).run();
+    o.code(2);
+    assert!(
+        o.err().contains("is this contractpin by another path"),
+        "{}",
+        o.err()
+    );
+}
+
+/// Runs the wrapped entry exactly as a client would (its command, its args, only
 /// its env block, from another directory) and talks MCP to it.
 #[test]
 fn the_wrapped_entry_really_serves_the_pinned_tools() {

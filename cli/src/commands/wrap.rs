@@ -750,9 +750,10 @@ fn read_lock(path: &Path) -> Result<(String, Lock), Failure> {
     Ok((text.to_string(), lock))
 }
 
-/// The absolute path of this binary.
+/// The absolute path a client should run this program by: [`on_path`]'s
+/// when it finds one, else this binary's own path with links resolved.
 fn exe_path() -> Result<String, Failure> {
-    let exe = std::env::current_exe()
+    let real = std::env::current_exe()
         .and_then(|p| real_path(&p))
         .map_err(|e| {
             Failure::usage(format!(
@@ -760,9 +761,38 @@ fn exe_path() -> Result<String, Failure> {
                 io_reason(&e)
             ))
         })?;
+    let exe = on_path(&real).unwrap_or(real);
     exe.to_str()
         .map(str::to_string)
         .ok_or_else(|| Failure::usage("this program's path is not UTF-8"))
+}
+
+/// When this program was started by name through `PATH` (as a shell starts
+/// it), the first absolute `PATH` entry of that name, links unresolved, if
+/// it is this very file. A package manager's link
+/// (`/opt/homebrew/bin/contractpin`) outlives an upgrade; the versioned
+/// file it points to (`.../Cellar/contractpin/0.1.0/bin/contractpin`) does
+/// not. Unix only: on Windows `current_exe` already names the path it was
+/// started by.
+#[cfg(unix)]
+fn on_path(real: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let argv0 = PathBuf::from(std::env::args_os().next()?);
+    if argv0.components().count() != 1 || argv0.is_absolute() {
+        return None;
+    }
+    let found = std::env::split_paths(&std::env::var_os("PATH")?)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(&argv0))
+        .find(|p| {
+            fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })?;
+    (fs::canonicalize(&found).ok()? == real).then_some(found)
+}
+
+#[cfg(not(unix))]
+fn on_path(_: &Path) -> Option<PathBuf> {
+    None
 }
 
 /// Writes the backup atomically without ever replacing an existing file:

@@ -101,7 +101,26 @@ pub struct Cp {
 
 /// `contractpin ARGS...` (GITHUB_ACTIONS, NO_COLOR and SOURCE_DATE_EPOCH cleared).
 pub fn cp<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Cp {
-    let mut cmd = Command::new(bin());
+    cp_with(Command::new(bin()), args)
+}
+
+/// [`cp`] started by name, as a shell starts it: `contractpin` looked up in
+/// `PATH`, which begins with `dir`.
+pub fn cp_by_name<S: AsRef<std::ffi::OsStr>>(dir: &Path, args: &[S]) -> Cp {
+    let mut path = std::ffi::OsString::from(dir);
+    path.push(":");
+    path.push(std::env::var_os("PATH").unwrap_or_default());
+    let mut cmd = Command::new("contractpin");
+    cmd.env("PATH", path);
+    cp_with(cmd, args)
+}
+
+/// [`cp`] with another copy of the binary: `program`.
+pub fn cp_as<S: AsRef<std::ffi::OsStr>>(program: &Path, args: &[S]) -> Cp {
+    cp_with(Command::new(program), args)
+}
+
+fn cp_with<S: AsRef<std::ffi::OsStr>>(mut cmd: Command, args: &[S]) -> Cp {
     cmd.args(args)
         .env_remove("GITHUB_ACTIONS")
         .env_remove("NO_COLOR")

@@ -274,10 +274,12 @@ impl Wrapped {
     pub fn differences(&self, exe: &str, lock: &str, name: &str) -> Vec<String> {
         let mut out = Vec::new();
         if self.command != exe {
-            out.push(format!(
-                "its program {:?} is not this contractpin ({exe:?})",
-                self.command
-            ));
+            let real = |p: &str| std::fs::canonicalize(p).ok();
+            let how = match real(&self.command) {
+                Some(r) if real(exe).as_ref() == Some(&r) => "is this contractpin by another path",
+                _ => "is not this contractpin",
+            };
+            out.push(format!("its program {:?} {how} ({exe:?})", self.command));
         }
         match &self.lock {
             None => out.push(
