@@ -68,6 +68,14 @@ pub(crate) fn http(url: &str, headers: &[(String, String)]) -> Result<HttpCreden
     if let Some(u) = userinfo {
         raw.push(u.to_string());
         raw.extend(u.split_once(':').map(|(_, p)| p.to_string()));
+        // The user part alone when it is long enough to be a token
+        // (`https://TOKEN:x-oauth-basic@host`, `https://sk_live_...:@host`).
+        let user = u.split_once(':').map_or(u, |(user, _)| user);
+        for form in [user.to_string(), percent_decode(user)] {
+            if form.len() >= 8 {
+                raw.push(form);
+            }
+        }
         for form in [u.to_string(), percent_decode(u)] {
             raw.push(base64(form.as_bytes()));
         }
@@ -341,11 +349,13 @@ pub(crate) fn host(url: &str) -> &str {
     hostport.split(':').next().unwrap_or("")
 }
 
-/// Whether `host` names this machine: `localhost` (and `*.localhost`,
-/// RFC 6761), 127.0.0.0/8, `::1`, or an IPv4-mapped loopback address.
+/// Whether `host` names this machine: `localhost`, 127.0.0.0/8, `::1`, or
+/// an IPv4-mapped loopback address. Not `*.localhost`: RFC 6761 reserves
+/// it, but glibc without a local resolver asks the network's DNS for it,
+/// whose answer anyone on the path can forge.
 pub(crate) fn is_loopback(host: &str) -> bool {
     let h = host.to_ascii_lowercase();
-    if h == "localhost" || h.ends_with(".localhost") {
+    if h == "localhost" {
         return true;
     }
     match h.parse::<std::net::IpAddr>() {
@@ -434,7 +444,6 @@ mod tests {
         for h in [
             "localhost",
             "LOCALHOST",
-            "a.localhost",
             "127.0.0.1",
             "127.9.9.9",
             "::1",
@@ -445,6 +454,7 @@ mod tests {
         for h in [
             "example.com",
             "localhost.example.com",
+            "a.localhost",
             "10.0.0.1",
             "0.0.0.0",
             "::",
@@ -469,6 +479,19 @@ mod tests {
         let h = [("Authorization".to_string(), "Bearer x".to_string())];
         assert!(http("http://evil.example/", &h).is_err());
         assert!(http("http://localhost:1/", &h).is_ok());
+        assert!(http("http://api.localhost:1/", &h).is_err());
+    }
+
+    /// A token in the user part of a URL (GitHub's `TOKEN:x-oauth-basic@`)
+    /// is masked on its own, as written and percent-decoded; a short user
+    /// name is not (it cannot be told apart from ordinary words).
+    #[test]
+    fn the_user_part_of_user_information_is_masked() {
+        let c = http("http://ghp_16C7e42F292c%41:x-oauth-basic@127.0.0.1:1/", &[]).unwrap();
+        let echo = "unknown user ghp_16C7e42F292c%41, or ghp_16C7e42F292cA";
+        assert_eq!(redact(echo, &c.secrets), "unknown user ***, or ***");
+        let c = http("http://admin:pw-123456@127.0.0.1:1/", &[]).unwrap();
+        assert_eq!(redact("admin", &c.secrets), "admin");
     }
 
     /// Each header the user gives is refused, naming the header and never

@@ -23,13 +23,19 @@
 //!   and `a.example.com`, not `notexample.com`). An IP address matches the
 //!   same address, or a range in CIDR notation (`10.0.0.0/8`, `fd00::/8`;
 //!   IPv6 without brackets); names never match addresses and no entry looks
-//!   at ports. Loopback is proxied like any other host unless it is listed
-//!   (as curl does).
+//!   at ports.
+//! - A loopback target (`localhost`, 127.0.0.0/8, `::1`) goes through a
+//!   proxy only when the proxy is on this machine too; otherwise it is
+//!   reached directly (curl would proxy it). A proxy on another machine
+//!   would reach that machine's loopback, not ours, and a plain `http://`
+//!   request through it shows the proxy the credentials that the plain-http
+//!   rule lets go to this machine only.
 
 use std::ffi::OsString;
 use std::net::IpAddr;
 use std::string::String;
 
+use super::super::credentials::is_loopback;
 use super::super::error::{McpError, McpErrorKind};
 
 /// The proxy chosen for a URL.
@@ -39,6 +45,8 @@ pub(crate) struct Chosen {
     /// `scheme://host:port`, without credentials, and the variable it came
     /// from: `http://proxy:3128 (from HTTPS_PROXY)`.
     pub shown: String,
+    /// The proxy's host, without brackets.
+    host: String,
 }
 
 /// The proxy for `url` according to the process environment, if any.
@@ -65,7 +73,11 @@ fn select(url: &str, env: &dyn Fn(&str) -> Option<OsString>) -> Result<Option<Ch
             return Ok(None);
         }
     }
-    parse_proxy(var, &value).map(Some)
+    let chosen = parse_proxy(var, &value)?;
+    if is_loopback(host) && !is_loopback(&chosen.host) {
+        return Ok(None);
+    }
+    Ok(Some(chosen))
 }
 
 /// The variable naming the proxy for an http or https URL, and its value.
@@ -122,7 +134,15 @@ fn parse_proxy(var: &str, value: &str) -> Result<Chosen, McpError> {
     let proxy = ureq::Proxy::new(value.trim()).map_err(|_| bad())?;
     let port = authority.port_u16().unwrap_or(default_port);
     let shown = std::format!("{scheme}://{}:{port} (from {var})", authority.host());
-    Ok(Chosen { proxy, shown })
+    let host = authority
+        .host()
+        .trim_start_matches('[')
+        .trim_end_matches(']');
+    Ok(Chosen {
+        proxy,
+        shown,
+        host: host.into(),
+    })
 }
 
 fn unsupported(var: &str, scheme: &str) -> McpError {
@@ -337,6 +357,32 @@ mod tests {
             ),
             None
         );
+    }
+
+    /// A target on this machine goes through a proxy on this machine only:
+    /// a remote proxy would see plain-http credentials and reach its own
+    /// loopback.
+    #[test]
+    fn loopback_targets_skip_a_proxy_on_another_machine() {
+        for target in [
+            "http://127.0.0.1:9/mcp",
+            "http://localhost:9/",
+            "https://[::1]:9/",
+        ] {
+            let remote = [
+                ("HTTP_PROXY", "http://192.0.2.2:8080"),
+                ("HTTPS_PROXY", "p:1"),
+            ];
+            assert_eq!(chosen(target, &remote), None, "{target}");
+            let local = [
+                ("HTTP_PROXY", "http://127.0.0.1:8080"),
+                ("HTTPS_PROXY", "http://[::1]:8080"),
+            ];
+            assert!(chosen(target, &local).is_some(), "{target}");
+        }
+        let remote = [("HTTP_PROXY", "http://192.0.2.2:8080")];
+        assert!(chosen("http://a.localhost:9/", &remote).is_some());
+        assert!(chosen("http://example.com/", &remote).is_some());
     }
 
     #[test]
