@@ -18,6 +18,7 @@ use cli_support::*;
 mod run;
 use run::HttpServer;
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 const SEARCH_TOKEN: &str = "tok-search-51d0c3a9e7b2-FAKE";
@@ -547,6 +548,66 @@ fn a_server_the_trusted_lock_lacks_is_not_run() {
     cp(&["verify", "--lock", &pr.lock, "--trusted-lock", &pr.base])
         .run()
         .code(0);
+}
+
+/// A pull request that drops a server the trusted lock pins fails (exit 1,
+/// the server named), as does an empty lock; the other servers are still
+/// verified.
+#[test]
+fn a_server_dropped_from_the_trusted_lock_fails() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
+    let pr = pull_request();
+    let mut args = vec!["init", "--lock", &pr.lock, "--name", "second", "--"];
+    let fake = fake_cmd("ok", &[]);
+    args.extend(fake.iter().map(String::as_str));
+    cp(&args).run().code(0);
+    std::fs::copy(&pr.lock, &pr.base).unwrap();
+    py_edit_json(Path::new(&pr.lock), "del d['servers']['second']");
+    let o = cp(&["verify", "--lock", &pr.lock, "--trusted-lock", &pr.base]).run();
+    o.code(1);
+    assert!(o.out().contains("OK srv"), "{}", o.out());
+    assert!(o.out().contains("second"), "{}", o.out());
+    assert!(
+        o.out()
+            .contains("the trusted lock pins this server and this lock does not"),
+        "{}",
+        o.out()
+    );
+    py_edit_json(Path::new(&pr.lock), "d['servers']={}");
+    let o = cp(&["verify", "--lock", &pr.lock, "--trusted-lock", &pr.base]).run();
+    o.code(1);
+    assert!(
+        o.out().contains("srv") && o.out().contains("second"),
+        "{}",
+        o.out()
+    );
+    // Without the trusted lock an empty lock is a warning, not a failure.
+    cp(&["verify", "--lock", &pr.lock]).run().code(0);
+}
+
+/// The client capabilities a server is asked with are part of its source: a
+/// pull request that drops them (so a tool listed only to a client that
+/// declares `roots` disappears with its pin) is not run.
+#[test]
+fn changed_client_capabilities_differ_from_the_trusted_lock() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
+    let pr = pull_request();
+    py_edit_json(
+        Path::new(&pr.base),
+        "d['servers']['srv']['client_capabilities']=['roots']",
+    );
+    let o = cp(&["verify", "--lock", &pr.lock, "--trusted-lock", &pr.base]).run();
+    o.code(1);
+    assert!(
+        o.out()
+            .contains("source differs from the trusted lock (client_capabilities)"),
+        "{}",
+        o.out()
+    );
 }
 
 #[test]

@@ -145,6 +145,7 @@ pub fn run(args: &VerifyArgs) -> CliResult {
         }
         reports.push(report);
     }
+    reports.extend(dropped_servers(&lock, trusted.as_ref(), args));
     print_reports(args, &reports, &bytes)?;
     Ok(overall_exit_code(&reports) as u8)
 }
@@ -406,7 +407,35 @@ fn source_differences(a: &LockServer, b: &LockServer) -> Vec<&'static str> {
     check(a.url == b.url, "url");
     check(a.headers == b.headers, "headers");
     check(a.path == b.path, "path");
+    check(
+        a.client_capabilities == b.client_capabilities,
+        "client_capabilities",
+    );
     out
+}
+
+/// With a trusted lock, an unreachable report (exit 1) for each server it
+/// pins that `lock` does not (of those `--server` selects): dropping a
+/// server's pins turns its check off once merged.
+fn dropped_servers(lock: &Lock, trusted: Option<&Lock>, args: &VerifyArgs) -> Vec<ServerReport> {
+    let Some(trusted) = trusted else {
+        return Vec::new();
+    };
+    let mut names: Vec<&String> = (trusted.servers.keys())
+        .filter(|n| !lock.servers.contains_key(*n))
+        .filter(|n| args.servers.is_empty() || args.servers.contains(n))
+        .collect();
+    names.sort_by(|a, b| cmp_utf16(a, b));
+    let dropped = |name: &String| {
+        let mut r = ServerReport::unreachable(
+            name.clone(),
+            "not run: the trusted lock pins this server and this lock does not \
+             (dropping a server's pins turns its check off)",
+        );
+        r.pinned_digest = Some(trusted.servers[name].digest);
+        r
+    };
+    names.into_iter().map(dropped).collect()
 }
 
 /// Prints the report in the chosen format (and annotations on GitHub).

@@ -450,6 +450,20 @@ fn edit_server_key(lock: &Path, server: &str, key: &str, value_json: &str) {
     assert!(st.success());
 }
 
+/// Rewrites the JSON file `file` after running Python `code` on it (`d` is
+/// the document).
+pub fn py_edit_json(file: &Path, code: &str) {
+    let script = format!(
+        "import json,sys\nd=json.load(open(sys.argv[1],encoding='utf-8'))\n{code}\nopen(sys.argv[1],'w',encoding='utf-8').write(json.dumps(d,indent=2,ensure_ascii=False)+'\\n')\n"
+    );
+    let st = Command::new("python3")
+        .args(["-c", &script])
+        .arg(file)
+        .status()
+        .expect("python3");
+    assert!(st.success(), "python edit failed: {code}");
+}
+
 /// Writes `dst` = the tools/list `src` after running Python `code` on it
 /// (`t` is the list of tools, `d` the document).
 pub fn py_edit_tools(src: &Path, dst: &Path, code: &str) {
