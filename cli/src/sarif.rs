@@ -19,7 +19,9 @@ use std::path::Path;
 
 use contractpin::verify::{ServerReport, ServerStatus, ToolStatus};
 
-use crate::output::{lock_lines, printable, tool_annotation, tool_changes_text, Style};
+use crate::output::{
+    lock_lines, printable, tool_annotation, tool_changes_text, Detail, Style, View,
+};
 
 /// `(id, name, short description, full description)` of each rule, in
 /// rule-index order. The ids are an interface: code scanning keys alerts
@@ -107,7 +109,7 @@ fn server_results(r: &ServerReport, uri: &str, lock_text: &str, out: &mut Vec<St
             _ => REMOVED,
         };
         let mut text = message;
-        let changes = tool_changes_text(t, "  ", Style::plain());
+        let changes = tool_changes_text(t, "  ", &View::new(Style::plain(), Detail::Abridged));
         if !changes.is_empty() {
             text.push('\n');
             text.push_str(changes.trim_end());

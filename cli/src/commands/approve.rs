@@ -76,7 +76,8 @@ pub fn run(args: &ApproveArgs) -> CliResult {
         )));
     }
     secrets.mask_report(&mut report);
-    write_stdout(show_changes(&report, &args.lock).as_bytes())?;
+    let instructions = live.facts.instructions.as_deref().map(|t| secrets.mask(t));
+    write_stdout(show_changes(&report, instructions.as_deref()).as_bytes())?;
 
     let mut chosen = choose(args, &report)?;
     if chosen.instructions && !instructions_changed(&report) {
@@ -110,15 +111,11 @@ pub fn run(args: &ApproveArgs) -> CliResult {
 /// The changes of the server against its pins, as shown before anything is
 /// approved. The one place that renders them: the verify text report's
 /// lines for this server (status, and each tool's JSON-pointer and word
-/// changes) without its closing summary line.
-fn show_changes(report: &ServerReport, lock: &std::path::Path) -> String {
-    let style = output::Style::detect();
-    let text = output::text_report(std::slice::from_ref(report), lock, style);
-    let body = text.trim_end_matches('\n');
-    match body.rfind('\n') {
-        Some(i) => format!("{}\n", &body[..i]),
-        None => String::new(),
-    }
+/// changes), unabridged ([`output::approval_text`]: every change and every
+/// word whole), with the live `instructions` text (masked) when they were
+/// added or drifted, since `--instructions` and `--all` pin it.
+fn show_changes(report: &ServerReport, instructions: Option<&str>) -> String {
+    output::approval_text(report, instructions, output::Style::detect())
 }
 
 /// What to approve: tools (in the report's UTF-16 name order) and whether
