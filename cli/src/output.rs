@@ -14,7 +14,9 @@ use std::cell::Cell;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
-use contractpin::drift::{fold, fold_json, json_string, word_diff, Change, ChangeKind, WordOp};
+use contractpin::drift::{
+    fold, fold_diff, fold_json, json_string, word_diff, Change, ChangeKind, WordOp,
+};
 use contractpin::escape::{escape_brackets, escape_cut, escape_hidden};
 use contractpin::verify::{ServerReport, ServerStatus, ToolStatus, ToolVerdict};
 
@@ -195,9 +197,11 @@ impl View {
     }
 
     /// Text of a word diff ([`View::text`]) whose brackets cannot be read
-    /// as the diff's markers ([`escape_brackets`]).
+    /// as the diff's markers or a fold notice ([`escape_brackets`],
+    /// [`fold_diff`]).
     fn diff_text(&self, text: &str, max: usize) -> String {
-        escape_brackets(&self.text(text, max))
+        let whole = escape_brackets(&printable(text));
+        self.pick(whole, || fold_diff(text, max))
     }
 
     /// A tool name, escaped; cut at [`NAME_CHARS`] when abridged.
@@ -207,13 +211,21 @@ impl View {
 }
 
 /// The human-readable verify report (abridged: [`Detail::Abridged`], with a
-/// note saying where to see everything when anything was left out).
-pub fn text_report(reports: &[ServerReport], lock: &Path, style: Style) -> String {
+/// note saying where to see everything when anything was left out), with
+/// each server's live `instructions` text (by report index; masked by the
+/// caller) shown when they were added or drifted.
+pub fn text_report(
+    reports: &[ServerReport],
+    instructions: &[Option<String>],
+    lock: &Path,
+    style: Style,
+) -> String {
     let view = View::new(style, Detail::Abridged);
     let width = name_width(reports, &view);
     let mut out = String::new();
-    for r in reports {
-        out.push_str(&server_lines(r, None, width, &view));
+    for (i, r) in reports.iter().enumerate() {
+        let text = instructions.get(i).and_then(|t| t.as_deref());
+        out.push_str(&server_lines(r, text, width, &view));
     }
     if view.abridged() {
         out.push_str(ABRIDGED_NOTE);
@@ -562,8 +574,10 @@ fn facts_lines(r: &ServerReport, instructions: Option<&str>, view: &View) -> Str
                 printable(&l.version)
             ));
         } else if r.status() == ServerStatus::Drift {
+            let tools = (r.tools.iter()).any(|t| !matches!(t.status, ToolStatus::Unchanged));
             out.push_str(&format!(
-                "  contract changed, server version still {}\n",
+                "  {} changed, server version still {}\n",
+                if tools { "contract" } else { "instructions" },
                 printable(&l.version)
             ));
         }

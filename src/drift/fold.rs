@@ -12,7 +12,7 @@
 use alloc::format;
 use alloc::string::String;
 
-use crate::escape::{escape, escape_hidden};
+use crate::escape::{escape, escape_brackets, escape_hidden};
 
 /// An untrusted string value, escaped with [`escape`] and folded.
 ///
@@ -38,6 +38,21 @@ pub fn fold(text: &str, max_chars: usize) -> String {
 /// ```
 pub fn fold_json(json: &str, max_chars: usize) -> String {
     fold_with(json, max_chars, escape_hidden)
+}
+
+/// An untrusted string value for a word diff: as [`fold`], with the
+/// value's own brackets escaped ([`escape_brackets`]) in each part, so only
+/// the fold notice's `[` and `]` are raw and no value can imitate it (or
+/// the diff's markers).
+///
+/// ```
+/// use contractpin::drift::fold_diff;
+/// let long = format!("[{}]", "x".repeat(98));
+/// assert_eq!(fold_diff(&long, 4), r"\[x...[96 characters folded]...x\]");
+/// assert_eq!(fold_diff("{+a+}", 10), r"\{+a+\}");
+/// ```
+pub fn fold_diff(text: &str, max_chars: usize) -> String {
+    fold_with(text, max_chars, |t| escape_brackets(&escape(t)))
 }
 
 fn fold_with(text: &str, max_chars: usize, show: fn(&str) -> String) -> String {

@@ -43,7 +43,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::cmp::Ordering;
 
-pub use fold::{fold, fold_json};
+pub use fold::{fold, fold_diff, fold_json};
 pub use lcs::{edits, Edit, MAX_CELLS, MAX_ITEMS};
 pub use words::{word_diff, WordOp};
 

@@ -116,6 +116,7 @@ pub fn run(args: &VerifyArgs) -> CliResult {
     }
     let mut fetched = fetch::fetch_all(jobs, opts.jobs).into_iter();
     let mut reports = Vec::new();
+    let mut instructions = Vec::new();
     for (name, server, plan) in targets {
         let unreachable = |message: String| {
             let mut r = ServerReport::unreachable(name.clone(), message);
@@ -131,22 +132,25 @@ pub fn run(args: &VerifyArgs) -> CliResult {
             reports.push(unreachable("internal error: no fetch result".into()));
             continue;
         };
-        let mut report = match live_from(name, server, result, limits)? {
+        let (mut report, mut text) = match live_from(name, server, result, limits)? {
             Ok(live) => {
                 let mut r = verify_server(name, server, &live.digests, args.allow_new);
                 add_changes_from_list(&mut r, server, &live.document, &limits);
                 r.check_facts(server, &live.facts, args.ignore_instructions);
-                r
+                (r, live.facts.instructions)
             }
-            Err(message) => unreachable(message),
+            Err(message) => (unreachable(message), None),
         };
         if let Plan::Run(spec) = &plan {
-            server_secrets(name, spec, &opts)?.mask_report(&mut report);
+            let secrets = server_secrets(name, spec, &opts)?;
+            secrets.mask_report(&mut report);
+            text = text.map(|t| secrets.mask(&t));
         }
         reports.push(report);
+        instructions.push(text);
     }
     reports.extend(dropped_servers(&lock, trusted.as_ref(), args));
-    print_reports(args, &reports, &bytes)?;
+    print_reports(args, &reports, &instructions, &bytes)?;
     Ok(overall_exit_code(&reports) as u8)
 }
 
@@ -438,8 +442,15 @@ fn dropped_servers(lock: &Lock, trusted: Option<&Lock>, args: &VerifyArgs) -> Ve
     names.into_iter().map(dropped).collect()
 }
 
-/// Prints the report in the chosen format (and annotations on GitHub).
-fn print_reports(args: &VerifyArgs, reports: &[ServerReport], bytes: &[u8]) -> Result<(), Failure> {
+/// Prints the report in the chosen format (and annotations on GitHub); the
+/// text report shows each server's live `instructions` (by report index)
+/// when they were added or drifted.
+fn print_reports(
+    args: &VerifyArgs,
+    reports: &[ServerReport],
+    instructions: &[Option<String>],
+    bytes: &[u8],
+) -> Result<(), Failure> {
     let lock_text = String::from_utf8_lossy(bytes);
     let annotations = output::github_actions();
     match args.format {
@@ -460,7 +471,8 @@ fn print_reports(args: &VerifyArgs, reports: &[ServerReport], bytes: &[u8]) -> R
                 output::annotate(reports, &args.lock, &lock_text, false);
             }
             let style = output::Style::detect();
-            write_stdout(output::text_report(reports, &args.lock, style).as_bytes())?;
+            let text = output::text_report(reports, instructions, &args.lock, style);
+            write_stdout(text.as_bytes())?;
         }
     }
     Ok(())
