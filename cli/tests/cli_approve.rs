@@ -770,6 +770,26 @@ fn approve_shows_every_change_unabridged() {
     }
 }
 
+/// A contract nested deeper than a lock's snapshot may be (reachable with a
+/// raised `--max-depth`) is approved by digest only, with a warning, and the
+/// lock stays readable.
+#[test]
+fn a_contract_too_deep_for_a_snapshot_is_approved_by_digest_only() {
+    let Some(fx) = Fixture::new() else { return };
+    let deep = format!("{}1{}", "[".repeat(270), "]".repeat(270));
+    let tool = format!(
+        r#"{{"name":"alpha","description":"Alpha v2","inputSchema":{{"type":"object","default":{deep}}}}}"#
+    );
+    fx.serve(&[&tool, BETA, GAMMA]);
+    let o = fx.approve(&["--tool", "alpha", "--max-depth", "400"]);
+    o.code(0);
+    assert!(o.err().contains("tool alpha: no snapshot"), "{}", o.err());
+    cp(&["verify", "--max-depth", "400"])
+        .cwd(&fx.dir.0)
+        .run()
+        .code(0);
+}
+
 /// `verify`'s text report shows the live instructions when they drift
 /// (each line escaped behind the gutter), and says that the instructions,
 /// not a tool contract, changed under the same server version.

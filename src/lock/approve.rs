@@ -32,7 +32,9 @@ impl LockServer {
 
     /// Approves the tools named in `names` against the `live` digests of
     /// this server: a live tool takes its live pin, with its snapshot from
-    /// `contracts` (name to canonical contract) when given; a pinned tool
+    /// `contracts` (name to canonical contract) when given and it
+    /// [fits](super::snapshot_fits) (else it is pinned by digest only, as
+    /// `init` does); a pinned tool
     /// that is not live is dropped. Other tools keep their pins. Then
     /// `digest` and `tool_count` are recomputed from the tools.
     ///
@@ -55,7 +57,8 @@ impl LockServer {
             match live.tools.iter().find(|t| &t.name == name) {
                 Some(t) => {
                     let mut tool = LockTool::from_fields(t.digest, &t.fields);
-                    tool.contract = contracts.and_then(|c| c.get(name).cloned());
+                    let snapshot = contracts.and_then(|c| c.get(name));
+                    tool.contract = snapshot.filter(|c| super::snapshot_fits(c)).cloned();
                     if let Some(old) = self.tools.get(name) {
                         // What a newer contractpin wrote stays (see `unknown`).
                         tool.keep_unknown_from(old);
@@ -79,6 +82,7 @@ impl LockServer {
 mod tests {
     use super::*;
     use crate::lock::Source;
+    use alloc::format;
     use alloc::string::ToString;
 
     fn list(json: &str) -> ServerDigest {
@@ -119,6 +123,20 @@ mod tests {
         // The same tool set pinned from a list holding exactly those tools.
         let mixed = entry(r#"[{"name":"a","description":"2"},{"name":"b"},{"name":"gone"}]"#);
         assert_eq!(e.digest, mixed.digest);
+    }
+
+    /// A contract nested deeper than a lock's snapshot may be is pinned by
+    /// digest only: a lock holding it could not be read back.
+    #[test]
+    fn a_snapshot_that_does_not_fit_is_left_out() {
+        let mut e = entry(OLD);
+        let depth = crate::lock::MAX_SNAPSHOT_DEPTH;
+        let deep = format!("{}{}", "[".repeat(depth + 1), "]".repeat(depth + 1));
+        let contracts = BTreeMap::from([("a".to_string(), deep.into_bytes())]);
+        e.approve(&list(NEW), &["a".to_string()], Some(&contracts))
+            .unwrap();
+        assert_eq!(e.tools["a"].contract, None);
+        assert_eq!(e.tools["a"].digest, entry(NEW).tools["a"].digest);
     }
 
     #[test]

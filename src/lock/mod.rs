@@ -35,9 +35,12 @@
 //!   file server: a dump has no handshake.
 //!
 //! Nesting is limited to [`MAX_LOCK_DEPTH`]; `init` records a snapshot only
-//! for a contract of at most [`MAX_SNAPSHOT_DEPTH`] levels
-//! ([`LockServer::set_snapshots`]), and [`update`] never writes a lock
-//! larger than [`MAX_LOCK_BYTES`], so every lock written can be read back.
+//! for a contract of at most [`MAX_SNAPSHOT_DEPTH`] levels whose snapshot
+//! alone stays within [`MAX_LOCK_BYTES`] ([`LockServer::set_snapshots`]),
+//! and [`update`] never writes a lock larger than [`MAX_LOCK_BYTES`] (its
+//! writer stops at the limit, [`Lock::to_pretty_within`]), so every lock
+//! written can be read back and writing one never takes more memory than
+//! about the limit.
 //!
 //! **Unknown keys** (at the top level, in a server or in a tool) are ignored:
 //! version `1` readers stay forward compatible with additive keys. They are
@@ -108,7 +111,8 @@ pub use error::{LockError, LockErrorKind};
 #[cfg(feature = "std")]
 pub use location::{implicit_cwd, lock_dir, relative_to_lock, resolve_from_lock, resolve_inside};
 pub use model::{
-    Lock, LockServer, LockTool, ServerFacts, ServerInfo, Source, Transport, UnknownTransport,
+    snapshot_fits, Lock, LockServer, LockTool, ServerFacts, ServerInfo, Source, Transport,
+    UnknownTransport,
 };
 #[cfg(feature = "std")]
 pub use save::{
@@ -144,6 +148,10 @@ pub const MAX_SNAPSHOT_DEPTH: usize = MAX_LOCK_DEPTH - 5;
 /// (256) plus room for the lock's own levels, so a snapshot of any contract
 /// of a tools/list read with default limits fits.
 pub const MAX_LOCK_DEPTH: usize = crate::Limits::DEFAULT.max_depth as usize + 8;
+
+/// The largest lock, in bytes ([`MAX_LOCK_BYTES`] with `std`): the
+/// default input limit, so every reader accepts every lock written.
+const LOCK_BYTE_LIMIT: usize = crate::Limits::DEFAULT.max_input;
 
 /// The default lock file name.
 pub const DEFAULT_FILE_NAME: &str = "contractpin.lock";

@@ -315,18 +315,20 @@ impl LockServer {
 
     /// Records the snapshot of each tool: `contracts` are `(name, canonical
     /// contract)` pairs as [`tool_contracts`](crate::tool_contracts) gives
-    /// them. A contract whose SHA-256 is not its tool's digest, or that is
+    /// them. A contract whose SHA-256 is not its tool's digest, that is
     /// nested deeper than [`MAX_SNAPSHOT_DEPTH`](super::MAX_SNAPSHOT_DEPTH)
-    /// (the lock reader could not read it back), is not recorded; the names
-    /// of the tools left digest-only are returned.
+    /// (the lock reader could not read it back), or whose snapshot alone,
+    /// indented in the lock, would pass the lock's size limit
+    /// ([`MAX_LOCK_BYTES`](super::MAX_LOCK_BYTES): no lock holding it could
+    /// be written) is not recorded; the names of the tools left digest-only
+    /// are returned.
     pub fn set_snapshots(&mut self, contracts: Vec<(String, Vec<u8>)>) -> Vec<String> {
         let mut skipped = Vec::new();
         for (name, contract) in contracts {
             let Some(tool) = self.tools.get_mut(&name) else {
                 continue;
             };
-            let fits = super::pretty::nesting_depth(&contract) <= super::MAX_SNAPSHOT_DEPTH;
-            if fits && Digest(crate::sha256::digest(&contract)) == tool.digest {
+            if snapshot_fits(&contract) && Digest(crate::sha256::digest(&contract)) == tool.digest {
                 tool.contract = Some(contract);
             } else {
                 skipped.push(name);
@@ -342,6 +344,15 @@ impl LockServer {
             self.tools.iter().map(|(n, t)| (n.as_str(), t.digest)),
         )
     }
+}
+
+/// Whether the canonical `contract` can be a snapshot in a lock: nested at
+/// most [`MAX_SNAPSHOT_DEPTH`](super::MAX_SNAPSHOT_DEPTH) deep, and not
+/// alone larger than the lock's size limit once indented (counted, never
+/// written, so a contract that would grow to gigabytes costs no memory).
+pub fn snapshot_fits(contract: &[u8]) -> bool {
+    super::pretty::nesting_depth(contract) <= super::MAX_SNAPSHOT_DEPTH
+        && super::write::snapshot_len(contract, super::LOCK_BYTE_LIMIT).is_some()
 }
 
 /// The header templates of `headers`; literal (and mixed) values are dropped.

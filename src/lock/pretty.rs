@@ -49,27 +49,99 @@ pub(crate) fn nesting_depth(json: &[u8]) -> usize {
     deepest
 }
 
+/// The pretty writer. It may be given a byte limit: once the output would
+/// pass it, the writer stops writing (every later call does nothing), so
+/// the memory it holds stays within the limit however much the input would
+/// grow (a snapshot nested 250 deep grows about 250 times when indented).
 pub(crate) struct Pretty {
     out: Vec<u8>,
     /// For each open container: whether it has a member yet.
     open: Vec<bool>,
     /// A key was just written; the next value goes on the same line.
     after_key: bool,
+    /// The bytes written (or, when not `store`, counted) so far.
+    len: usize,
+    /// The most bytes the output may have.
+    limit: usize,
+    /// The output passed `limit`: nothing more is written.
+    over: bool,
+    /// Whether bytes are kept (`false`: only counted, see [`Pretty::measure`]).
+    store: bool,
 }
 
 impl Pretty {
+    /// A writer without a size limit.
     pub(crate) fn new() -> Pretty {
+        Pretty::within(usize::MAX)
+    }
+
+    /// A writer that stops once its output would pass `limit` bytes
+    /// ([`Pretty::finish_within`] then gives `None`).
+    pub(crate) fn within(limit: usize) -> Pretty {
         Pretty {
-            out: Vec::with_capacity(4096),
+            out: Vec::with_capacity(4096.min(limit)),
             open: Vec::new(),
             after_key: false,
+            len: 0,
+            limit,
+            over: false,
+            store: true,
         }
     }
 
+    /// A writer that keeps nothing and counts what it would write up to
+    /// `limit`, positioned as the value of a key inside `depth` open
+    /// containers: how large a value would be at that place of a document.
+    pub(crate) fn measure(limit: usize, depth: usize) -> Pretty {
+        Pretty {
+            out: Vec::new(),
+            open: alloc::vec![true; depth],
+            after_key: true,
+            len: 0,
+            limit,
+            over: false,
+            store: false,
+        }
+    }
+
+    /// Whether `n` more bytes fit; past the limit the writer stops.
+    fn room(&mut self, n: usize) -> bool {
+        if self.over || n > self.limit - self.len {
+            self.over = true;
+            return false;
+        }
+        self.len += n;
+        true
+    }
+
+    /// Writes `bytes` (counts them when not storing), unless they would
+    /// pass the limit.
+    fn put(&mut self, bytes: &[u8]) {
+        if self.room(bytes.len()) && self.store {
+            self.out.extend_from_slice(bytes);
+        }
+    }
+
+    /// Writes `s` as an escaped JSON string. Escaping can lengthen it, so
+    /// the limit is checked before (with the shortest form) and after.
+    fn put_str(&mut self, s: &str) {
+        if !self.room(s.len() + 2) {
+            return;
+        }
+        let start = self.out.len();
+        write_str(&mut self.out, s);
+        let extra = self.out.len() - start - (s.len() + 2);
+        if !self.store {
+            self.out.truncate(start);
+        }
+        self.room(extra);
+    }
+
     fn newline(&mut self) {
-        self.out.push(b'\n');
-        for _ in 0..self.open.len() {
-            self.out.extend_from_slice(b"  ");
+        let indent = 2 * self.open.len();
+        if self.room(1 + indent) && self.store {
+            self.out.push(b'\n');
+            self.out.resize(self.out.len() + indent, b' ');
         }
     }
 
@@ -83,7 +155,7 @@ impl Pretty {
             let had = *has;
             *has = true;
             if had {
-                self.out.push(b',');
+                self.put(b",");
             }
             self.newline();
         }
@@ -91,21 +163,21 @@ impl Pretty {
 
     pub(crate) fn key(&mut self, key: &str) {
         self.item();
-        write_str(&mut self.out, key);
-        self.out.extend_from_slice(b": ");
+        self.put_str(key);
+        self.put(b": ");
         self.after_key = true;
     }
 
     pub(crate) fn string(&mut self, s: &str) {
         self.item();
-        write_str(&mut self.out, s);
+        self.put_str(s);
     }
 
     pub(crate) fn digest(&mut self, d: &Digest) {
         self.item();
-        self.out.push(b'"');
-        self.out.extend_from_slice(&d.to_hex_prefixed());
-        self.out.push(b'"');
+        self.put(b"\"");
+        self.put(&d.to_hex_prefixed());
+        self.put(b"\"");
     }
 
     pub(crate) fn opt_string(&mut self, s: Option<&str>) {
@@ -135,13 +207,13 @@ impl Pretty {
                 break;
             }
         }
-        self.out.extend_from_slice(&buf[i..]);
+        self.put(&buf[i..]);
     }
 
     pub(crate) fn int(&mut self, v: i64) {
         if v < 0 {
             self.item();
-            self.out.push(b'-');
+            self.put(b"-");
             self.after_key = true;
         }
         self.uint(v.unsigned_abs());
@@ -150,23 +222,22 @@ impl Pretty {
     /// A value that is already JSON (compact canonical bytes), written as is.
     pub(crate) fn raw(&mut self, json: &[u8]) {
         self.item();
-        self.out.extend_from_slice(json);
+        self.put(json);
     }
 
     pub(crate) fn bool(&mut self, v: bool) {
         self.item();
-        self.out
-            .extend_from_slice(if v { b"true" as &[u8] } else { b"false" });
+        self.put(if v { b"true" as &[u8] } else { b"false" });
     }
 
     pub(crate) fn null(&mut self) {
         self.item();
-        self.out.extend_from_slice(b"null");
+        self.put(b"null");
     }
 
     fn open(&mut self, c: u8) {
         self.item();
-        self.out.push(c);
+        self.put(&[c]);
         self.open.push(false);
     }
 
@@ -174,7 +245,7 @@ impl Pretty {
         if self.open.pop() == Some(true) {
             self.newline();
         }
-        self.out.push(c);
+        self.put(&[c]);
     }
 
     pub(crate) fn begin_object(&mut self) {
@@ -202,7 +273,7 @@ impl Pretty {
         let mut objects: Vec<bool> = Vec::new();
         let mut key_next = false;
         let mut i = 0;
-        while i < json.len() {
+        while i < json.len() && !self.over {
             let end = token_end(json, i);
             match json[i] {
                 b'{' | b'[' => {
@@ -219,14 +290,14 @@ impl Pretty {
                 b':' => {}
                 _ if key_next => {
                     self.item();
-                    self.out.extend_from_slice(&json[i..end]);
-                    self.out.extend_from_slice(b": ");
+                    self.put(&json[i..end]);
+                    self.put(b": ");
                     self.after_key = true;
                     key_next = false;
                 }
                 _ => {
                     self.item();
-                    self.out.extend_from_slice(&json[i..end]);
+                    self.put(&json[i..end]);
                 }
             }
             i = end;
@@ -234,9 +305,21 @@ impl Pretty {
     }
 
     /// The document with its final newline.
-    pub(crate) fn finish(mut self) -> Vec<u8> {
-        self.out.push(b'\n');
-        self.out
+    pub(crate) fn finish(self) -> Vec<u8> {
+        debug_assert!(self.limit == usize::MAX, "use finish_within");
+        self.finish_within().unwrap_or_default()
+    }
+
+    /// The document with its final newline, or `None` when it would pass
+    /// the writer's limit.
+    pub(crate) fn finish_within(mut self) -> Option<Vec<u8>> {
+        self.put(b"\n");
+        (!self.over && self.store).then_some(self.out)
+    }
+
+    /// The bytes counted so far, or `None` once past the limit.
+    pub(crate) fn measured(&self) -> Option<usize> {
+        (!self.over).then_some(self.len)
     }
 }
 
@@ -266,6 +349,55 @@ mod tests {
         );
         // A string value that looks like a key after a comma in an array.
         assert_eq!(pretty(br#"["a","b"]"#), "[\n  \"a\",\n  \"b\"\n]\n");
+    }
+
+    /// A contract nested `depth` deep around `n` zeros: small as canonical
+    /// JSON, about `2 * depth` bytes per zero once indented.
+    fn deep(depth: usize, n: usize) -> std::vec::Vec<u8> {
+        let zeros = std::vec!["0"; n].join(",");
+        std::format!(
+            r#"{{"x":{}[{zeros}]{}}}"#,
+            "[".repeat(depth),
+            "]".repeat(depth)
+        )
+        .into_bytes()
+    }
+
+    #[test]
+    fn a_limited_writer_stops_at_its_limit() {
+        let json = deep(200, 20_000);
+        let full = pretty(&json);
+        assert!(full.len() > 100 * json.len(), "{}", full.len());
+        for limit in [0, 1, 4096, 100_000, full.len() - 1] {
+            let mut p = Pretty::within(limit);
+            p.canonical(&json);
+            // Nothing past the limit was ever written: memory stays within it.
+            assert!(p.out.len() <= limit && p.out.capacity() <= limit.max(4096) * 2);
+            assert_eq!(p.finish_within(), None, "{limit}");
+        }
+        let mut p = Pretty::within(full.len());
+        p.canonical(&json);
+        assert_eq!(p.finish_within(), Some(full.clone().into_bytes()));
+        // Escaped strings count at their escaped length.
+        let mut p = Pretty::within(8);
+        p.string("\u{1}\u{1}");
+        assert_eq!(p.finish_within(), None);
+        let mut p = Pretty::within(15);
+        p.string("\u{1}\u{1}");
+        assert_eq!(p.finish_within().unwrap(), b"\"\\u0001\\u0001\"\n");
+    }
+
+    #[test]
+    fn measuring_counts_what_writing_writes() {
+        let json = deep(30, 50);
+        let mut p = Pretty::measure(usize::MAX, 0);
+        p.canonical(&json);
+        // `measure` starts after a key: no final newline counted.
+        assert_eq!(p.measured(), Some(pretty(&json).len() - 1));
+        assert!(p.out.is_empty());
+        let mut p = Pretty::measure(100, 3);
+        p.canonical(&json);
+        assert_eq!(p.measured(), None);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The strict lock reader (see the module docs of [`crate::lock`]).
 
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec;
@@ -146,16 +146,14 @@ fn string_map(v: Value<'_>, path: &str) -> Res<BTreeMap<String, String>> {
 }
 
 /// A `headers` object: token names, unique ignoring case, template values.
+/// The first problem in name order is reported.
 fn header_map(v: Value<'_>, path: &str) -> Res<BTreeMap<String, String>> {
     let map = string_map(v, path)?;
-    let mut seen: Vec<String> = Vec::new();
-    for (name, value) in &map {
-        let p = child(path, name);
-        let token = is_header_name(name);
-        let lower = name.to_ascii_lowercase();
-        let problem = if !token {
+    let repeat = first_repeat(map.keys().map(|name| name.to_ascii_lowercase()));
+    for (i, (name, value)) in map.iter().enumerate() {
+        let problem = if !is_header_name(name) {
             Some("not a valid HTTP header name")
-        } else if seen.contains(&lower) {
+        } else if repeat == Some(i) {
             Some("a header of this name (ignoring case) is already given")
         } else if classify_header(value) != HeaderValue::Template(value.clone()) {
             Some("a header value in a lock must be ${VAR} references (optionally after a scheme word such as \"Bearer\"), never a literal")
@@ -165,13 +163,21 @@ fn header_map(v: Value<'_>, path: &str) -> Res<BTreeMap<String, String>> {
         if let Some(detail) = problem {
             return Err(LockError::new(
                 LockErrorKind::InvalidValue,
-                p,
+                child(path, name),
                 String::from(detail),
             ));
         }
-        seen.push(lower);
     }
     Ok(map)
+}
+
+/// The position of the first key equal to an earlier one, in O(n log n)
+/// comparisons (a set of the keys seen; a list searched for each key took
+/// 33 s for a lock of 200 000 headers).
+fn first_repeat<K: Ord>(keys: impl Iterator<Item = K>) -> Option<usize> {
+    let mut seen = BTreeSet::new();
+    keys.enumerate()
+        .find_map(|(i, key)| (!seen.insert(key)).then_some(i))
 }
 
 /// A `client_capabilities` array: known names ([`is_client_capability`]),
@@ -435,5 +441,79 @@ impl Lock {
             servers,
             unknown: read_unknown(root, &LOCK_KEYS, |k| text(k, ""))?,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_repeat;
+    use core::cell::Cell;
+    use core::cmp::Ordering;
+
+    /// The old rule: each key searched for among the earlier ones.
+    fn naive(keys: &[u32]) -> Option<usize> {
+        (0..keys.len()).find(|&i| keys[..i].contains(&keys[i]))
+    }
+
+    #[test]
+    fn first_repeat_finds_the_first_key_seen_before() {
+        assert_eq!(first_repeat(core::iter::empty::<u32>()), None);
+        assert_eq!(first_repeat(["a", "b", "c"].into_iter()), None);
+        assert_eq!(first_repeat(["a", "b", "a", "b"].into_iter()), Some(2));
+        assert_eq!(first_repeat(["x", "y", "y", "x"].into_iter()), Some(2));
+        let lower = |n: &[&str]| first_repeat(n.iter().map(|s| s.to_ascii_lowercase()));
+        assert_eq!(lower(&["Accept", "X-Key", "x-key"]), Some(2));
+        assert_eq!(lower(&["A", "B"]), None);
+        // Every list of up to 6 keys from 3 values: the same as the old rule.
+        for n in 0..=6u32 {
+            for code in 0..3u32.pow(n) {
+                let keys: std::vec::Vec<u32> = (0..n).map(|i| code / 3u32.pow(i) % 3).collect();
+                assert_eq!(first_repeat(keys.iter()), naive(&keys), "{keys:?}");
+            }
+        }
+    }
+
+    std::thread_local! {
+        static COMPARISONS: Cell<usize> = const { Cell::new(0) };
+    }
+
+    fn count() {
+        COMPARISONS.with(|c| c.set(c.get() + 1));
+    }
+
+    /// A key that counts the comparisons made of it (equality too).
+    struct Counted(u32);
+
+    impl PartialEq for Counted {
+        fn eq(&self, other: &Self) -> bool {
+            count();
+            self.0 == other.0
+        }
+    }
+
+    impl Eq for Counted {}
+
+    impl PartialOrd for Counted {
+        fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+            Some(self.cmp(other))
+        }
+    }
+
+    impl Ord for Counted {
+        fn cmp(&self, other: &Self) -> Ordering {
+            count();
+            self.0.cmp(&other.0)
+        }
+    }
+
+    /// 20 000 distinct keys take O(n log n) comparisons, not the n²/2
+    /// (200 million) of searching a list for each key.
+    #[test]
+    fn first_repeat_takes_n_log_n_comparisons() {
+        let n = 20_000u32;
+        COMPARISONS.with(|c| c.set(0));
+        assert_eq!(first_repeat((0..n).map(Counted)), None);
+        let made = COMPARISONS.with(Cell::get);
+        assert!(made < 40 * n as usize, "{made} comparisons");
     }
 }

@@ -20,7 +20,10 @@
 //! **No writing through links.** A lock path that is a symbolic link
 //! (dangling or not) is refused by [`save_atomic`] and [`update`]: a link
 //! committed to a repository could point anywhere, and `init` would write
-//! there. Reading ([`load`], [`read`]) takes only a regular file of at most
+//! there. So is a sidecar that is a link (opened with `O_NOFOLLOW`;
+//! `FILE_FLAG_OPEN_REPARSE_POINT` on Windows) or anything but a regular
+//! file. Links among the parent directories are followed: a lock may live
+//! in a linked directory. Reading ([`load`], [`read`]) takes only a regular file of at most
 //! [`MAX_LOCK_BYTES`], so a FIFO or device named as the lock fails at once.
 
 use std::ffi::OsString;
@@ -222,7 +225,7 @@ pub fn load(path: &Path) -> Result<Lock, LockError> {
 }
 
 /// The largest lock file read (64 MiB, the default input limit).
-pub const MAX_LOCK_BYTES: u64 = crate::Limits::DEFAULT.max_input as u64;
+pub const MAX_LOCK_BYTES: u64 = super::LOCK_BYTE_LIMIT as u64;
 
 /// The bytes of the lock file at `path`: a regular file (symbolic links
 /// followed) of at most [`MAX_LOCK_BYTES`]; a FIFO, device or directory is
@@ -277,13 +280,24 @@ struct FileLock {
 }
 
 impl FileLock {
+    /// Locks the sidecar at `path`, creating it if needed. It must be a
+    /// regular file: a symbolic link (dangling or not) is refused, never
+    /// followed (a link committed to a repository would make `init` create
+    /// or lock a file anywhere it points), and so are a FIFO, a device and
+    /// a directory.
     fn exclusive(path: &Path) -> io::Result<FileLock> {
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)?;
+        let file = open_sidecar(path).map_err(|e| match fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_symlink() => refused_sidecar(path, "a symbolic link"),
+            _ => e,
+        })?;
+        let kind = file.metadata()?.file_type();
+        if kind.is_symlink() {
+            // Windows: the link itself was opened.
+            return Err(refused_sidecar(path, "a symbolic link"));
+        }
+        if !kind.is_file() {
+            return Err(refused_sidecar(path, "not a regular file"));
+        }
         // `flock(2)` on Unix, `LockFileEx` on Windows: every platform
         // serialises updates.
         loop {
@@ -295,6 +309,56 @@ impl FileLock {
         }
         Ok(FileLock { _file: file })
     }
+}
+
+/// The error for a sidecar that is `what` instead of a regular file.
+fn refused_sidecar(path: &Path, what: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "{} is {what}; refusing to use it as the lock's lock file (remove it: it is \
+             created as a regular file)",
+            path.display()
+        ),
+    )
+}
+
+/// Opens (creating) the sidecar read-write without following a symbolic
+/// link in its last component: `O_NOFOLLOW` (a link is `ELOOP`), and
+/// `O_NONBLOCK | O_NOCTTY` so that a FIFO or terminal opens at once (and is
+/// then refused) instead of waiting or becoming the controlling terminal.
+#[cfg(unix)]
+fn open_sidecar(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    sidecar_options()
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+}
+
+/// Opens (creating) the sidecar read-write; `FILE_FLAG_OPEN_REPARSE_POINT`
+/// opens a symbolic link or junction itself, never its target (it is then
+/// not a regular file, and refused).
+#[cfg(windows)]
+fn open_sidecar(path: &Path) -> io::Result<File> {
+    use std::os::windows::fs::OpenOptionsExt;
+    /// `CreateFile` flag: open a reparse point itself, not what it names.
+    const FILE_FLAG_OPEN_REPARSE_POINT: u32 = 0x0020_0000;
+    sidecar_options()
+        .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT)
+        .open(path)
+}
+
+/// Opens (creating) the sidecar read-write (no way to refuse a link here).
+#[cfg(not(any(unix, windows)))]
+fn open_sidecar(path: &Path) -> io::Result<File> {
+    sidecar_options().open(path)
+}
+
+/// Read-write, created if missing, never truncated.
+fn sidecar_options() -> OpenOptions {
+    let mut options = OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    options
 }
 
 /// Removes temporary files left by killed saves of processes that no longer
@@ -349,7 +413,10 @@ fn process_gone(_pid: u32) -> bool {
 /// file does not exist; an invalid lock is [`UpdateError::Lock`]), calls
 /// `modify`, and saves its result with [`save_atomic`] (skipped when the
 /// bytes are unchanged). If `modify` fails, or the result would be larger
-/// than [`MAX_LOCK_BYTES`] (it could not be read back), nothing is written. Concurrent
+/// than [`MAX_LOCK_BYTES`] (it could not be read back), nothing is written;
+/// the writer stops at that limit ([`Lock::to_pretty_within`]), so a lock
+/// whose snapshots would grow to gigabytes once indented costs no more
+/// memory than the limit. Concurrent
 /// updates of the same lock, from threads or processes, are serialised, so
 /// none is lost.
 pub fn update<E, F>(path: &Path, modify: F) -> Result<Lock, UpdateError<E>>
@@ -365,18 +432,18 @@ where
         None => None,
     };
     let new = modify(current).map_err(UpdateError::Aborted)?;
-    let bytes = new.to_pretty();
-    if bytes.len() as u64 > MAX_LOCK_BYTES {
-        // Never write a lock that no reader would accept back.
-        return Err(UpdateError::Io(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!(
-                "the lock would be {} bytes, more than the {MAX_LOCK_BYTES} a lock may have \
-                 (contract snapshots make it larger; pin digests only)",
-                bytes.len()
-            ),
-        )));
-    }
+    // Never write (nor build) a lock that no reader would accept back.
+    let bytes = new
+        .to_pretty_within(MAX_LOCK_BYTES as usize)
+        .ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "the lock would be too large: more than the {MAX_LOCK_BYTES} a lock may have, \
+                 in bytes (contract snapshots make it larger; pin digests only)"
+                ),
+            )
+        })?;
     if old_bytes.as_deref() != Some(&bytes[..]) {
         save_atomic(&target, &bytes)?;
     }

@@ -23,27 +23,54 @@ impl Lock {
     /// indent, LF line endings, final newline.
     pub fn to_pretty(&self) -> Vec<u8> {
         let mut p = Pretty::new();
+        self.write(&mut p);
+        p.finish()
+    }
+
+    /// [`Lock::to_pretty`], or `None` when the bytes would be more than
+    /// `limit`: the writer stops as soon as its output passes the limit, so
+    /// it never holds more than about `limit` bytes, however large the
+    /// snapshots would grow once indented.
+    pub fn to_pretty_within(&self, limit: usize) -> Option<Vec<u8>> {
+        let mut p = Pretty::within(limit);
+        self.write(&mut p);
+        p.finish_within()
+    }
+
+    fn write(&self, p: &mut Pretty) {
         let mut m = Members::new(&self.unknown);
         p.begin_object();
-        m.key(&mut p, "algorithm");
+        m.key(p, "algorithm");
         p.string(ALGORITHM);
-        m.key(&mut p, "canonicalization");
+        m.key(p, "canonicalization");
         p.string(CANONICALIZATION);
-        m.key(&mut p, "contractpin");
+        m.key(p, "contractpin");
         p.string(LOCK_VERSION);
-        m.key(&mut p, "generated_at");
+        m.key(p, "generated_at");
         p.string(&self.generated_at);
-        m.key(&mut p, "servers");
+        m.key(p, "servers");
         p.begin_object();
         for (name, server) in sorted(self.servers.iter()) {
             p.key(name);
-            write_server(&mut p, server);
+            write_server(p, server);
         }
         p.end_object();
-        m.finish(&mut p);
+        m.finish(p);
         p.end_object();
-        p.finish()
     }
+}
+
+/// The open containers around a tool's `contract` in the lock: the lock,
+/// `servers`, the server, `tools` and the tool.
+const SNAPSHOT_DEPTH_IN_LOCK: usize = 5;
+
+/// The bytes the canonical `contract` takes as a snapshot in the lock
+/// (indented at its place), or `None` when that is more than `limit`;
+/// counted, never written.
+pub(crate) fn snapshot_len(contract: &[u8], limit: usize) -> Option<usize> {
+    let mut p = Pretty::measure(limit, SNAPSHOT_DEPTH_IN_LOCK);
+    p.canonical(contract);
+    p.measured()
 }
 
 fn write_server(p: &mut Pretty, s: &LockServer) {
@@ -179,4 +206,45 @@ fn write_tool(p: &mut Pretty, t: &LockTool) {
     p.end_object();
     m.finish(p);
     p.end_object();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::snapshot_len;
+    use crate::lock::{Lock, LockServer, Source};
+    use crate::owned::{ServerDigest, ToolDigest};
+
+    fn lock(contract: Option<&[u8]>) -> Lock {
+        let tool = ToolDigest {
+            name: "t".into(),
+            digest: Default::default(),
+            fields: Default::default(),
+        };
+        let digests = ServerDigest {
+            digest: Default::default(),
+            tools: std::vec![tool],
+        };
+        let path = "t.json".into();
+        let mut server = LockServer::from_server_digest(Source::File { path }, &digests);
+        server.tools.get_mut("t").unwrap().contract = contract.map(<[u8]>::to_vec);
+        let mut lock = Lock::new("2026-01-01T00:00:00Z");
+        lock.servers.insert("s".into(), server);
+        lock
+    }
+
+    /// `snapshot_len` is what the snapshot adds to the lock, less its key
+    /// line (`\n`, 10 spaces, `"contract": `, and the comma after it).
+    #[test]
+    fn snapshot_len_is_the_snapshot_as_written_in_the_lock() {
+        let bare = lock(None).to_pretty();
+        let contract = br#"{"a":[1,{"b":[[]]}],"name":"t"}"#;
+        let with = lock(Some(contract));
+        let bytes = with.to_pretty();
+        let len = snapshot_len(contract, usize::MAX).unwrap();
+        assert_eq!(bytes.len() - bare.len(), len + 24);
+        assert_eq!(snapshot_len(contract, len), Some(len));
+        assert_eq!(snapshot_len(contract, len - 1), None);
+        assert_eq!(with.to_pretty_within(bytes.len()), Some(bytes.clone()));
+        assert_eq!(with.to_pretty_within(bytes.len() - 1), None);
+    }
 }

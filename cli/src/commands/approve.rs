@@ -102,6 +102,10 @@ pub fn run(args: &ApproveArgs) -> CliResult {
         None
     };
     let (done, after) = save(args, server, &live, &chosen, contracts.as_ref())?;
+    let unfit = |t: &&String| (contracts.as_ref()?.get(*t)).map(|c| !lock::snapshot_fits(c));
+    for tool in chosen.tools.iter().filter(|t| unfit(t) == Some(true)) {
+        output::warning_line(&no_snapshot(name, tool));
+    }
     let mut text = instructions_summary(&report, chosen.instructions);
     text.push_str(&summary(&report, &done, server, &after, &args.lock));
     write_stdout(text.as_bytes())?;
@@ -328,6 +332,18 @@ pub(crate) fn secret_name<'a>(
 ) -> Option<String> {
     let tool = names.into_iter().find(|n| secrets.found_in(n))?;
     Some(printable(&secrets.mask(tool)))
+}
+
+/// The warning for a tool pinned by digest only because its contract does
+/// not fit a lock's snapshot ([`lock::snapshot_fits`]; init and approve).
+pub(crate) fn no_snapshot(server: &str, tool: &str) -> String {
+    format!(
+        "server {server:?}: tool {}: no snapshot (nested deeper than {} levels, or larger than \
+         the {} bytes a lock may have once indented); pinned by digest only",
+        printable(tool),
+        lock::MAX_SNAPSHOT_DEPTH,
+        lock::MAX_LOCK_BYTES
+    )
 }
 
 /// Why a tool whose name holds a secret is not pinned (approve and init).

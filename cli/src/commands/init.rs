@@ -239,16 +239,13 @@ fn without_secrets(
 
 /// Puts the facts (instructions digest unless `--ignore-instructions`) and
 /// the snapshots into a new entry; a tool whose contract is too deeply
-/// nested for a snapshot is pinned digest-only, with a warning.
+/// nested for a snapshot, or too large for a lock once indented, is pinned
+/// digest-only, with a warning.
 fn record_extras(name: &str, server: &mut LockServer, extras: &Extras, args: &InitArgs) {
     server.set_facts(&extras.facts, !args.ignore_instructions);
     if let Some(contracts) = &extras.contracts {
         for tool in server.set_snapshots(contracts.clone()) {
-            output::warning_line(&format!(
-                "server {name:?}: tool {}: no snapshot (nested deeper than {} levels); pinned by digest only",
-                output::printable(&tool),
-                lock::MAX_SNAPSHOT_DEPTH
-            ));
+            output::warning_line(&super::approve::no_snapshot(name, &tool));
         }
     }
 }
