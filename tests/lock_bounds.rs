@@ -206,6 +206,7 @@ fn a_snapshot_too_large_for_any_lock_is_pinned_by_digest_only() {
     assert!(server.tools["deep"].contract.is_some());
 }
 
+#[cfg(unix)]
 fn minimal_update(p: &std::path::Path) -> Result<Lock, UpdateError<String>> {
     lock::update(p, |_| Ok::<_, String>(Lock::new("2026-01-01T00:00:00Z")))
 }

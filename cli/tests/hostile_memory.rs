@@ -12,6 +12,8 @@
 //! | `notification-flood`, legacy SSE | the same as events on the GET stream, then ends it | the byte-bounded event queue |
 //! | `notification-flood`, Streamable HTTP SSE | the same in the POST's answer stream | the response size limit (a guard: already bounded) |
 //! | `ping-flood` | 50 000 ping requests, never reads stdin again | the write queue gives up at the request timeout |
+//! | [`STALL_AND_FLOOD`] `empty` | stalls our parser (pings, then it stops reading), then 4 MB of empty lines | blank lines are dropped before the line queue |
+//! | [`STALL_AND_FLOOD`] `short` | the same with 4 M lines of 1 byte, 32 MiB line limit | every queued line costs its slot and heap block too |
 //!
 //! Peak RSS, debug build, main at 34f8b26 → with the fix: pages 202.6 →
 //! 13.1 MiB, stdio flood 195.8 → 21.9 MiB, legacy SSE flood 188.7 → 21.3 MiB,
@@ -21,6 +23,11 @@
 //! from an unbounded one by far (each queue's budget made 100,000 times
 //! larger: stdio 110.5 MiB, legacy SSE 107.3 MiB, against 23-24 MiB with
 //! the budgets as they are) in 11 s each instead of 16-17.
+//!
+//! The two stalled floods (2026-12-07; an empty line cost 0 bytes in the
+//! line queue and a 1-byte line 8, while each entry took some 40 bytes in
+//! the deque plus a heap block): empty lines 174.5 → 14.2 MiB, 1-byte
+//! lines 297.6 → 33.1 MiB (debug build).
 #![cfg(target_os = "linux")]
 
 use std::process::Command;
@@ -273,4 +280,117 @@ fn a_server_that_stops_reading_its_stdin_is_a_timeout_not_a_hang() {
     // 3 s of timeout, then the shutdown graces (1 s + 1 s at most).
     assert!(m.run.took < Duration::from_secs(8), "took {:?}", m.run.took);
     assert!(m.peak_kib < BOUND_KIB, "{} KiB", m.peak_kib);
+}
+
+/// A stdio server for the stalled floods (`python3 - UNIT BYTES`): it
+/// answers the handshake; on `tools/list` it sends six `ping` requests with
+/// 300 KB ids and stops reading its stdin, so our answers fill the 1 MiB
+/// stdin queue and the thread that parses its lines waits there until the
+/// request timeout, while it writes BYTES of UNIT lines (`empty`: `\n`,
+/// `short`: `x\n`) that can only pile up in the line queue.
+const STALL_AND_FLOOD: &str = r#"
+import json, sys, time
+unit = {"empty": b"\n", "short": b"x\n"}[sys.argv[1]]
+total = int(sys.argv[2])
+out = sys.stdout.buffer
+def send(o):
+    out.write(json.dumps(o).encode() + b"\n")
+    out.flush()
+for line in sys.stdin.buffer:
+    msg = json.loads(line)
+    i, m = msg.get("id"), msg.get("method")
+    if i is None:
+        continue
+    if m != "tools/list":
+        send({"jsonrpc": "2.0", "id": i, "result": {"protocolVersion": "2025-06-18",
+              "capabilities": {"tools": {}}, "serverInfo": {"name": "flood", "version": "1"}}})
+        continue
+    for k in range(6):
+        send({"jsonrpc": "2.0", "id": "p" * 300000 + str(k), "method": "ping"})
+    chunk = unit * ((1 << 20) // len(unit))
+    n = 0
+    while n < total:
+        out.write(chunk)
+        n += len(chunk)
+    out.flush()
+    sys.stderr.write("flooded %d bytes\n" % n)
+    sys.stderr.flush()
+    time.sleep(60)
+"#;
+
+/// `init` of [`STALL_AND_FLOOD`] with `unit` lines, `bytes` of them, the
+/// line limit `max_line`; asserts exit 1 at the stdin timeout and a peak
+/// RSS under 4 × `max_line` + 64 MiB.
+fn stalled_flood(label: &str, unit: &str, bytes: &str, max_line: usize) {
+    let Some(py) = python3(label) else {
+        return;
+    };
+    let dir = Scratch::new();
+    let script = dir.path("flood.py");
+    std::fs::write(&script, STALL_AND_FLOOD).expect("write the server");
+    let lock = dir.path("contractpin.lock").display().to_string();
+    let (script, max) = (script.display().to_string(), max_line.to_string());
+    let args = [
+        "init",
+        "--lock",
+        &lock,
+        "--name",
+        "flood",
+        "--max-line-bytes",
+        &max,
+        "--timeout",
+        "5",
+        "--total-timeout",
+        "30",
+        "--",
+        &py,
+        &script,
+        unit,
+        bytes,
+    ];
+    let m = cli_measured(&args, &[], DEADLINE);
+    let bound_kib = (4 * max_line as u64 + (64 << 20)) / 1024;
+    eprintln!(
+        "{label}: exit {}, peak RSS {:.1} MiB (bound {:.1} MiB), {:.1} s",
+        m.run.code,
+        m.peak_kib as f64 / 1024.0,
+        bound_kib as f64 / 1024.0,
+        m.run.took.as_secs_f64()
+    );
+    assert!(m.peak_kib > 0, "{label}: RSS was never sampled");
+    assert!(
+        m.peak_kib < bound_kib,
+        "{label}: peak RSS {} KiB is over 4 x {max_line} bytes + 64 MiB ({bound_kib} KiB): {:#?}",
+        m.peak_kib,
+        m.run
+    );
+    assert_eq!(m.run.code, 1, "{label}: {:#?}", m.run);
+    assert!(
+        m.run.stderr.contains("flooded") && m.run.stderr.contains("stopped reading"),
+        "{label}: the flood ran, then the stdin timeout: {}",
+        m.run.stderr
+    );
+}
+
+#[test]
+fn a_stalled_flood_of_empty_lines_takes_no_memory() {
+    // Before the fix: 4 M empty lines, each a free entry in the queue.
+    stalled_flood(
+        "a_stalled_flood_of_empty_lines_takes_no_memory",
+        "empty",
+        "4000000",
+        LIMIT,
+    );
+}
+
+#[test]
+fn a_stalled_flood_of_short_lines_stays_within_the_line_budget() {
+    // 32 MiB of line budget: at 8 bytes charged for a 1-byte line, 4 M of
+    // them fitted, and took some 80 bytes each.
+    stalled_flood(
+        "a_stalled_flood_of_short_lines_stays_within_the_line_budget",
+        "short",
+        "8000000",
+        32 << 20,
+    );
 }

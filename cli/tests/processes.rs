@@ -242,3 +242,55 @@ fn a_wrapper_that_exits_while_its_child_serves_is_still_served() {
     ];
     init_and_verify_leave_nothing(&cmd, &[&pid_file], 0);
 }
+
+#[test]
+fn a_descriptor_contractpin_inherited_does_not_reach_the_server() {
+    // A parent that leaks fd 7 (no close-on-exec) into contractpin: the
+    // server must not get it (Linux 5.11+: close_range CLOEXEC before exec).
+    let Some(py) = python3("a_descriptor_contractpin_inherited_does_not_reach_the_server") else {
+        return;
+    };
+    let dir = Scratch::new();
+    let lock = dir.path("contractpin.lock").display().to_string();
+    let (server_fds, shell_fds) = (dir.path("server-fds"), dir.path("shell-fds"));
+    let server = [
+        "sh",
+        "-c",
+        r#"ls /proc/self/fd > "$0"; exec "$@""#,
+        &server_fds.display().to_string(),
+        &py,
+        FAKE,
+        "--scenario",
+        "ok",
+    ];
+    let mut init = vec!["init", "--lock", &lock, "--name", "srv", "--"];
+    init.extend(server);
+    assert_eq!(cli(&init, DEADLINE).code, 0);
+    let bin = common::run::BIN;
+    let out = std::process::Command::new("sh")
+        .args([
+            "-c",
+            r#"exec 7</dev/null; ls /proc/self/fd > "$0"; exec "$@""#,
+        ])
+        .arg(&shell_fds)
+        .args([bin, "verify", "--lock", &lock])
+        .output()
+        .expect("sh runs");
+    assert!(out.status.success(), "{out:?}");
+    let fds = |p: &Path| -> Vec<String> {
+        let text = std::fs::read_to_string(p).unwrap_or_default();
+        text.split_whitespace().map(String::from).collect()
+    };
+    let (server, shell) = (fds(&server_fds), fds(&shell_fds));
+    assert!(
+        shell.contains(&"7".to_string()),
+        "the leak is set up: {shell:?}"
+    );
+    for fd in ["0", "1", "2"] {
+        assert!(server.contains(&fd.to_string()), "{server:?}");
+    }
+    assert!(
+        !server.contains(&"7".to_string()),
+        "fd 7 reached the server: {server:?}"
+    );
+}

@@ -583,24 +583,8 @@ fn a_server_that_stops_reading_its_stdin_ends_the_session_at_the_timeout() {
     let pid = read_pid(&dir.0.join("pid"));
     s.send(LIST); // the server sends its pings and reads no more
     s.recv_with(r#""method":"ping""#, SECS);
-    // 4 MiB of requests: more than its pipe and our 1 MiB queue hold.
-    let big = format!(
-        r#"{{"jsonrpc":"2.0","id":9,"method":"ping","params":{{"_meta":{{"pad":"{}"}}}}}}"#,
-        "x".repeat(4000)
-    );
     let t0 = Instant::now();
-    let writer = std::thread::spawn({
-        let mut lines = Vec::new();
-        for _ in 0..1000 {
-            lines.extend_from_slice(big.as_bytes());
-            lines.push(b'\n');
-        }
-        let mut stdin = s.take_stdin();
-        move || {
-            use std::io::Write;
-            let _ = stdin.write_all(&lines);
-        }
-    });
+    let writer = fill_stdin(&mut s);
     assert_eq!(s.exit(SECS), 1);
     assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
     let err = s.stderr();
@@ -610,6 +594,155 @@ fn a_server_that_stops_reading_its_stdin_ends_the_session_at_the_timeout() {
     );
     assert_gone(pid, "the server");
     let _ = writer.join();
+}
+
+/// Writes 4 MiB of requests to the proxy from a thread: more than the
+/// server's pipe and the proxy's 1 MiB queue hold when it stopped reading.
+fn fill_stdin(s: &mut Session) -> std::thread::JoinHandle<()> {
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":9,"method":"ping","params":{{"_meta":{{"pad":"{}"}}}}}}"#,
+        "x".repeat(4000)
+    );
+    let mut lines = Vec::new();
+    for _ in 0..1000 {
+        lines.extend_from_slice(big.as_bytes());
+        lines.push(b'\n');
+    }
+    let mut stdin = s.take_stdin();
+    std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = stdin.write_all(&lines);
+    })
+}
+
+/// Waits up to `d` for the proxy; if it is still running, kills the
+/// server's process group (the session's drop kills the proxy) so that a
+/// failing test leaves nothing behind.
+fn exit_or_clean_up(s: &mut Session, d: Duration, server: i32) -> Option<i32> {
+    let code = wait(&mut s.child, d);
+    if code.is_none() {
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{server}")])
+            .status();
+    }
+    code
+}
+
+#[test]
+fn sigterm_ends_the_session_while_the_server_is_not_reading() {
+    // The client reader waited for room on the server's stdin holding the
+    // upstream's lock, which shutdown needs: SIGTERM (and so the SDKs'
+    // close sequence) waited for the request timeout.
+    if !python_ok() {
+        return;
+    }
+    let dir = Dir::new("deaf-sigterm");
+    pin_as(&dir, &fake_cmd(&dir, "ping-flood", &["--ping-count", "10"]));
+    let mut s = start(&dir, &["--timeout", "60"]);
+    s.handshake("t");
+    let pid = read_pid(&dir.0.join("pid"));
+    s.send(LIST); // the server sends its pings and reads no more
+    s.recv_with(r#""method":"ping""#, SECS);
+    let writer = fill_stdin(&mut s);
+    std::thread::sleep(Duration::from_secs(2)); // the reader is waiting for room
+    let t0 = Instant::now();
+    s.signal("TERM");
+    let code = exit_or_clean_up(&mut s, Duration::from_secs(10), pid);
+    assert_eq!(code, Some(0), "after {:?}: {}", t0.elapsed(), s.stderr());
+    assert_gone(pid, "the server");
+    let _ = writer.join();
+}
+
+#[test]
+fn a_proxy_killed_with_sigkill_takes_its_server_along() {
+    // PR_SET_PDEATHSIG: a server that ignores the end of its stdin (and
+    // SIGTERM) dies with the proxy instead of running on under init.
+    if !python_ok() {
+        return;
+    }
+    let dir = Dir::new("pdeathsig");
+    pin_as(&dir, &fake_cmd(&dir, "ignores-sigterm", &[]));
+    let mut s = start(&dir, &[]);
+    s.handshake("t");
+    let pid = read_pid(&dir.0.join("pid"));
+    s.signal("KILL");
+    assert_eq!(s.exit(SECS), -1);
+    assert_gone(pid, "the server of a proxy killed with SIGKILL");
+}
+
+#[test]
+fn a_timeout_too_long_for_the_clock_is_no_deadline() {
+    // `--timeout 1e19` overflowed `Instant + Duration`: the client reader
+    // panicked at the first message and the proxy hung.
+    if !python_ok() {
+        return;
+    }
+    let dir = Dir::new("huge-timeout");
+    pin_as(&dir, &fake_cmd(&dir, "ok", &[]));
+    let mut s = start(&dir, &["--timeout", "1e19"]);
+    s.handshake("t");
+    assert!(s.call(2, "ping", "{}").contains(r#""result":{}"#));
+    s.close();
+    assert_eq!(s.exit(SECS), 0, "{}", s.stderr());
+    assert!(!s.stderr().contains("panicked"), "{}", s.stderr());
+    assert_gone(read_pid(&dir.0.join("pid")), "the server");
+}
+
+/// A server that answers the handshake, then writes `argv[1]` junk lines
+/// (`x`) to stdout, then answers `ping`.
+const JUNK_FLOOD: &str = r#"
+import json, sys
+n = int(sys.argv[1])
+def send(o):
+    sys.stdout.write(json.dumps(o, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+for line in sys.stdin:
+    msg = json.loads(line)
+    i = msg.get("id")
+    if i is None:
+        continue
+    if msg.get("method") == "initialize":
+        send({"jsonrpc": "2.0", "id": i, "result": {"protocolVersion": "2025-06-18",
+              "capabilities": {"tools": {}}, "serverInfo": {"name": "junk", "version": "1"}}})
+        sys.stdout.write("x\n" * n)
+        sys.stdout.flush()
+    else:
+        send({"jsonrpc": "2.0", "id": i, "result": {}})
+"#;
+
+#[test]
+fn a_flood_of_junk_lines_does_not_flood_the_log() {
+    // One `skipped` line (~180 bytes) per 2-byte junk line made the log
+    // ~89 times the server's output.
+    if !python_ok() {
+        return;
+    }
+    let dir = Dir::new("junk-flood");
+    let script = dir.path("junk.py");
+    std::fs::write(&script, JUNK_FLOOD).unwrap();
+    pin_as(&dir, &[python(), script, "20000".into()]);
+    let log = dir.path("proxy.log");
+    let mut s = start(&dir, &["--log", &log]);
+    s.handshake("t");
+    // Its answer comes after the junk: every junk line has been handled.
+    assert!(s.call(2, "ping", "{}").contains(r#""result":{}"#));
+    s.close();
+    assert_eq!(s.exit(SECS), 0, "{}", s.stderr());
+    assert!(
+        s.stderr().contains("dropped 20000 line(s)"),
+        "{}",
+        s.stderr()
+    );
+    let text = dir.read("proxy.log");
+    assert_eq!(
+        log_lines(&text, "skipped").len(),
+        100,
+        "one line each for the first 100"
+    );
+    let more = log_lines(&text, "skipped-more");
+    assert_eq!(more.len(), 1, "{more:?}");
+    assert!(more[0].contains(r#""count":19900,"#), "{}", more[0]);
+    assert!(text.len() < 32 * 1024, "{} bytes of log", text.len());
 }
 
 #[test]

@@ -4,13 +4,17 @@
 //! A queue of N entries of up to M bytes each holds N × M bytes; with the
 //! stdio line limit (16 MiB) and 256 entries that was 4 GiB a hostile server
 //! could make us buffer just by writing faster than we parse. Here every item
-//! carries a cost (the bytes it owns) and [`Sender::send`] blocks while the
-//! queue holds more than its budget, so the producer thread stops reading and
-//! the server is back-pressured through its pipe or socket.
+//! carries a cost (the bytes it owns, plus a fixed per-item overhead, see
+//! [`item_overhead`]) and [`Sender::send`] blocks while the queue holds more
+//! than its budget, so the producer thread stops reading and the server is
+//! back-pressured through its pipe or socket.
 //!
 //! The bound: the queue holds at most `budget` bytes of items, or a single
 //! item when that item alone costs more (an item is always admitted into an
 //! empty queue, so nothing can deadlock on an item larger than the budget).
+//! The per-item overhead makes that a bound on memory for small items too:
+//! without it, a flood of empty or one-byte lines (cost 0 or 8) filled the
+//! queue with millions of entries of some 40 bytes each.
 //!
 //! One producer ([`Sender`], not `Clone`) and one consumer ([`Receiver`]).
 //! Dropping the receiver (or [`Receiver::close`]) makes every blocked and
@@ -68,6 +72,15 @@ pub(crate) enum SendError<T> {
     Timeout(T),
 }
 
+/// What an item costs on top of the bytes it says it owns: its slot in the
+/// deque, counted twice (a `VecDeque` may have up to twice the slots it
+/// uses), and 32 bytes for the allocator's header and rounding of the heap
+/// block the item owns (glibc's smallest block is 32 bytes). At least 1, so
+/// that no item is free.
+pub(crate) const fn item_overhead<T>() -> usize {
+    2 * core::mem::size_of::<(T, usize)>() + 32
+}
+
 /// A queue holding at most about `budget` bytes (see the module docs).
 pub(crate) fn byte_queue<T>(budget: usize) -> (Sender<T>, Receiver<T>) {
     let shared = Arc::new(Shared {
@@ -90,8 +103,9 @@ pub(crate) fn byte_queue<T>(budget: usize) -> (Sender<T>, Receiver<T>) {
 }
 
 impl<T> Sender<T> {
-    /// Queues `item`, which owns `cost` bytes, waiting as long as the queue
-    /// is over budget. Gives the item back when the receiver is gone.
+    /// Queues `item`, which owns `cost` bytes (charged with
+    /// [`item_overhead`] on top), waiting as long as the queue is over
+    /// budget. Gives the item back when the receiver is gone.
     pub fn send(&self, item: T, cost: usize) -> Result<(), T> {
         match self.send_until(item, cost, None) {
             Ok(()) => Ok(()),
@@ -107,12 +121,13 @@ impl<T> Sender<T> {
         deadline: Option<Instant>,
     ) -> Result<(), SendError<T>> {
         let sh = &*self.shared;
+        let cost = cost.saturating_add(item_overhead::<T>());
         let mut st = sh.lock();
         loop {
             if !st.receiver_alive {
                 return Err(SendError::Closed(item));
             }
-            if st.bytes == 0 || st.bytes.saturating_add(cost) <= sh.budget {
+            if st.items.is_empty() || st.bytes.saturating_add(cost) <= sh.budget {
                 break;
             }
             st = match deadline {
@@ -198,7 +213,7 @@ impl<T> Receiver<T> {
         drop(dropped);
     }
 
-    /// Bytes queued right now (for tests).
+    /// Bytes queued right now, per-item overheads included (for tests).
     #[cfg(test)]
     pub fn queued_bytes(&self) -> usize {
         self.shared.lock().bytes
@@ -219,7 +234,7 @@ mod tests {
 
     #[test]
     fn fifo_and_disconnect_after_the_last_item() {
-        let (tx, rx) = byte_queue::<u32>(100);
+        let (tx, rx) = byte_queue::<u32>(1000);
         for i in 0..5 {
             tx.send(i, 10).unwrap();
         }
@@ -231,7 +246,8 @@ mod tests {
 
     #[test]
     fn the_producer_blocks_at_the_budget() {
-        let (tx, rx) = byte_queue::<Vec<u8>>(1000);
+        let unit = 300 + item_overhead::<Vec<u8>>();
+        let (tx, rx) = byte_queue::<Vec<u8>>(3 * unit + unit / 2);
         let sent = Arc::new(AtomicUsize::new(0));
         let s = sent.clone();
         let producer = std::thread::spawn(move || {
@@ -243,16 +259,39 @@ mod tests {
             }
         });
         std::thread::sleep(Duration::from_millis(100));
-        // 300 + 300 + 300 fit in 1000; a fourth would not.
+        // Three items fit in 3.5 units; a fourth would not.
         assert_eq!(sent.load(Ordering::SeqCst), 3);
-        assert_eq!(rx.queued_bytes(), 900);
+        assert_eq!(rx.queued_bytes(), 3 * unit);
         let mut n = 0;
         while rx.recv_timeout(Duration::from_secs(5)).is_ok() {
-            assert!(rx.queued_bytes() <= 1000);
+            assert!(rx.queued_bytes() <= 3 * unit + unit / 2);
             n += 1;
         }
         producer.join().unwrap();
         assert_eq!(n, 50);
+    }
+
+    #[test]
+    fn items_that_own_nothing_still_count() {
+        // Empty lines cost 0 bytes of their own, but each takes a slot: a
+        // flood of them must stop at the budget too.
+        let (tx, rx) = byte_queue::<Vec<u8>>(10_000);
+        let sent = Arc::new(AtomicUsize::new(0));
+        let s = sent.clone();
+        let producer = std::thread::spawn(move || {
+            for _ in 0..100_000 {
+                if tx.send(Vec::new(), 0).is_err() {
+                    return;
+                }
+                s.fetch_add(1, Ordering::SeqCst);
+            }
+        });
+        std::thread::sleep(Duration::from_millis(100));
+        let n = sent.load(Ordering::SeqCst);
+        assert_eq!(n, 10_000 / item_overhead::<Vec<u8>>(), "{n} items queued");
+        assert!(rx.queued_bytes() <= 10_000);
+        rx.close();
+        producer.join().unwrap();
     }
 
     #[test]

@@ -72,6 +72,67 @@ pub(crate) fn spawn_managed(cmd: &mut Command) -> io::Result<Child> {
     Ok(child)
 }
 
+/// Prepares a server's process, between fork and exec (Linux; a no-op
+/// elsewhere):
+///
+/// - every descriptor above stderr is marked close-on-exec
+///   (`close_range(3, ~0, CLOSE_RANGE_CLOEXEC)`), so that what this process
+///   inherited without the flag (a parent's leaked fd) never reaches the
+///   server. Kernels older than 5.11 refuse it (`ENOSYS`, `EINVAL`) and the
+///   descriptors pass as before: walking `/proc/self/fd` is not safe
+///   between fork and exec;
+/// - with `die_with_parent`, the server gets SIGKILL when the thread that
+///   spawns it ends (`PR_SET_PDEATHSIG`: the kernel tracks the parent
+///   *thread*), so that a proxy killed with SIGKILL does not leave its
+///   server running. Only for a caller whose spawning thread outlives the
+///   server: the proxy's (`proxy::run` starts the server on its caller's
+///   thread and shuts it down before returning). Its children do not
+///   inherit the setting.
+pub(crate) fn prepare_child(cmd: &mut Command, die_with_parent: bool) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: getpid(2) has no preconditions and cannot fail.
+        let parent = unsafe { libc::getpid() };
+        let hook = move || child_setup(parent, die_with_parent);
+        // SAFETY: the hook runs in the child between fork and exec, where
+        // only async-signal-safe calls are allowed: it makes raw system
+        // calls only (close_range, prctl, getppid), without allocating or
+        // taking a lock, and builds an io::Error from an errno (no
+        // allocation).
+        unsafe { cmd.pre_exec(hook) };
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (cmd, die_with_parent);
+}
+
+/// [`prepare_child`]'s hook, in the child; `parent` is the spawning process.
+#[cfg(target_os = "linux")]
+fn child_setup(parent: libc::pid_t, die_with_parent: bool) -> io::Result<()> {
+    // Every argument as the unsigned long the kernel reads.
+    let (first, last) = (3 as libc::c_ulong, libc::c_ulong::from(u32::MAX));
+    let flags = libc::c_ulong::from(libc::CLOSE_RANGE_CLOEXEC);
+    // SAFETY: close_range(2) only changes flags of this process's
+    // descriptors (no memory is passed); a failure (an old kernel) leaves
+    // them as they were, which is the documented fallback.
+    unsafe { libc::syscall(libc::SYS_close_range, first, last, flags) };
+    if !die_with_parent {
+        return Ok(());
+    }
+    let sig = libc::SIGKILL as libc::c_ulong;
+    // SAFETY: prctl(2) with PR_SET_PDEATHSIG reads only integer arguments
+    // and sets a flag of this (child) process.
+    if unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, sig) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: getppid(2) has no preconditions and cannot fail.
+    if unsafe { libc::getppid() } != parent {
+        // The parent died before the flag was set: nothing will kill us.
+        return Err(io::Error::from_raw_os_error(libc::ESRCH));
+    }
+    Ok(())
+}
+
 /// Forgets a managed pid that someone else reaped ([`Exit::Gone`]): it must
 /// never be signalled again.
 pub(crate) fn unmanage(pid: u32) {
@@ -211,8 +272,11 @@ pub fn stop_all_servers(grace: Duration) -> usize {
         for &pid in set.iter() {
             kill_group(pid, libc::SIGTERM);
         }
-        let until = Instant::now() + grace;
-        while Instant::now() < until && set.iter().any(|&p| peek_pid(p) == Exit::Running) {
+        // A grace too long for the clock is no limit.
+        let until = Instant::now().checked_add(grace);
+        while until.is_none_or(|u| Instant::now() < u)
+            && set.iter().any(|&p| peek_pid(p) == Exit::Running)
+        {
             std::thread::sleep(Duration::from_millis(10));
         }
         // Also the groups of leaders that exited: what is left in them.

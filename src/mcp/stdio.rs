@@ -221,6 +221,9 @@ impl StdioTransport {
             use std::os::unix::process::CommandExt;
             cmd.process_group(0);
         }
+        // Linux: no inherited descriptor beyond stderr reaches the server;
+        // the proxy's server dies with the proxy (see `prepare_child`).
+        reaper::prepare_child(&mut cmd, raw.is_some());
         #[cfg(windows)]
         {
             // Started suspended, to be put in a job object before it runs
@@ -303,32 +306,48 @@ impl StdioTransport {
     }
 
     fn send(&mut self, msg: &[u8], deadline: &Deadline, method: &str) -> Result<(), McpError> {
-        let mut line = Vec::with_capacity(msg.len() + 1);
-        line.extend_from_slice(msg);
-        line.push(b'\n');
+        match self.queue_line(frame(msg), Some(deadline.at)) {
+            Ok(None) => Ok(()),
+            Ok(Some(_)) => Err(self.stdin_full(deadline, method)),
+            Err(why) => Err(self.write_failed(method, &why)),
+        }
+    }
+
+    /// Queues `line` (a framed message) for the server's stdin, waiting for
+    /// room until `until` (`None`: as long as it takes). `Ok(Some(line))`
+    /// gives it back when there was still no room then; `Err` says why stdin
+    /// is closed.
+    fn queue_line(&self, line: Vec<u8>, until: Option<Instant>) -> Result<Option<Vec<u8>>, String> {
         let cost = line.capacity();
         let sent = match &self.writer {
-            Some(w) => w.send_until(line, cost, Some(deadline.at)),
+            Some(w) => w.send_until(line, cost, until),
             None => Err(SendError::Closed(line)),
         };
         match sent {
-            Ok(()) => Ok(()),
-            Err(SendError::Timeout(_)) => Err(self.with_tail(deadline.error(&std::format!(
-                "room on the server's stdin (it stopped reading it) while waiting for {method}"
-            )))),
-            Err(SendError::Closed(_)) => {
-                let why = self
-                    .write_error
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .clone()
-                    .unwrap_or_else(|| String::from("stdin is closed"));
-                Err(self.exited_error(
-                    method,
-                    Some(&std::format!("could not write to its stdin: {why}")),
-                ))
-            }
+            Ok(()) => Ok(None),
+            Err(SendError::Timeout(line)) => Ok(Some(line)),
+            Err(SendError::Closed(_)) => Err(self
+                .write_error
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone()
+                .unwrap_or_else(|| String::from("stdin is closed"))),
         }
+    }
+
+    /// The timeout of a server that stopped reading its stdin.
+    fn stdin_full(&self, deadline: &Deadline, method: &str) -> McpError {
+        self.with_tail(deadline.error(&std::format!(
+            "room on the server's stdin (it stopped reading it) while waiting for {method}"
+        )))
+    }
+
+    /// The error of a write to a closed stdin.
+    fn write_failed(&mut self, method: &str, why: &str) -> McpError {
+        self.exited_error(
+            method,
+            Some(&std::format!("could not write to its stdin: {why}")),
+        )
     }
 
     /// The error for a server that ended (its stdout did, or it exited)
@@ -450,7 +469,8 @@ impl StdioTransport {
 
     /// Waits up to `d` for the server to exit, without reaping it.
     fn wait_exit(&mut self, d: Duration) -> bool {
-        let until = Instant::now() + d;
+        // A wait too long for the clock (a library caller's grace) is no limit.
+        let until = Instant::now().checked_add(d);
         loop {
             if self.exited {
                 return true;
@@ -469,7 +489,7 @@ impl StdioTransport {
                     return true;
                 }
             }
-            if Instant::now() >= until {
+            if until.is_some_and(|u| Instant::now() >= u) {
                 return false;
             }
             std::thread::sleep(Duration::from_millis(10));
@@ -599,7 +619,7 @@ impl StdioTransport {
         method: &str,
         deadline: &Deadline,
     ) -> Result<Answer, McpError> {
-        if line.iter().all(|b| b" \t\r".contains(b)) {
+        if is_blank(line) {
             return Ok(None);
         }
         let scan = jsonrpc::classify(line, id).map_err(|e| self.with_tail(e))?;
@@ -650,11 +670,28 @@ pub(crate) struct RawIo {
 
 /// The proxy's access to a server started by [`StdioTransport::spawn_raw`].
 impl StdioTransport {
-    /// Queues one message (a newline is added) for the server's stdin,
-    /// waiting at most until `deadline` for room: the server stopped
-    /// reading otherwise.
-    pub(crate) fn send_raw(&mut self, msg: &[u8], deadline: &Deadline) -> Result<(), McpError> {
-        self.send(msg, deadline, "the server to read its stdin")
+    /// Queues `line` (a message framed by [`frame`]) for the server's
+    /// stdin, waiting for room until `until` at most: the line comes back
+    /// (`Ok(Some)`) when there was none by then, so that the proxy can wait
+    /// again in short slices without holding a lock all along (a server that
+    /// stopped reading must not keep the proxy from shutting down). After
+    /// `deadline` (`None`: never), no room is a timeout error.
+    pub(crate) fn send_raw_until(
+        &mut self,
+        line: Vec<u8>,
+        until: Instant,
+        deadline: Option<&Deadline>,
+    ) -> Result<Option<Vec<u8>>, McpError> {
+        const WHAT: &str = "the server to read its stdin";
+        let until = deadline.map_or(until, |d| until.min(d.at));
+        match self.queue_line(line, Some(until)) {
+            Ok(None) => Ok(None),
+            Err(why) => Err(self.write_failed(WHAT, &why)),
+            Ok(Some(line)) => match deadline {
+                Some(d) if Instant::now() >= d.at => Err(self.stdin_full(d, WHAT)),
+                _ => Ok(Some(line)),
+            },
+        }
     }
 
     /// Whether the server has exited and nothing is left alive in its
@@ -679,11 +716,26 @@ impl StdioTransport {
     }
 }
 
+/// Whether a line holds nothing but JSON whitespace: no message (the MCP
+/// stdio transport delimits messages by newlines; a blank line carries none).
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(|b| b" \t\r".contains(b))
+}
+
+/// `msg` with its newline, as the stdin queue takes it.
+pub(crate) fn frame(msg: &[u8]) -> Vec<u8> {
+    let mut line = Vec::with_capacity(msg.len() + 1);
+    line.extend_from_slice(msg);
+    line.push(b'\n');
+    line
+}
+
 /// The stdout thread: newline-delimited lines, each at most `max` bytes
-/// (without the newline). Each complete line is handed to `emit` with the
-/// memory it holds (a queue blocks this thread while it is full, so the
-/// server is back-pressured); `emit` returning `false` means nobody listens
-/// any more. Also the proxy's reader of its client's stdin.
+/// (without the newline). Each complete line that is not blank is handed to
+/// `emit` with the memory it holds (a queue blocks this thread while it is
+/// full, so the server is back-pressured); blank lines are dropped here, as
+/// every consumer would skip them. `emit` returning `false` means nobody
+/// listens any more. Also the proxy's reader of its client's stdin.
 pub(crate) fn read_lines(
     stdout: impl Read,
     max: usize,
@@ -701,7 +753,7 @@ pub(crate) fn read_lines(
             }
         };
         if buf.is_empty() {
-            if !line.is_empty() {
+            if !is_blank(&line) {
                 // A last line without a newline still counts as a message.
                 let cost = line.capacity();
                 let _ = emit(Event::Line(line), cost);
@@ -722,6 +774,12 @@ pub(crate) fn read_lines(
         if complete {
             if line.last() == Some(&b'\r') {
                 line.pop();
+            }
+            if is_blank(&line) {
+                // No message: not even a queue slot (a flood of them cost
+                // nothing in the queue's budget and filled memory).
+                line.clear();
+                continue;
             }
             let full = core::mem::take(&mut line);
             let cost = full.capacity();
@@ -805,6 +863,23 @@ mod tests {
         assert!(all
             .iter()
             .any(|(k, v)| k == "DECLARED_FOR_THE_SERVER" && v == "v"));
+    }
+
+    #[test]
+    fn blank_lines_never_reach_the_consumer() {
+        let input: &[u8] = b"\n\n \t\r\n\r\n{\"a\":1}\r\n\n\n  ";
+        let mut seen = Vec::new();
+        read_lines(input, 100, |ev, cost| {
+            match ev {
+                Event::Line(l) => seen.push((String::from_utf8(l).unwrap(), cost)),
+                Event::Eof => seen.push((String::from("EOF"), cost)),
+                _ => panic!("unexpected event"),
+            }
+            true
+        });
+        let lines: Vec<&str> = seen.iter().map(|(l, _)| l.as_str()).collect();
+        assert_eq!(lines, ["{\"a\":1}", "EOF"]);
+        assert!(seen[0].1 >= 7, "a line is charged its capacity");
     }
 
     #[test]

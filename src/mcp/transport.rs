@@ -8,6 +8,13 @@ use std::vec::Vec;
 use super::error::{McpError, McpErrorKind};
 use super::options::ClientOptions;
 
+/// `budget` after `now`, or a year after it when the sum overflows the
+/// clock (the one rule for a user's timeout too long to add).
+fn later(now: Instant, budget: Duration) -> Instant {
+    now.checked_add(budget)
+        .unwrap_or(now + Duration::from_secs(86_400 * 365))
+}
+
 /// When the current wait must end, and why.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Deadline {
@@ -20,6 +27,16 @@ pub(crate) struct Deadline {
 }
 
 impl Deadline {
+    /// `budget` from now; a budget too long for the clock (`--timeout 1e19`)
+    /// ends a year from now, which no session outlives.
+    pub fn after(budget: Duration, total: bool) -> Deadline {
+        Deadline {
+            at: later(Instant::now(), budget),
+            total,
+            budget,
+        }
+    }
+
     /// Time left (zero when passed).
     pub fn remaining(&self) -> Duration {
         self.at.saturating_duration_since(Instant::now())
@@ -65,9 +82,7 @@ impl Clock {
     pub fn start(opts: &ClientOptions) -> Clock {
         let now = Instant::now();
         Clock {
-            end: now
-                .checked_add(opts.total_timeout)
-                .unwrap_or(now + Duration::from_secs(86_400 * 365)),
+            end: later(now, opts.total_timeout),
             total: opts.total_timeout,
             request: opts.request_timeout,
         }
@@ -123,5 +138,21 @@ pub(crate) trait Transport {
     /// Stdout lines skipped because they were not JSON-RPC messages.
     fn skipped_lines(&self) -> usize {
         0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A timeout too long to add to the clock is a year, never "now" (a
+    /// proxy with `--timeout 1e19` timed every HTTP request out at once).
+    #[test]
+    fn a_budget_too_long_for_the_clock_ends_a_year_away() {
+        let d = Deadline::after(Duration::MAX, false);
+        assert!(d.remaining() > Duration::from_secs(86_400 * 364), "{d:?}");
+        assert_eq!(d.budget, Duration::MAX);
+        let d = Deadline::after(Duration::from_secs(5), true);
+        assert!(d.remaining() <= Duration::from_secs(5) && d.total);
     }
 }

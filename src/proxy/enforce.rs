@@ -569,7 +569,7 @@ impl Enforcer {
             "{why}; not forwarded: `{}`",
             crate::mcp::error::one_line(&head)
         );
-        self.log.event("skipped", None, Some(&reason));
+        self.log.skipped(&reason);
     }
 }
 

@@ -15,7 +15,7 @@
 
 use std::string::String;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use std::vec::Vec;
 
 use crate::mcp::credentials::{self, HttpCredentials};
@@ -163,12 +163,5 @@ fn read_stream(mut conn: LegacySse, sink: &Sink, secrets: &[String], wait: Durat
 
 /// A request deadline `budget` from now.
 fn deadline(budget: Duration) -> Deadline {
-    let now = Instant::now();
-    Deadline {
-        at: now
-            .checked_add(budget)
-            .unwrap_or(now + Duration::from_secs(3600)),
-        total: false,
-        budget,
-    }
+    Deadline::after(budget, false)
 }

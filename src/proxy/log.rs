@@ -22,7 +22,12 @@
 //!   the guard's event line (`guard::instructions::event_json`, what the C
 //!   ABI reports to an embedding client) plus `at`;
 //! - `skipped`: a line from the server that is not a JSON-RPC message,
-//!   never forwarded; `reason` and the first 80 characters, escaped.
+//!   never forwarded; `reason` and the first 80 characters, escaped. Only
+//!   the first [`LOGGED_SKIPS`] of a session get a line each (a server
+//!   writing 2-byte junk lines made a log ~89 times its output);
+//! - `skipped-more`: how many more lines were dropped without a line of
+//!   their own (`count`), at most one every [`SKIP_SUMMARY_EVERY`] while
+//!   they keep coming and one at the end of the session for the rest.
 //!
 //! The values of the server's env (expanded `${VAR}`s included) are masked
 //! in every line, as in every other contractpin message.
@@ -32,6 +37,7 @@ use std::io::Write;
 use std::string::String;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 use std::vec::Vec;
 
 use super::instructions::Finding;
@@ -40,12 +46,29 @@ use crate::guard::GuardEvent;
 use crate::jcs;
 use crate::mcp::error::redact;
 
+/// Skipped server lines logged one by one per session; the rest are counted.
+pub(crate) const LOGGED_SKIPS: usize = 100;
+/// At most one `skipped-more` line this often while junk keeps coming.
+pub(crate) const SKIP_SUMMARY_EVERY: Duration = Duration::from_secs(60);
+
+/// The skipped lines past [`LOGGED_SKIPS`].
+#[derive(Default)]
+struct Skips {
+    /// Lines logged one by one so far.
+    logged: usize,
+    /// Lines dropped since the last `skipped-more` line, not logged yet.
+    unlogged: u64,
+    /// When the first of `unlogged` came (or the last summary was written).
+    since: Option<Instant>,
+}
+
 /// Where the lines go, shared by the proxy's threads.
 pub(crate) struct EventLog {
     sink: Mutex<Box<dyn Write + Send>>,
     server: String,
     secrets: Vec<String>,
     broken: AtomicBool,
+    skips: Mutex<Skips>,
 }
 
 impl EventLog {
@@ -56,6 +79,7 @@ impl EventLog {
             server: String::from(server),
             secrets,
             broken: AtomicBool::new(false),
+            skips: Mutex::new(Skips::default()),
         }
     }
 
@@ -82,6 +106,56 @@ impl EventLog {
             jcs::write_str(&mut line, t);
         }
         line.push(b'}');
+        self.write(line);
+    }
+
+    /// A server line that was dropped (`reason` says why and shows it): a
+    /// `skipped` line for the first [`LOGGED_SKIPS`] of the session, then
+    /// only counted, with a `skipped-more` line at most every
+    /// [`SKIP_SUMMARY_EVERY`] (and at [`finish`](Self::finish)).
+    pub fn skipped(&self, reason: &str) {
+        let mut s = self.skips.lock().unwrap_or_else(|p| p.into_inner());
+        if s.logged < LOGGED_SKIPS {
+            s.logged += 1;
+            drop(s);
+            self.event("skipped", None, Some(reason));
+            return;
+        }
+        s.unlogged += 1;
+        let since = *s.since.get_or_insert_with(Instant::now);
+        if since.elapsed() >= SKIP_SUMMARY_EVERY {
+            let n = core::mem::take(&mut s.unlogged);
+            s.since = Some(Instant::now());
+            drop(s);
+            self.skipped_more(n);
+        }
+    }
+
+    /// The end of the session: the `skipped-more` line of the lines not
+    /// logged yet, if any.
+    pub fn finish(&self) {
+        let n = {
+            let mut s = self.skips.lock().unwrap_or_else(|p| p.into_inner());
+            core::mem::take(&mut s.unlogged)
+        };
+        if n > 0 {
+            self.skipped_more(n);
+        }
+    }
+
+    fn skipped_more(&self, n: u64) {
+        let mut line = Vec::with_capacity(256);
+        line.extend_from_slice(b"{\"at\":");
+        jcs::write_str(&mut line, &now());
+        line.extend_from_slice(std::format!(",\"count\":{n},\"reason\":").as_bytes());
+        let why = std::format!(
+            "{n} more server line(s) that are not JSON-RPC messages were dropped; \
+             only the first {LOGGED_SKIPS} of a session are logged one by one"
+        );
+        jcs::write_str(&mut line, &why);
+        line.extend_from_slice(b",\"server\":");
+        jcs::write_str(&mut line, &self.server);
+        line.extend_from_slice(b",\"status\":\"skipped-more\"}");
         self.write(line);
     }
 
@@ -153,6 +227,30 @@ mod tests {
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
         }
+    }
+
+    #[test]
+    fn only_the_first_skips_get_a_line_each() {
+        let out = Shared::default();
+        let log = EventLog::new(Box::new(out.clone()), "srv", Vec::new());
+        for _ in 0..LOGGED_SKIPS + 5000 {
+            log.skipped("junk");
+        }
+        log.finish();
+        log.finish(); // nothing more to say
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), LOGGED_SKIPS + 1, "{text}");
+        let last = lines[LOGGED_SKIPS];
+        assert!(
+            last.contains(r#","count":5000,"reason":"5000 more"#),
+            "{last}"
+        );
+        assert!(last.ends_with(r#""server":"srv","status":"skipped-more"}"#));
+        assert_eq!(
+            crate::canonicalize(last.as_bytes()).unwrap(),
+            last.as_bytes()
+        );
     }
 
     #[test]

@@ -64,6 +64,7 @@ pub(crate) mod upstream;
 use std::boxed::Box;
 use std::io::{Read, Write};
 use std::string::String;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::vec::Vec;
 
@@ -188,7 +189,7 @@ pub const NESTED_ENV: &str = "CONTRACTPIN_PROXY_CHAIN";
 /// proxy above this one ([`NESTED_ENV`]). A usage error otherwise.
 pub fn check(spec: &ServerSpec) -> Result<(), McpError> {
     refuse_nested(spec)?;
-    connect(spec, &ClientOptions::default()).map(|_| ())
+    connect(spec, &ClientOptions::default(), &Arc::default()).map(|_| ())
 }
 
 /// A short identity of a stdio server's spec (its command and directory):
@@ -256,7 +257,9 @@ where
     W: Write + Send + 'static,
 {
     refuse_nested(spec)?;
-    let (upstream, secrets) = connect(spec, &opts.client)?;
+    // Set by the pump at the end of the session (see `pump::run`).
+    let stop = Arc::new(AtomicBool::new(false));
+    let (upstream, secrets) = connect(spec, &opts.client, &stop)?;
     let policy = enforce::Policy {
         server: opts.server_name.clone(),
         pinned: pinned.clone(),
@@ -268,7 +271,15 @@ where
     let event_log = log::EventLog::new(log, &opts.server_name, secrets);
     let enforcer = Arc::new(enforce::Enforcer::new(policy, event_log));
     let max_line = opts.client.max_line_bytes;
-    let (ending, message) = pump::run(upstream, enforcer.clone(), client_in, client_out, max_line);
+    let (ending, message) = pump::run(
+        upstream,
+        enforcer.clone(),
+        client_in,
+        client_out,
+        max_line,
+        &stop,
+    );
+    enforcer.log().finish();
     Ok(Outcome {
         ending,
         message: enforcer.log().mask(&message),
@@ -276,10 +287,12 @@ where
     })
 }
 
-/// The upstream for `spec` (not started) and the secrets to mask.
+/// The upstream for `spec` (not started) and the secrets to mask; `stop`
+/// is the pump's end-of-session flag (for stdio).
 fn connect(
     spec: &ServerSpec,
     opts: &ClientOptions,
+    stop: &Arc<AtomicBool>,
 ) -> Result<(Box<dyn Upstream>, Vec<String>), McpError> {
     match spec {
         ServerSpec::Stdio { command, env, cwd } => {
@@ -293,8 +306,13 @@ fn connect(
             let secrets = crate::mcp::credentials::stdio_secrets(env, &expanded, opts.inherit_env);
             let mut expanded = expanded;
             expanded.insert(String::from(NESTED_ENV), chain_for(command, cwd.as_ref()));
-            let up =
-                stdio::StdioUpstream::new(command.clone(), expanded, cwd.clone(), opts.clone());
+            let up = stdio::StdioUpstream::new(
+                command.clone(),
+                expanded,
+                cwd.clone(),
+                opts.clone(),
+                stop.clone(),
+            );
             Ok((Box::new(up), secrets))
         }
         #[cfg(feature = "mcp-http")]

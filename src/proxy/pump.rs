@@ -13,13 +13,16 @@
 //!   bounded in bytes ([`OUT_BUDGET`]): a client that stops reading
 //!   back-pressures the server through its pipe instead of filling memory;
 //! - **the caller's thread** waits for the first end (client EOF, the
-//!   client gone, a signal, the server closed, a failed send), shuts the
+//!   client gone, a signal, the server closed, a failed send), sets the
+//!   stop flag (a client reader waiting for room on a stdio server's stdin
+//!   gives up within 50 ms and releases the upstream's lock), shuts the
 //!   server down, lets the last server messages through and the writer
 //!   finish (each wait bounded), and returns.
 
 use std::boxed::Box;
 use std::io::{BufWriter, Read, Write};
 use std::string::{String, ToString};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -65,12 +68,15 @@ fn lock(u: &SharedUpstream) -> MutexGuard<'_, Box<dyn Upstream>> {
 }
 
 /// Runs one session; returns how it ended and the message for the user.
+/// `stop` is set at the end, before the upstream's lock is taken to shut it
+/// down (the stdio upstream's `send` watches it).
 pub(crate) fn run<R, W>(
     upstream: Box<dyn Upstream>,
     enforcer: Arc<Enforcer>,
     input: R,
     output: W,
     max_line: usize,
+    stop: &AtomicBool,
 ) -> (Ending, String)
 where
     R: Read + Send + 'static,
@@ -99,6 +105,7 @@ where
         _ => End::ClientFailed(String::from("could not start the proxy's threads")),
     };
     let server_closed = matches!(first, End::Server(_));
+    stop.store(true, Ordering::Release);
     lock(&upstream).shutdown();
     if !server_closed {
         wait_for_server_close(&end_rx);
@@ -402,6 +409,7 @@ mod tests {
             std::io::Cursor::new(input.as_bytes().to_vec()),
             out.clone(),
             1 << 20,
+            &AtomicBool::new(false),
         );
         assert_eq!(ending, Ending::ClientClosed, "{msg}");
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
@@ -430,6 +438,7 @@ mod tests {
             std::io::Cursor::new(std::vec![b'x'; 5000]),
             Out::default(),
             100,
+            &AtomicBool::new(false),
         );
         assert_eq!(ending, Ending::ClientFailed);
         assert!(msg.contains("longer than 100 bytes"), "{msg}");

@@ -12,6 +12,16 @@
 //! end of file ever comes): once the server and its whole group are gone
 //! and stdout has been quiet for [`QUIET_AFTER_EXIT`], the connection is
 //! closed.
+//!
+//! A message for a server that stopped reading its stdin waits for room at
+//! most `--timeout` (none when that is too long for the clock), in slices
+//! of [`SEND_SLICE`] that release the transport's lock and give up as soon
+//! as the pump's stop flag is set: the session's end (a signal, the server
+//! closing) never waits for it. On Linux the server gets SIGKILL if the
+//! proxy's thread that started it dies (`PR_SET_PDEATHSIG`, see
+//! `reaper::prepare_child`), so a proxy killed with SIGKILL leaves no server
+//! running (what the server started is its own: only its group's signals
+//! reach it).
 
 use std::boxed::Box;
 use std::collections::BTreeMap;
@@ -22,7 +32,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use std::vec::Vec;
 
-use crate::mcp::stdio::{Event, RawIo, StdioTransport};
+use crate::mcp::stdio::{frame, Event, RawIo, StdioTransport};
 use crate::mcp::transport::Deadline;
 use crate::mcp::{ClientOptions, McpError};
 
@@ -34,6 +44,9 @@ const WATCH_EVERY: Duration = Duration::from_millis(50);
 const QUIET_AFTER_EXIT: Duration = Duration::from_millis(250);
 /// After the end of stdout, how long we wait for the exit status.
 const STATUS_WAIT: Duration = Duration::from_secs(1);
+/// How long one wait for room on the server's stdin lasts before the
+/// transport's lock is released and the stop flag looked at again.
+const SEND_SLICE: Duration = Duration::from_millis(50);
 
 /// `deliver`, shared by the stdout thread and the watcher, closed once.
 struct Once {
@@ -82,15 +95,20 @@ pub(crate) struct StdioUpstream {
     opts: ClientOptions,
     transport: Option<Arc<Mutex<StdioTransport>>>,
     signals: Arc<Signals>,
+    /// Set by the pump when the session ends, before it takes the lock to
+    /// shut us down: a `send` waiting for room gives up at once.
+    stop: Arc<AtomicBool>,
 }
 
 impl StdioUpstream {
-    /// The server `command` with `env` (already expanded) in `cwd`.
+    /// The server `command` with `env` (already expanded) in `cwd`; `stop`
+    /// is the pump's flag for the end of the session.
     pub fn new(
         command: Vec<String>,
         env: BTreeMap<String, String>,
         cwd: Option<PathBuf>,
         opts: ClientOptions,
+        stop: Arc<AtomicBool>,
     ) -> StdioUpstream {
         StdioUpstream {
             command,
@@ -99,6 +117,7 @@ impl StdioUpstream {
             opts,
             transport: None,
             signals: Arc::new(Signals::default()),
+            stop,
         }
     }
 }
@@ -147,12 +166,27 @@ impl Upstream for StdioUpstream {
                 "the server is not running",
             ));
         };
-        let deadline = Deadline {
-            at: Instant::now() + self.opts.request_timeout,
+        let budget = self.opts.request_timeout;
+        // A timeout too long for the clock (`--timeout 1e19`): no deadline.
+        let deadline = Instant::now().checked_add(budget).map(|at| Deadline {
+            at,
             total: false,
-            budget: self.opts.request_timeout,
-        };
-        transport(t).send_raw(message, &deadline)
+            budget,
+        });
+        let mut line = frame(message);
+        // In slices, the transport's lock released between them: the
+        // watcher keeps watching, and shutdown (`stop`) ends the wait.
+        while !self.stop.load(Ordering::Acquire) {
+            let slice = Instant::now() + SEND_SLICE;
+            match transport(t).send_raw_until(line, slice, deadline.as_ref())? {
+                None => return Ok(()),
+                Some(back) => line = back,
+            }
+        }
+        Err(McpError::new(
+            crate::mcp::McpErrorKind::Io,
+            "the proxy is shutting down",
+        ))
     }
 
     fn shutdown(&mut self) {

@@ -8,7 +8,7 @@ use std::string::{String, ToString};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::SyncSender;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use std::vec::Vec;
 
 use crate::mcp::error::{one_line, McpError, McpErrorKind};
@@ -50,12 +50,7 @@ impl Pending {
 
 /// A deadline `budget` from now, for timeout messages.
 fn deadline(budget: Duration, total: bool) -> Deadline {
-    let now = Instant::now();
-    Deadline {
-        at: now.checked_add(budget).unwrap_or(now),
-        total,
-        budget,
-    }
+    Deadline::after(budget, total)
 }
 
 /// The session id and protocol version headers a message carries, and
