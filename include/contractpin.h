@@ -78,7 +78,7 @@
  * reused for a different meaning:
  *
  * - `0` is success;
- * - `1-15` and `32-37` are the core's error kinds (same numbers and
+ * - `1-15` and `32-38` are the core's error kinds (same numbers and
  *   names as `contractpin::ErrorKind`): the input was rejected, and the
  *   byte offset is reported through `error_offset`;
  * - `64-99` are lock-file errors of `contractpin_verify` (the offset, when
@@ -182,6 +182,12 @@ enum contractpin_status
      * More tools than the tool limit.
      */
     CONTRACTPIN_STATUS_TOOL_LIMIT = 37,
+    /**
+     * A member's key is a name the format reads at that level only under
+     * case folding (`Description`, `Tools`), which a case-insensitive
+     * decoder would take for that member.
+     */
+    CONTRACTPIN_STATUS_CASE_VARIANT_KEY = 38,
     /**
      * The lock is not valid JSON; `error_offset` is the byte offset in the
      * lock where the JSON error was found.
@@ -696,7 +702,7 @@ contractpin_status contractpin_digest_to_text(const uint8_t *digest, char *out);
  * - `page`, `page_len`: one `tools/list` result object as the server sent
  *   it, `{"tools": [...], ...}` (the `result` member of the JSON-RPC
  *   response, not the response itself). Fails closed: a page the digest
- *   core rejects is statuses 1-13 or 32-37 with `error_offset` into these
+ *   core rejects is statuses 1-13 or 32-38 with `error_offset` into these
  *   bytes (invalid JSON, a tool without a string name, duplicate names, a
  *   limit; a JSON-RPC response or a bare array is
  *   `CONTRACTPIN_STATUS_NOT_TOOLS_LIST`), and the page must not be passed on.
@@ -1150,7 +1156,7 @@ contractpin_status contractpin_digest_tools_list(const uint8_t *input,
  *   owned by the caller, to be released with `contractpin_server_free`.
  *   Not written on failure.
  * - `error_offset` (optional): the byte offset of an input error
- *   (statuses 1-13 and 32-37).
+ *   (statuses 1-13 and 32-38).
  *
  * Thread-safe: no shared state.
  *
@@ -1397,7 +1403,7 @@ contractpin_status contractpin_verify(const uint8_t *lock,
  *   `servers` (UTF-8, not NUL-terminated; `CONTRACTPIN_STATUS_INVALID_ARGUMENT`
  *   if not UTF-8, `CONTRACTPIN_STATUS_LOCK_UNKNOWN_SERVER` if absent).
  * - `tools_list`, `tools_list_len`: the live tools/list in any shape
- *   `contractpin_digest_tools_list` accepts (statuses 1-13 and 32-37
+ *   `contractpin_digest_tools_list` accepts (statuses 1-13 and 32-38
  *   with `error_offset` into these bytes when it is rejected).
  * - `flags`: any of `CONTRACTPIN_VERIFY_ALLOW_NEW` and
  *   `CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS` (accepted, and without effect

@@ -52,11 +52,15 @@ pub enum ErrorKind {
     JsonRpcError = 36,
     /// More tools than the configured limit.
     ToolLimit = 37,
+    /// A member's key is a name the spec reads at that level only under
+    /// case folding (`Description`, `Tools`; spec section 6), which a
+    /// case-insensitive decoder would take for that member.
+    CaseVariantKey = 38,
 }
 
 impl ErrorKind {
     /// Every kind, in numeric order.
-    pub const ALL: [ErrorKind; 21] = [
+    pub const ALL: [ErrorKind; 22] = [
         ErrorKind::UnexpectedEnd,
         ErrorKind::UnexpectedByte,
         ErrorKind::InvalidUtf8,
@@ -78,6 +82,7 @@ impl ErrorKind {
         ErrorKind::DuplicateToolName,
         ErrorKind::JsonRpcError,
         ErrorKind::ToolLimit,
+        ErrorKind::CaseVariantKey,
     ];
 
     /// The stable kebab-case name used in messages, vectors and reports.
@@ -104,6 +109,7 @@ impl ErrorKind {
             ErrorKind::DuplicateToolName => "duplicate-tool-name",
             ErrorKind::JsonRpcError => "json-rpc-error",
             ErrorKind::ToolLimit => "tool-limit",
+            ErrorKind::CaseVariantKey => "case-variant-key",
         }
     }
 
@@ -133,6 +139,9 @@ impl ErrorKind {
             ErrorKind::DuplicateToolName => "two tools have the same name",
             ErrorKind::JsonRpcError => "JSON-RPC error response",
             ErrorKind::ToolLimit => "more tools than the tool limit",
+            ErrorKind::CaseVariantKey => {
+                "a member's key is a name read here only under case folding"
+            }
         }
     }
 

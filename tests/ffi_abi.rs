@@ -66,6 +66,7 @@ fn status_names_and_messages() {
         (32, "not-tools-list"),
         (35, "duplicate-tool-name"),
         (37, "tool-limit"),
+        (38, "case-variant-key"),
         (64, "lock-syntax"),
         (69, "lock-unknown-server"),
         (100, "null-argument"),
@@ -79,7 +80,7 @@ fn status_names_and_messages() {
         assert_eq!(cstr(contractpin_status_name(code)), name);
         assert!(!cstr(contractpin_status_message(code)).is_empty());
     }
-    for code in [16, 38, 63, 70, 99, 106, u32::MAX] {
+    for code in [16, 39, 63, 70, 99, 106, u32::MAX] {
         assert_eq!(cstr(contractpin_status_name(code)), "unknown-status");
         assert_eq!(
             cstr(contractpin_status_message(code)),

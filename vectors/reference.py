@@ -335,6 +335,39 @@ def instructions(data):
     return canonical_bytes(text), text
 
 
+# --- case-variant keys (SPEC.md section 6) --------------------------------
+
+MESSAGE_MEMBERS = ("jsonrpc", "id", "method", "params", "result", "error")
+PAGE_MEMBERS = ("tools", "result", "error", "nextCursor")
+TOOL_MEMBERS = ("annotations", "description", "inputSchema", "name", "outputSchema")
+
+# The non-ASCII letters case-insensitive decoders fold onto ASCII ones.
+_FOLD = {"\u017f": "s", "\u212a": "k", "\u0131": "i", "\u0130": "i"}
+
+
+def _folded(key):
+    out = []
+    for ch in key:
+        if ch in _FOLD:
+            out.append(_FOLD[ch])
+        elif ord(ch) < 0x80:
+            out.append(ch.lower())
+        else:
+            return None
+    return "".join(out)
+
+
+def check_no_variant(obj, names):
+    """Refuses an object with a key equal to one of `names` only under case
+    folding (`Description`, `deſcription`): a case-insensitive decoder would
+    read it in place of the member a checker reads."""
+    wanted = {n.lower(): n for n in names}
+    for key in obj:
+        name = wanted.get(_folded(key))
+        if name is not None and key != name:
+            raise JsonError("case-variant-key", 0)
+
+
 # --- contracts (SPEC.md section 2) and digests (section 5) ---------------
 
 def project(tool):
@@ -342,6 +375,7 @@ def project(tool):
         raise JsonError("tool-not-object", 0)
     if not isinstance(tool.get("name"), str):
         raise JsonError("name-not-string", 0)
+    check_no_variant(tool, TOOL_MEMBERS)
     contract = {
         "name": tool["name"],
         "description": tool.get("description"),
@@ -368,6 +402,8 @@ def tool_contract(data):
 def _page_tools(page):
     if not isinstance(page, dict):
         raise JsonError("not-tools-list", 0)
+    check_no_variant(page, PAGE_MEMBERS)
+    check_no_variant(page, MESSAGE_MEMBERS)
     if "error" in page:
         raise JsonError("json-rpc-error", 0)
     obj = page
@@ -376,6 +412,7 @@ def _page_tools(page):
         # `tools` beside `result`: a client would read one list and a checker the other.
         if not isinstance(obj, dict) or "tools" in page:
             raise JsonError("not-tools-list", 0)
+        check_no_variant(obj, PAGE_MEMBERS)
     tools = obj.get("tools")
     if not isinstance(tools, list):
         raise JsonError("not-tools-list", 0)
@@ -405,6 +442,7 @@ def tools_list(data):
                 raise JsonError("tool-not-object", 0)
             if not isinstance(tool.get("name"), str):
                 raise JsonError("name-not-string", 0)
+            check_no_variant(tool, TOOL_MEMBERS)
             tools.append(tool)
     for tool in tools:
         if tool["name"] in entries:

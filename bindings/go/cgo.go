@@ -15,6 +15,12 @@
 //
 //	go test -tags contractpin_inrepo ./...
 //
+// The library linked at run time must be of the header's release (same
+// major.minor while 0.x): the calls that need it return a *VersionError
+// otherwise (CheckVersion). Keep LD_LIBRARY_PATH free of empty and relative
+// elements: the system loader reads them as, or against, the working
+// directory.
+//
 // Every function is safe for concurrent use. Errors are *Error values that
 // carry a Status (usable with errors.Is against the Err* sentinels) and the
 // byte offset of the problem in the input.
@@ -65,5 +71,6 @@ func Version() string {
 }
 
 // HeaderVersion is the version of the contractpin.h this package was built
-// against; it equals Version() unless the header and library are mismatched.
+// against; it equals Version() unless the header and library are mismatched
+// (CheckVersion says whether the library is one the package can use).
 const HeaderVersion = C.CONTRACTPIN_VERSION_STRING

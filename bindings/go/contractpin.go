@@ -108,6 +108,9 @@ func Canonicalize(doc []byte) ([]byte, error) {
 
 // CanonicalizeWithLimits is Canonicalize with explicit limits (nil means the defaults).
 func CanonicalizeWithLimits(doc []byte, limits *Limits) ([]byte, error) {
+	if err := CheckVersion(); err != nil {
+		return nil, err
+	}
 	cl, err := limits.c()
 	if err != nil {
 		return nil, err
@@ -122,6 +125,9 @@ func CanonicalizeWithLimits(doc []byte, limits *Limits) ([]byte, error) {
 // ToolContract returns the canonical bytes of one tool's contract (spec
 // section 2): exactly the bytes the tool digest hashes.
 func ToolContract(tool []byte) ([]byte, error) {
+	if err := CheckVersion(); err != nil {
+		return nil, err
+	}
 	out, err := bufferCall(len(tool)+64, func(out *C.uint8_t, cap C.size_t, n *C.size_t, off *C.size_t) C.contractpin_status {
 		return C.contractpin_tool_contract(bytesPtr(tool), C.size_t(len(tool)), out, cap, n, off)
 	})
@@ -132,6 +138,9 @@ func ToolContract(tool []byte) ([]byte, error) {
 // ToolDigest returns the tool digest of one tool object, "sha256:" followed
 // by 64 lowercase hex digits.
 func ToolDigest(tool []byte) (string, error) {
+	if err := CheckVersion(); err != nil {
+		return "", err
+	}
 	var text [C.CONTRACTPIN_DIGEST_TEXT_SIZE]C.char
 	var off C.size_t
 	st := C.contractpin_tool_digest(bytesPtr(tool), C.size_t(len(tool)), &text[0], &off)
@@ -195,6 +204,9 @@ func DigestToolsList(list []byte) (*Server, error) {
 // DigestToolsListWithLimits is DigestToolsList with explicit limits (nil
 // means the defaults).
 func DigestToolsListWithLimits(list []byte, limits *Limits) (*Server, error) {
+	if err := CheckVersion(); err != nil {
+		return nil, err
+	}
 	cl, err := limits.c()
 	if err != nil {
 		return nil, err

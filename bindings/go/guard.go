@@ -57,6 +57,9 @@ type Lock struct {
 // ParseLock parses and validates the bytes of a contractpin.lock. A lock
 // that cannot be used is a *LockError.
 func ParseLock(data []byte) (*Lock, error) {
+	if err := CheckVersion(); err != nil {
+		return nil, err
+	}
 	var h *C.contractpin_lock
 	var lerr *C.contractpin_lock_error
 	var off C.size_t

@@ -17,7 +17,7 @@ type Status uint32
 // StatusOK is success; it is never returned as an error.
 const StatusOK Status = 0
 
-// The error statuses: 1-15 and 32-37 reject an input document (an *Error
+// The error statuses: 1-15 and 32-38 reject an input document (an *Error
 // then carries the byte offset), 64-69 reject a lock file, 100 and above
 // report a misuse of the API (or, for ErrPanic, a bug in the library).
 const (
@@ -42,6 +42,7 @@ const (
 	ErrDuplicateToolName               Status = 35  // duplicate-tool-name
 	ErrJSONRPCError                    Status = 36  // json-rpc-error
 	ErrToolLimit                       Status = 37  // tool-limit
+	ErrCaseVariantKey                  Status = 38  // case-variant-key
 	ErrLockSyntax                      Status = 64  // lock-syntax
 	ErrLockUnsupportedVersion          Status = 65  // lock-unsupported-version
 	ErrLockUnsupportedAlgorithm        Status = 66  // lock-unsupported-algorithm
@@ -79,6 +80,7 @@ var allStatuses = []Status{
 	ErrDuplicateToolName,
 	ErrJSONRPCError,
 	ErrToolLimit,
+	ErrCaseVariantKey,
 	ErrLockSyntax,
 	ErrLockUnsupportedVersion,
 	ErrLockUnsupportedAlgorithm,
@@ -115,7 +117,7 @@ type Error struct {
 	// Kind is the status; compare it with the Err* constants.
 	Kind Status
 	// Offset is the byte offset in the input of an input error (statuses
-	// 1-13 and 32-37 in the document, 64 in the lock), or -1.
+	// 1-13 and 32-38 in the document, 64 in the lock), or -1.
 	Offset int
 	// Input names the input Offset is into, for the calls that take
 	// several documents (VerifyServer): "lock", "tools/list" or
@@ -150,5 +152,5 @@ func newError(st C.contractpin_status, offset C.size_t, hasOffset bool) error {
 // hasOffset tells whether a status reports an offset through error_offset.
 func hasOffset(st C.contractpin_status) bool {
 	s := Status(st)
-	return (s >= 1 && s <= 13) || (s >= 32 && s <= 37) || s == ErrLockSyntax
+	return (s >= 1 && s <= 13) || (s >= 32 && s <= 38) || s == ErrLockSyntax
 }

@@ -96,6 +96,9 @@ func Verify(lock []byte, server string, toolsList []byte) (*Report, error) {
 
 // VerifyWithOptions is Verify with options.
 func VerifyWithOptions(lock []byte, server string, toolsList []byte, opts VerifyOptions) (*Report, error) {
+	if err := CheckVersion(); err != nil {
+		return nil, err
+	}
 	cl, err := opts.Limits.c()
 	if err != nil {
 		return nil, err
@@ -128,6 +131,9 @@ func VerifyWithOptions(lock []byte, server string, toolsList []byte, opts Verify
 // result that is not a JSON object, or a whole JSON-RPC response, is
 // ErrUnexpectedByte in the "initialize result".
 func VerifyServer(lock []byte, server string, initializeResult, toolsList []byte, opts VerifyOptions) (*Report, error) {
+	if err := CheckVersion(); err != nil {
+		return nil, err
+	}
 	cl, err := opts.Limits.c()
 	if err != nil {
 		return nil, err

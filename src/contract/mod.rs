@@ -7,6 +7,7 @@
 //! - `stream`: a reused context's list digest, each tool hashed as its
 //!   object closes during the parse.
 //! - `instructions`: the digest of a server's instructions text (spec section 13).
+//! - [`variant`]: the case-variant key rule (spec section 6).
 
 pub(crate) mod batch;
 pub(crate) mod instructions;
@@ -15,6 +16,7 @@ pub(crate) mod server;
 pub(crate) mod stream;
 pub mod tool;
 pub mod tools_list;
+pub mod variant;
 
 use crate::digest::Digest;
 use crate::json::unescape;

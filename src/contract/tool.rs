@@ -38,7 +38,30 @@ fn field_of_key(input: &[u8], key: &Node) -> Option<Field> {
     })
 }
 
-/// Finds the contract fields of the tool object at tape index `tool`.
+/// Whether the key (string) node `key` is a case variant of one of `names`
+/// ([`super::variant`]). Most keys fail on their length or first letter.
+pub(crate) fn is_variant_key(input: &[u8], key: &Node, names: &[&str]) -> bool {
+    let raw = &input[key.start()..key.start() + key.value()];
+    super::variant::is_variant(raw, names)
+}
+
+/// Byte offset of the first key of the tool object at tape index `tool`
+/// that is a case variant of a contract member's (spec section 6).
+pub(crate) fn variant_key(input: &[u8], nodes: &[Node], tool: usize) -> Option<usize> {
+    let end = nodes[tool].value();
+    let mut key = tool + 1;
+    while key < end {
+        if is_variant_key(input, &nodes[key], &super::variant::TOOL) {
+            return Some(nodes[key].start() - 1);
+        }
+        key = next_index(nodes, key + 1);
+    }
+    None
+}
+
+/// Finds the contract fields of the tool object at tape index `tool`; after
+/// its name is checked, a member whose key is a case variant of a contract
+/// member's is [`ErrorKind::CaseVariantKey`] (spec section 6).
 pub(crate) fn project(input: &[u8], nodes: &[Node], tool: usize) -> Result<Projection, Error> {
     let t = &nodes[tool];
     if t.tag() != Tag::Object {
@@ -50,6 +73,7 @@ pub(crate) fn project(input: &[u8], nodes: &[Node], tool: usize) -> Result<Proje
         return Err(Error::new(ErrorKind::ToolNotObject, offset));
     }
     let mut slots = [None; 5];
+    let mut variant = None;
     let end = t.value();
     let mut key = tool + 1;
     while key < end {
@@ -60,6 +84,8 @@ pub(crate) fn project(input: &[u8], nodes: &[Node], tool: usize) -> Result<Proje
             if !is_null || f.required() {
                 slots[f as usize] = Some(value);
             }
+        } else if variant.is_none() && is_variant_key(input, &nodes[key], &super::variant::TOOL) {
+            variant = Some(nodes[key].start() - 1);
         }
         key = next_index(nodes, key + 1);
     }
@@ -67,6 +93,9 @@ pub(crate) fn project(input: &[u8], nodes: &[Node], tool: usize) -> Result<Proje
         Some(i) if nodes[i].tag() == Tag::String => {}
         Some(i) => return Err(Error::new(ErrorKind::NameNotString, nodes[i].start())),
         None => return Err(Error::new(ErrorKind::NameNotString, t.start())),
+    }
+    if let Some(at) = variant {
+        return Err(Error::new(ErrorKind::CaseVariantKey, at));
     }
     // A required field that is explicitly null is the same as absent.
     for f in [Field::Description, Field::InputSchema] {

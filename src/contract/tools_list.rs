@@ -15,7 +15,7 @@
 use super::batch::{Done, ToolHasher};
 use super::server::ServerObject;
 use super::tool::project;
-use super::{FieldDigests, JsonStr};
+use super::{variant, FieldDigests, JsonStr};
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind};
 use crate::json::{find_adjacent_equal, next_index, sort_list, unescape, Node, Tag, END};
@@ -127,11 +127,29 @@ fn is_page(input: &[u8], nodes: &[Node], i: usize) -> bool {
             .any(|k| find_member(input, nodes, i, k).is_some())
 }
 
-/// The `tools` array of one page (result object or JSON-RPC response).
+/// The first key of the object at `obj` that is a case variant of one of
+/// `names` (spec section 6), as an error at that key.
+fn no_variant(input: &[u8], nodes: &[Node], obj: usize, names: &[&str]) -> Result<(), Error> {
+    let end = nodes[obj].value();
+    let mut k = obj + 1;
+    while k < end {
+        if super::tool::is_variant_key(input, &nodes[k], names) {
+            return Err(Error::new(ErrorKind::CaseVariantKey, offset_of(nodes, k)));
+        }
+        k = next_index(nodes, k + 1);
+    }
+    Ok(())
+}
+
+/// The `tools` array of one page (result object or JSON-RPC response). A
+/// key that is a case variant of a member read here (`Tools`, `Result`) is
+/// [`ErrorKind::CaseVariantKey`].
 fn page_tools(input: &[u8], nodes: &[Node], page: usize) -> Result<usize, Error> {
     if nodes[page].tag() != Tag::Object {
         return Err(Error::new(ErrorKind::NotToolsList, offset_of(nodes, page)));
     }
+    no_variant(input, nodes, page, &variant::PAGE)?;
+    no_variant(input, nodes, page, &variant::MESSAGE)?;
     if let Some(e) = find_member(input, nodes, page, "error") {
         return Err(Error::new(ErrorKind::JsonRpcError, offset_of(nodes, e)));
     }
@@ -143,6 +161,7 @@ fn page_tools(input: &[u8], nodes: &[Node], page: usize) -> Result<usize, Error>
             return Err(Error::new(ErrorKind::NotToolsList, offset_of(nodes, r)));
         }
         obj = r;
+        no_variant(input, nodes, obj, &variant::PAGE)?;
     }
     match find_member(input, nodes, obj, "tools") {
         Some(t) if nodes[t].tag() == Tag::Array => Ok(t),
@@ -152,7 +171,8 @@ fn page_tools(input: &[u8], nodes: &[Node], page: usize) -> Result<usize, Error>
 }
 
 /// Links the name nodes of every tool into a list (document order) and
-/// returns `(head, count)`. Checks tool objects, names and the tool limit.
+/// returns `(head, count)`. Checks tool objects, names, case-variant keys
+/// (spec section 6) and the tool limit.
 fn collect_tools(input: &[u8], nodes: &mut [Node], limits: &Limits) -> Result<(u32, usize), Error> {
     let mut head = END;
     let mut tail = END;
@@ -169,6 +189,9 @@ fn collect_tools(input: &[u8], nodes: &mut [Node], limits: &Limits) -> Result<(u
                 Some(v) => return Err(Error::new(ErrorKind::NameNotString, offset_of(nodes, v))),
                 None => return Err(Error::new(ErrorKind::NameNotString, offset_of(nodes, e))),
             };
+            if let Some(at) = super::tool::variant_key(input, nodes, e) {
+                return Err(Error::new(ErrorKind::CaseVariantKey, at));
+            }
             if count >= limits.max_tools {
                 return Err(Error::new(ErrorKind::ToolLimit, offset_of(nodes, e)));
             }

@@ -194,7 +194,7 @@ unsafe fn write_span(
 /// - `page`, `page_len`: one `tools/list` result object as the server sent
 ///   it, `{"tools": [...], ...}` (the `result` member of the JSON-RPC
 ///   response, not the response itself). Fails closed: a page the digest
-///   core rejects is statuses 1-13 or 32-37 with `error_offset` into these
+///   core rejects is statuses 1-13 or 32-38 with `error_offset` into these
 ///   bytes (invalid JSON, a tool without a string name, duplicate names, a
 ///   limit; a JSON-RPC response or a bare array is
 ///   `CONTRACTPIN_STATUS_NOT_TOOLS_LIST`), and the page must not be passed on.

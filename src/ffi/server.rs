@@ -180,7 +180,7 @@ pub unsafe extern "C" fn contractpin_digest_tools_list(
 ///   owned by the caller, to be released with `contractpin_server_free`.
 ///   Not written on failure.
 /// - `error_offset` (optional): the byte offset of an input error
-///   (statuses 1-13 and 32-37).
+///   (statuses 1-13 and 32-38).
 ///
 /// Thread-safe: no shared state.
 ///

@@ -8,7 +8,7 @@ use crate::error::ErrorKind;
 /// reused for a different meaning:
 ///
 /// - `0` is success;
-/// - `1-15` and `32-37` are the core's error kinds (same numbers and
+/// - `1-15` and `32-38` are the core's error kinds (same numbers and
 ///   names as `contractpin::ErrorKind`): the input was rejected, and the
 ///   byte offset is reported through `error_offset`;
 /// - `64-99` are lock-file errors of `contractpin_verify` (the offset, when
@@ -66,6 +66,10 @@ pub enum contractpin_status {
     JsonRpcError = 36,
     /// More tools than the tool limit.
     ToolLimit = 37,
+    /// A member's key is a name the format reads at that level only under
+    /// case folding (`Description`, `Tools`), which a case-insensitive
+    /// decoder would take for that member.
+    CaseVariantKey = 38,
     /// The lock is not valid JSON; `error_offset` is the byte offset in the
     /// lock where the JSON error was found.
     LockSyntax = 64,
@@ -101,7 +105,7 @@ pub enum contractpin_status {
 }
 
 /// `(status, NUL-terminated name, NUL-terminated message)` for every status.
-const TABLE: [(contractpin_status, &str, &str); 34] = {
+const TABLE: [(contractpin_status, &str, &str); 35] = {
     use contractpin_status as S;
     [
         (S::Ok, "ok\0", "success\0"),
@@ -201,6 +205,11 @@ const TABLE: [(contractpin_status, &str, &str); 34] = {
             S::ToolLimit,
             "tool-limit\0",
             "more tools than the tool limit\0",
+        ),
+        (
+            S::CaseVariantKey,
+            "case-variant-key\0",
+            "a member's key is a name read here only under case folding\0",
         ),
         (
             S::LockSyntax,
@@ -393,7 +402,7 @@ mod tests {
 
     #[test]
     fn unknown_codes() {
-        for code in [16, 31, 38, 63, 70, 99, 106, 1000, u32::MAX] {
+        for code in [16, 31, 39, 63, 70, 99, 106, 1000, u32::MAX] {
             assert_eq!(contractpin_status::from_code(code), None, "{code}");
         }
     }

@@ -209,7 +209,7 @@ pub unsafe extern "C" fn contractpin_verify(
 ///   `servers` (UTF-8, not NUL-terminated; `CONTRACTPIN_STATUS_INVALID_ARGUMENT`
 ///   if not UTF-8, `CONTRACTPIN_STATUS_LOCK_UNKNOWN_SERVER` if absent).
 /// - `tools_list`, `tools_list_len`: the live tools/list in any shape
-///   `contractpin_digest_tools_list` accepts (statuses 1-13 and 32-37
+///   `contractpin_digest_tools_list` accepts (statuses 1-13 and 32-38
 ///   with `error_offset` into these bytes when it is rejected).
 /// - `flags`: any of `CONTRACTPIN_VERIFY_ALLOW_NEW` and
 ///   `CONTRACTPIN_VERIFY_IGNORE_INSTRUCTIONS` (accepted, and without effect

@@ -29,6 +29,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::ops::Range;
 
+use crate::contract::variant::{variant_member, HANDSHAKE};
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind};
 use crate::json::{self, decode, splice, value_span, Node, Tag, Value};
@@ -52,6 +53,9 @@ pub(crate) struct Finding {
     /// The byte range of the whole `instructions` member in the input,
     /// with one separating comma, to cut it out (`None` when removed).
     pub cut: Option<Range<usize>>,
+    /// A key is a case variant of `instructions`: nothing can be cut, the
+    /// whole result must be refused.
+    pub variant: bool,
 }
 
 impl Finding {
@@ -68,6 +72,7 @@ impl Finding {
     /// `are not pinned`, `were removed` or `differ from the pinned ones`.
     pub fn what(&self) -> &'static str {
         match (self.status, self.not_a_string) {
+            _ if self.variant => "are under a case-variant key",
             (_, true) => "are not a string",
             (InstructionsStatus::Added, _) => "are not pinned",
             (InstructionsStatus::Removed, _) => "were removed",
@@ -91,8 +96,26 @@ impl Finding {
 }
 
 /// Compares the `instructions` of handshake result `result` (a value of
-/// `input`) with `pinned`; `None` when neither side has any.
+/// `input`) with `pinned`; `None` when neither side has any. A result with
+/// a key that is a case variant of `instructions` (spec section 6) is a
+/// finding that cannot be cut (`variant`): a case-insensitive client would
+/// read it as the instructions.
 pub(crate) fn check(input: &[u8], result: Value<'_>, pinned: Option<Digest>) -> Option<Finding> {
+    if variant_member(result, &HANDSHAKE).is_some() {
+        let status = match pinned {
+            Some(_) => InstructionsStatus::Drifted,
+            None => InstructionsStatus::Added,
+        };
+        let v = InstructionsVerdict {
+            status,
+            pinned,
+            live: None,
+        };
+        return Some(Finding {
+            variant: true,
+            ..finding(v, false, None)
+        });
+    }
     let member = result
         .members()
         .enumerate()
@@ -128,6 +151,7 @@ fn finding(v: InstructionsVerdict, not_a_string: bool, cut: Option<Range<usize>>
         live: v.live,
         not_a_string,
         cut,
+        variant: false,
     }
 }
 
@@ -230,7 +254,9 @@ impl InstructionsDecision {
 /// ([`ErrorKind::UnexpectedByte`] at its first byte), a JSON-RPC error
 /// response ([`ErrorKind::JsonRpcError`] at its `error`) and a whole
 /// JSON-RPC response instead of its result ([`ErrorKind::UnexpectedByte`]
-/// at the `result` key: its instructions would otherwise go unchecked).
+/// at the `result` key: its instructions would otherwise go unchecked), and
+/// a result with a key that is a case variant of `instructions`
+/// ([`ErrorKind::CaseVariantKey`], spec section 6).
 fn with_result<T>(
     result: &[u8],
     limits: &Limits,
@@ -247,6 +273,9 @@ fn with_result<T>(
     }
     if let Some((key, _)) = root.members().find(|(k, _)| k.str_eq("result")) {
         return Err(Error::new(ErrorKind::UnexpectedByte, key.offset()));
+    }
+    if let Some(key) = variant_member(root, &HANDSHAKE) {
+        return Err(Error::new(ErrorKind::CaseVariantKey, key.offset()));
     }
     Ok(f(root))
 }
@@ -437,9 +466,22 @@ mod tests {
             ),
             (br#"{"a":1,"a":2}"#, ErrorKind::DuplicateKey, 7),
             (b"{", ErrorKind::UnexpectedEnd, 1),
+            // A case-insensitive client would read these as the instructions.
+            (
+                br#"{"instructions":"x","Instructions":"y"}"#,
+                ErrorKind::CaseVariantKey,
+                20,
+            ),
+            (
+                br#"{"\u0131nstructions":"y"}"#,
+                ErrorKind::CaseVariantKey,
+                1,
+            ),
         ] {
             let e = guard_instructions(&server(None), bad, GuardMode::Enforce, &Limits::DEFAULT)
                 .unwrap_err();
+            assert_eq!((e.kind(), e.offset()), (kind, at), "{bad:?}");
+            let e = handshake_facts(bad, &Limits::DEFAULT).unwrap_err();
             assert_eq!((e.kind(), e.offset()), (kind, at), "{bad:?}");
         }
         let small = Limits {

@@ -6,6 +6,7 @@
 use std::string::{String, ToString};
 use std::vec::Vec;
 
+use crate::contract::variant::{variant_member, HANDSHAKE};
 use crate::jcs;
 use crate::json::{Tag, Value};
 use crate::lock::{capabilities_json, ServerInfo};
@@ -47,8 +48,17 @@ fn server_info(root: Value<'_>) -> Option<ServerInfo> {
 }
 
 /// `instructions` of a handshake result; one that is not a string is
-/// ignored with a warning (it is not text a model reads).
-fn instructions(root: Value<'_>, s: &mut Session<'_>) -> Option<String> {
+/// ignored with a warning (it is not text a model reads). A key that is a
+/// case variant of `instructions` fails the handshake (spec section 6).
+fn instructions(root: Value<'_>, s: &mut Session<'_>) -> Result<Option<String>, McpError> {
+    if let Some(key) = variant_member(root, &HANDSHAKE) {
+        return Err(jsonrpc::case_variant("the handshake result", key));
+    }
+    Ok(instructions_text(root, s))
+}
+
+/// [`instructions`] once the keys are checked.
+fn instructions_text(root: Value<'_>, s: &mut Session<'_>) -> Option<String> {
     crate::guard::instructions::instructions_text(root).unwrap_or_else(|_| {
         s.warnings.push(String::from(
             "the server's instructions are not a string; they were ignored",
@@ -168,7 +178,7 @@ fn discover(
         tools_capability: tools_capability(root.get("capabilities")),
         meta: Some(meta),
         server_info: server_info(root),
-        instructions: instructions(root, s),
+        instructions: instructions(root, s)?,
     }))
 }
 
@@ -233,7 +243,7 @@ fn initialize(
     }
     let tools_capability = tools_capability(root.get("capabilities"));
     let server_info = server_info(root);
-    let instructions = instructions(root, s);
+    let instructions = instructions(root, s)?;
     t.set_version(Some(&version), false);
     s.notify(t, "notifications/initialized")?;
     Ok(Negotiated {

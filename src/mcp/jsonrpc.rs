@@ -6,6 +6,7 @@
 use std::string::String;
 use std::vec::Vec;
 
+use crate::contract::variant::{variant_member, MESSAGE};
 use crate::jcs;
 use crate::json::{self, Node, Tag, Tape, Value};
 use crate::{Limits, MAX_INPUT};
@@ -128,6 +129,9 @@ fn one(m: Value<'_>, want: u64, scan: &mut Scan) -> Result<(), McpError> {
         scan.junk = Some(String::from("JSON that is not a JSON-RPC message"));
         return Ok(());
     }
+    if let Some(key) = variant_member(m, &MESSAGE) {
+        return Err(case_variant("a JSON-RPC message", key));
+    }
     let id = m.get("id");
     if let Some(method) = m.get("method") {
         let Some(method) = decode(method) else {
@@ -162,6 +166,21 @@ fn one(m: Value<'_>, want: u64, scan: &mut Scan) -> Result<(), McpError> {
         (None, None) => unreachable!("checked above"),
     });
     Ok(())
+}
+
+/// The protocol error for a key of `what` that is a case variant of a
+/// member read there (spec section 6): a case-insensitive client would read
+/// that member where this client reads another, so nothing is checked.
+pub(crate) fn case_variant(what: &str, key: Value<'_>) -> McpError {
+    let shown = decode(key).unwrap_or_default();
+    McpError::new(
+        McpErrorKind::Protocol,
+        std::format!(
+            "{what} has a member {:?}, which clients that match names case-insensitively \
+             read in place of the one checked (case-variant-key)",
+            one_line(&shown)
+        ),
+    )
 }
 
 fn id_matches(id: Value<'_>, want: u64) -> bool {
@@ -240,6 +259,22 @@ mod tests {
             notification("notifications/initialized"),
             b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"
         );
+    }
+
+    /// A message with a key a case-insensitive client would read in place
+    /// of a member checked here (`Result` beside `result`) is an error, not
+    /// a response (spec section 6).
+    #[test]
+    fn a_case_variant_key_fails_the_exchange() {
+        for msg in [
+            br#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]},"Result":{"tools":[]}}"#.as_slice(),
+            br#"{"jsonrpc":"2.0","ID":2,"id":1,"result":{}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"result":{},"re\u017fult":{}}"#,
+        ] {
+            let e = classify(msg, 1).unwrap_err();
+            assert!(e.message().contains("case-variant-key"), "{}", e.message());
+        }
+        assert!(classify(br#"{"jsonrpc":"2.0","id":1,"result":{},"results":1}"#, 1).is_ok());
     }
 
     #[test]

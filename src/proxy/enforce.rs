@@ -41,7 +41,7 @@ use crate::lock::LockServer;
 use crate::Limits;
 
 use super::gate::{Gate, Page};
-use super::instructions::{self, Finding, Handshakes};
+use super::instructions::{self, has_member, Finding, Handshakes};
 use super::log::EventLog;
 use super::message::{self, error_response, id_key, kind, span, splice, Kind, Scratch};
 use super::OnDrift;
@@ -393,7 +393,7 @@ impl Enforcer {
                 let Some(r) = result else {
                     return Elem::Keep;
                 };
-                let tools = r.tag() == Tag::Object && r.get("tools").is_some();
+                let tools = r.tag() == Tag::Object && has_member(r, "tools");
                 let page = page.or(tools.then_some(Page::Unmatched));
                 let handshake = asked || instructions::looks_like_handshake(r);
                 match (handshake && self.policy.check_instructions, page) {
@@ -491,39 +491,45 @@ impl Enforcer {
     }
 
     /// Logs instructions that do not match; the range to cut out of the
-    /// input (`Ok(None)`: nothing), or the error answer (`--on-drift block`).
+    /// input (`Ok(None)`: nothing), or the error answer (`--on-drift block`,
+    /// and instructions under a case-variant key, which cannot be cut).
     fn on_instructions(
         &self,
         id_raw: &[u8],
         f: &Finding,
     ) -> Result<Option<core::ops::Range<usize>>, Elem> {
-        if f.cut.is_none() || !self.enforcing() {
+        let enforcing = self.enforcing();
+        if f.variant && enforcing {
+            return Err(self.block_handshake(id_raw, f, "a case-variant key cannot be cut"));
+        }
+        if f.cut.is_none() || !enforcing {
             self.log.instructions(f, &f.reason(false));
             return Ok(None);
         }
-        let what = f.what();
         if self.policy.on_drift == OnDrift::Block {
-            self.log.instructions(
-                f,
-                &std::format!(
-                    "the server's instructions {what}; the handshake answer is blocked (--on-drift block)"
-                ),
-            );
-            let msg = std::format!(
-                "contractpin proxy: the instructions of server {:?} do not match contractpin.lock \
-                 ({}: they {what}); the handshake is blocked (--on-drift block)",
-                self.policy.server,
-                f.status.name()
-            );
-            return Err(Elem::Replace(error_response(
-                id_raw,
-                INTERNAL_ERROR,
-                &msg,
-                None,
-            )));
+            return Err(self.block_handshake(id_raw, f, "--on-drift block"));
         }
         self.log.instructions(f, &f.reason(true));
         Ok(f.cut.clone())
+    }
+
+    /// Logs instructions that do not match and answers the handshake with
+    /// an error instead (`why`: the block's cause, for the message).
+    fn block_handshake(&self, id_raw: &[u8], f: &Finding, why: &str) -> Elem {
+        let what = f.what();
+        self.log.instructions(
+            f,
+            &std::format!(
+                "the server's instructions {what}; the handshake answer is blocked ({why})"
+            ),
+        );
+        let msg = std::format!(
+            "contractpin proxy: the instructions of server {:?} do not match contractpin.lock \
+             ({}: they {what}); the handshake is blocked ({why})",
+            self.policy.server,
+            f.status.name()
+        );
+        Elem::Replace(error_response(id_raw, INTERNAL_ERROR, &msg, None))
     }
 
     /// Message `bytes` (a handshake result the proxy changed) checked as a

@@ -60,11 +60,18 @@ impl Handshakes {
 }
 
 /// Whether `result` looks like a handshake result although its id matched
-/// no forwarded handshake request.
+/// no forwarded handshake request (its keys compared under case folding:
+/// a case-insensitive client would take `Instructions` for one).
 pub(crate) fn looks_like_handshake(result: Value<'_>) -> bool {
     result.tag() == Tag::Object
-        && result.get("instructions").is_some()
-        && result.get("capabilities").is_some()
+        && has_member(result, "instructions")
+        && has_member(result, "capabilities")
+}
+
+/// Whether object `obj` has a member `name`, exactly or as a case variant
+/// ([`crate::contract::variant`]).
+pub(crate) fn has_member(obj: Value<'_>, name: &str) -> bool {
+    obj.get(name).is_some() || crate::contract::variant::variant_member(obj, &[name]).is_some()
 }
 
 #[cfg(test)]

@@ -67,6 +67,11 @@ pub(crate) fn kind(m: Value<'_>) -> Kind<'_> {
     if m.tag() != Tag::Object {
         return Kind::Invalid("JSON that is not a JSON-RPC message");
     }
+    if crate::contract::variant::variant_member(m, &crate::contract::variant::MESSAGE).is_some() {
+        // `Result` beside `result`: a case-insensitive client reads the one
+        // not checked (spec section 6).
+        return Kind::Invalid("a JSON-RPC message with a case-variant key (such as `Result`)");
+    }
     let id = m.get("id");
     if let Some(method) = m.get("method") {
         if method.tag() != Tag::String {

@@ -72,6 +72,7 @@ const NAME_NOT_STRING: RefError = RefError("name-not-string");
 const DUPLICATE_TOOL_NAME: RefError = RefError("duplicate-tool-name");
 const JSON_RPC_ERROR: RefError = RefError("json-rpc-error");
 const TOOL_LIMIT: RefError = RefError("tool-limit");
+const CASE_VARIANT_KEY: RefError = RefError("case-variant-key");
 
 /// The reference's limits (same meaning and defaults as `contractpin::Limits`).
 #[derive(Clone, Copy, Debug)]
@@ -540,6 +541,50 @@ pub fn canonicalize(input: &[u8], limits: &RefLimits) -> Result<String, RefError
 /// The contract names in canonical order with their canonical value text.
 pub type RefFields = Vec<(&'static str, String)>;
 
+/// The members read in a JSON-RPC message, a page and a tool (SPEC.md
+/// section 6: no key may be one of them only under case folding).
+const MESSAGE_MEMBERS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
+const PAGE_MEMBERS: [&str; 4] = ["tools", "result", "error", "nextCursor"];
+const TOOL_MEMBERS: [&str; 5] = [
+    "annotations",
+    "description",
+    "inputSchema",
+    "name",
+    "outputSchema",
+];
+
+/// `key` with ASCII letters lowercased and ſ, K, ı, İ as s, k, i, i;
+/// `None` when another non-ASCII character is in it.
+fn folded(key: &str) -> Option<String> {
+    key.chars()
+        .map(|c| match c {
+            '\u{17f}' => Some('s'),
+            '\u{212a}' => Some('k'),
+            '\u{130}' | '\u{131}' => Some('i'),
+            c if c.is_ascii() => Some(c.to_ascii_lowercase()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `case-variant-key` when a key of `obj` is one of `names` only under case
+/// folding.
+fn no_variant(obj: &RefValue, names: &[&str]) -> Result<(), RefError> {
+    let RefValue::Object(members) = obj else {
+        return Ok(());
+    };
+    for (key, _) in members {
+        let f = folded(key);
+        if names
+            .iter()
+            .any(|n| f.as_deref() == Some(n.to_ascii_lowercase().as_str()) && key != n)
+        {
+            return Err(CASE_VARIANT_KEY);
+        }
+    }
+    Ok(())
+}
+
 /// The contract object of one tool (SPEC.md section 2).
 pub fn contract(tool: &RefValue) -> Result<RefValue, RefError> {
     let RefValue::Object(_) = tool else {
@@ -550,6 +595,7 @@ pub fn contract(tool: &RefValue) -> Result<RefValue, RefError> {
         Some(RefValue::String(s)) => c.push(("name".to_string(), RefValue::String(s.clone()))),
         _ => return Err(NAME_NOT_STRING),
     }
+    no_variant(tool, &TOOL_MEMBERS)?;
     for required in ["description", "inputSchema"] {
         let v = tool.get(required).cloned().unwrap_or(RefValue::Null);
         c.push((required.to_string(), v));
@@ -591,6 +637,8 @@ pub fn for_each_tool<'a>(
         let RefValue::Object(_) = p else {
             return Err(NOT_TOOLS_LIST);
         };
+        no_variant(p, &PAGE_MEMBERS)?;
+        no_variant(p, &MESSAGE_MEMBERS)?;
         if p.get("error").is_some() {
             return Err(JSON_RPC_ERROR);
         }
@@ -601,6 +649,7 @@ pub fn for_each_tool<'a>(
             Some(_) => return Err(NOT_TOOLS_LIST),
             None => p,
         };
+        no_variant(result, &PAGE_MEMBERS)?;
         match result.get("tools") {
             Some(RefValue::Array(tools)) => Ok(tools),
             _ => Err(NOT_TOOLS_LIST),
@@ -662,6 +711,7 @@ pub fn tools_list(
         let Some(RefValue::String(name)) = tool.get("name") else {
             return Err(NAME_NOT_STRING);
         };
+        no_variant(tool, &TOOL_MEMBERS)?;
         if out.len() >= limits.max_tools {
             return Err(TOOL_LIMIT);
         }

@@ -154,3 +154,51 @@ def test_the_loaded_library_is_reported() -> None:
         assert contractpin.library_path == str(BUNDLED)
     else:
         assert contractpin.library_path in ("libcontractpin.so.0", "libcontractpin.so")
+
+
+@pytest.mark.parametrize(
+    "value,why",
+    [
+        (":", "an empty element"),
+        ("{lib}:", "an empty element"),
+        (":{lib}", "an empty element"),
+        ("{lib}::{lib}", "an empty element"),
+        ("{lib};", "an empty element"),  # glibc splits on ';' too
+        (".", "the relative element '.'"),
+        ("{lib}:sub/dir", "the relative element 'sub/dir'"),
+    ],
+)
+def test_the_system_loader_is_not_asked_when_its_path_reaches_the_working_directory(
+    tmp_path: Path, value: str, why: str
+) -> None:
+    """ld.so reads an empty element of LD_LIBRARY_PATH as the working
+    directory (and a relative one against it): the SONAME fallback would
+    load the library planted there (an adversarial review found it did),
+    even behind a directory that holds the real library, when that one is
+    missing. Refused with the cause named."""
+    marker = _plant(tmp_path)
+    for d in ("sub/dir",):
+        for name in ("libcontractpin.so", "libcontractpin.so.0"):
+            shutil.copyfile(tmp_path / "planted.so", tmp_path / d / name)
+    site = _package_copy(tmp_path)
+    empty = tmp_path / "empty-lib"  # an absolute directory without the library
+    empty.mkdir()
+    value = value.format(lib=empty)
+    result = _import(tmp_path, _env(site, LD_LIBRARY_PATH=value))
+    assert not marker.exists(), f"the planted library was loaded: {result.stdout}{result.stderr}"
+    assert result.returncode != 0, result.stdout
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("contractpin._lib.LibraryNotFound: "), result.stderr
+    assert f"LD_LIBRARY_PATH={value!r} has {why}, which the system loader resolves against the working directory" in last
+
+
+def test_an_empty_ld_library_path_is_not_a_search_path(tmp_path: Path) -> None:
+    """LD_LIBRARY_PATH="" is not searched by ld.so (no element): the system
+    loader is asked as without it, and nothing is loaded from here."""
+    marker = _plant(tmp_path)
+    site = _package_copy(tmp_path)
+    result = _import(tmp_path, _env(site, LD_LIBRARY_PATH=""))
+    assert not marker.exists(), f"the planted library was loaded: {result.stdout}{result.stderr}"
+    assert "working directory" not in result.stderr, result.stderr
+    if result.returncode != 0:
+        assert "libcontractpin not found" in result.stderr and "system loader:" in result.stderr, result.stderr

@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import warnings
 from pathlib import Path
 from typing import Any, AsyncIterator, Dict, List, Optional, Tuple
 
@@ -340,6 +341,123 @@ class GuardTest(unittest.IsolatedAsyncioTestCase):
         await asyncio.wait_for(run(), TIMEOUT)
         cursors = [(p or {}).get("cursor") for m, p in received(record) if m == "tools/list"]
         self.assertEqual(cursors, [None, "cursor-1", "cursor-2", None])
+
+
+def call_request(name: str, arguments: Dict[str, Any]) -> Any:
+    """A tools/call request as the SDK builds one (mcp 1.x wraps it in a
+    ClientRequest root model; 2.x sends the request model itself)."""
+    request = mcp.types.CallToolRequest(params=mcp.types.CallToolRequestParams(name=name, arguments=arguments))
+    return mcp.types.ClientRequest(request) if importlib.metadata.version("mcp").startswith("1.") else request
+
+
+class SessionPathsTest(unittest.IsolatedAsyncioTestCase):
+    """Every tools/call the wrapped session sends is decided, not only
+    GuardedSession.call_tool: the session's own call_tool (what mcp 2.x's
+    Client and ClientSessionGroup call), its send_request with a raw
+    request, mcp 1.x's experimental.call_tool_as_task (an adversarial review
+    found all of them reached the server for an unpinned tool)."""
+
+    async def asyncSetUp(self) -> None:
+        self.lock: contractpin.Lock = _state["lock"]
+        self.events: List[contractpin.GuardEvent] = []
+
+    def fake(self, scenario: str, initialize: bool = True) -> Tuple[Path, Any]:
+        record = _state["tmp"] / f"{self.id()}.{scenario}.jsonl"
+        return record, connect(sys.executable, _fake_args(scenario, record), initialize)
+
+    async def test_every_tools_call_the_session_sends_is_guarded(self) -> None:
+        record, session_cm = self.fake("added-tool", initialize=False)
+
+        async def run() -> None:
+            async with session_cm as session:
+                guarded = GuardedSession(session, self.lock, "fake", on_event=self.events.append)
+                # The guarded handshake leaves the session guarded.
+                await guarded.initialize()
+                with self.assertRaises(ToolRefusedError) as refused:
+                    await session.call_tool("get_weather", {"city": "Paris"})
+                self.assertIn("no tools/list answer has been checked yet", str(refused.exception))
+                self.assertEqual(names(await session.list_tools()), FAKE_TOOLS)
+                with self.assertRaises(ToolRefusedError) as refused:
+                    await guarded.call_tool("export_contacts", {})
+                expected = (str(refused.exception), refused.exception.event)
+                self.assertIn("unpinned", expected[0])
+                result_type = mcp.types.CallToolResult
+                paths = {
+                    "session.call_tool": lambda: session.call_tool("export_contacts", {}),
+                    "session.send_request": lambda: session.send_request(
+                        call_request("export_contacts", {}), result_type),
+                    "session.send_request, bare request": lambda: session.send_request(
+                        mcp.types.CallToolRequest(params=mcp.types.CallToolRequestParams(name="export_contacts")),
+                        result_type),
+                    "guarded.send_request": lambda: guarded.send_request(
+                        call_request("export_contacts", {}), result_type),
+                }
+                experimental = getattr(session, "experimental", None)  # mcp 1.x
+                if hasattr(experimental, "call_tool_as_task"):
+                    paths["experimental.call_tool_as_task"] = lambda: guarded.experimental.call_tool_as_task(
+                        "export_contacts", {})
+                for label, path in paths.items():
+                    with self.subTest(label), self.assertRaises(ToolRefusedError) as refused:
+                        await path()
+                    self.assertEqual((str(refused.exception), refused.exception.event), expected, label)
+                # Pinned tools go through, by every path.
+                await session.call_tool("get_weather", {"city": "Paris"})
+                await session.send_request(call_request("search_docs", {"query": "q"}), result_type)
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # mcp 1.x's experimental tasks API
+            await asyncio.wait_for(run(), TIMEOUT)
+        calls = [p["name"] for m, p in received(record) if m == "tools/call"]
+        self.assertEqual(calls, ["get_weather", "search_docs"])
+
+    async def test_a_session_group_s_calls_are_guarded(self) -> None:
+        """ClientSessionGroup (mcp 1.x and 2.x) holds the session and calls its
+        call_tool: after notifications/tools/list_changed (scenario swap) its
+        calls are refused until the tools are listed again."""
+        record, session_cm = self.fake("swap")
+
+        async def run() -> None:
+            async with session_cm as session:
+                guarded = GuardedSession(session, self.lock, "fake", on_event=self.events.append)
+                group = mcp.ClientSessionGroup()
+                await group.connect_with_session(mcp.types.Implementation(name="fake", version="1"), session)
+                self.assertEqual(sorted(group.tools), FAKE_TOOLS)
+                await group.call_tool("get_weather", {"city": "Paris"})
+                await group.call_tool("search_docs", {"query": "q"})
+                for _ in range(200):
+                    if not guarded.callable("get_weather"):
+                        break
+                    await asyncio.sleep(0.025)
+                with self.assertRaises(ToolRefusedError) as refused:
+                    await group.call_tool("get_weather", {"city": "Oslo"})
+                self.assertIn("notifications/tools/list_changed", str(refused.exception))
+
+        await asyncio.wait_for(run(), TIMEOUT)
+        calls = [p["name"] for m, p in received(record) if m == "tools/call"]
+        self.assertEqual(calls, ["get_weather", "search_docs"])
+
+    async def test_mcp2_client_calls_are_guarded(self) -> None:
+        """mcp 2.x's Client.call_tool calls its session's call_tool (mcp 1.x
+        has no Client: the test checks that it has none)."""
+        if not hasattr(mcp, "Client"):
+            self.assertTrue(importlib.metadata.version("mcp").startswith("1."))
+            return
+        record = _state["tmp"] / f"{self.id()}.jsonl"
+        params = StdioServerParameters(command=sys.executable, args=_fake_args("added-tool", record))
+
+        async def run() -> None:
+            async with mcp.Client(params, mode="legacy") as client:
+                guarded = GuardedSession(client.session, self.lock, "fake", on_event=self.events.append)
+                self.assertEqual(names(await client.list_tools()), FAKE_TOOLS)
+                with self.assertRaises(ToolRefusedError) as refused:
+                    await client.call_tool("export_contacts", {})
+                self.assertIn("unpinned", str(refused.exception))
+                self.assertFalse(guarded.callable("export_contacts"))
+                await client.call_tool("get_weather", {"city": "Paris"})
+
+        await asyncio.wait_for(run(), TIMEOUT)
+        calls = [p["name"] for m, p in received(record) if m == "tools/call"]
+        self.assertEqual(calls, ["get_weather"])
 
 
 class InstructionsTest(unittest.IsolatedAsyncioTestCase):

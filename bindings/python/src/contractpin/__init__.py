@@ -114,7 +114,7 @@ class Limits:
 
 
 def _has_offset(status: int) -> bool:
-    return 1 <= status <= 13 or 32 <= status <= 37 or status == 64
+    return 1 <= status <= 13 or 32 <= status <= 38 or status == 64
 
 
 def _error(status: int, offset: int) -> ContractpinError:

@@ -3,15 +3,64 @@
 import ctypes
 import ctypes.util
 import os
+import re
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Tuple
 
-__all__ = ["lib", "library_path", "LibraryNotFound"]
+__all__ = ["lib", "library_path", "BINDING_VERSION", "LibraryNotFound", "LibraryVersionError", "compatible"]
+
+#: The libcontractpin version this binding is written for: the header's
+#: ``CONTRACTPIN_VERSION_STRING`` (and ``Cargo.toml``, ``pyproject.toml``) of
+#: its release. The library loaded must be :func:`compatible` with it.
+BINDING_VERSION = "0.1.0"
 
 
 class LibraryNotFound(ImportError):
-    """libcontractpin could not be located or loaded."""
+    """libcontractpin could not be located or loaded, or what was loaded is
+    not a libcontractpin this binding can use."""
+
+
+class LibraryVersionError(LibraryNotFound):
+    """The library loaded is a libcontractpin of a version this binding
+    cannot use (see :func:`compatible`)."""
+
+    def __init__(self, path: str, library_version: str, binding_version: str) -> None:
+        super().__init__(
+            f"contractpin: {path} is libcontractpin {library_version}, but this binding needs "
+            f"{_rule(binding_version)}. Install the library of the binding's release, or the binding "
+            "of the library's (the wheel bundles a matching library).",
+            path=path,
+        )
+        #: What the library reports (``contractpin_version()``).
+        self.library_version = library_version
+        #: :data:`BINDING_VERSION`.
+        self.binding_version = binding_version
+
+
+def _numbers(version: str) -> Tuple[int, int]:
+    major, minor = version.split(".")[:2]
+    return int(major), int(minor)
+
+
+def compatible(library_version: str, binding_version: str = BINDING_VERSION) -> bool:
+    """Whether a library of ``library_version`` serves a binding written for
+    ``binding_version`` (``"MAJOR.MINOR.PATCH"``): the same major version,
+    and while it is 0 the same minor version (semver: before 1.0 every minor
+    release may change the ABI); from 1.0 on, a library minor version at
+    least the binding's (the ABI only gains functions within a major
+    version). The patch version is not compared."""
+    library, binding = _numbers(library_version), _numbers(binding_version)
+    if library[0] != binding[0]:
+        return False
+    return library[1] == binding[1] if binding[0] == 0 else library[1] >= binding[1]
+
+
+def _rule(binding_version: str) -> str:
+    major, minor = _numbers(binding_version)
+    if major == 0:
+        return f"libcontractpin {major}.{minor}.x (the binding is {binding_version})"
+    return f"libcontractpin {major}.x, x >= {minor} (the binding is {binding_version})"
 
 
 def _file_name() -> str:
@@ -34,6 +83,34 @@ def _open(path: str) -> "tuple[ctypes.CDLL, str]":
         raise LibraryNotFound(f"contractpin: cannot load {path}: {e}") from e
 
 
+def _unsafe_search_path() -> Optional[str]:
+    """Why asking the system loader for a bare name could load a library
+    from the working directory, if it could: an empty or relative element in
+    its search path. glibc's ld.so reads an empty element of
+    ``LD_LIBRARY_PATH`` (``:/usr/lib``, ``/usr/lib:``, ``a::b``) as the
+    working directory and resolves a relative one against it; it splits on
+    ``:`` and ``;``. dyld (macOS) reads ``DYLD_LIBRARY_PATH`` and
+    ``DYLD_FALLBACK_LIBRARY_PATH``. None when every element is absolute."""
+    if sys.platform == "darwin":
+        names: "tuple[str, ...]" = ("DYLD_LIBRARY_PATH", "DYLD_FALLBACK_LIBRARY_PATH")
+    elif sys.platform == "win32":
+        return None
+    else:
+        names = ("LD_LIBRARY_PATH",)
+    for var in names:
+        value = os.environ.get(var)
+        if not value:  # unset or empty: not searched at all
+            continue
+        for element in re.split("[:;]", value):
+            if not os.path.isabs(element):
+                what = "an empty element" if element == "" else f"the relative element {element!r}"
+                return (
+                    f"{var}={value!r} has {what}, which the system loader resolves against the "
+                    "working directory"
+                )
+    return None
+
+
 def _load() -> "tuple[ctypes.CDLL, str]":
     """Loads libcontractpin from exactly one of three places, in this order:
 
@@ -46,7 +123,14 @@ def _load() -> "tuple[ctypes.CDLL, str]":
 
     Never the working directory, and never a checkout found by walking up
     from it or from this file: importing contractpin inside an untrusted
-    directory must not run a library planted there.
+    directory must not run a library planted there. The system loader is
+    not asked when its search path would reach the working directory (an
+    empty or relative element of ``LD_LIBRARY_PATH``; see
+    :func:`_unsafe_search_path`): ``LibraryNotFound`` instead.
+
+    The library found must then be a libcontractpin :func:`compatible` with
+    :data:`BINDING_VERSION` with every function the binding declares
+    (:class:`LibraryVersionError`, :class:`LibraryNotFound`).
     """
     env_lib = os.environ.get("CONTRACTPIN_LIB")
     if env_lib:
@@ -59,6 +143,12 @@ def _load() -> "tuple[ctypes.CDLL, str]":
     if bundled.is_file():
         return _open(str(bundled))
     tried = [str(bundled)]
+    unsafe = _unsafe_search_path()
+    if unsafe is not None:
+        raise LibraryNotFound(
+            f"contractpin: libcontractpin not found at {bundled}, and the system loader was not asked: "
+            f"{unsafe}. Remove that element, or set CONTRACTPIN_LIB to the shared library's absolute path."
+        )
     names = []
     found = ctypes.util.find_library("contractpin")
     if found:
@@ -112,7 +202,14 @@ class Sha256(ctypes.Structure):
 # defaults would return a C int and take unchecked arguments.
 # tests/test_prototypes.py checks each declaration against the header.
 def _proto(name: str, restype: Optional[type], *argtypes: type) -> None:
-    fn = getattr(lib, name)
+    try:
+        fn = getattr(lib, name)
+    except AttributeError as e:
+        raise LibraryNotFound(
+            f"contractpin: {library_path} has no function {name}: not a libcontractpin this binding "
+            f"can use (it needs {_rule(BINDING_VERSION)}, built with the C ABI)",
+            path=library_path,
+        ) from e
     fn.restype = restype
     fn.argtypes = list(argtypes)
 
@@ -126,6 +223,20 @@ _proto("contractpin_version", ctypes.c_char_p)
 _proto("contractpin_version_major", ctypes.c_uint32)
 _proto("contractpin_version_minor", ctypes.c_uint32)
 _proto("contractpin_version_patch", ctypes.c_uint32)
+
+
+def _check_version() -> None:
+    """The library's version against :data:`BINDING_VERSION`, before any
+    other function is looked up (a library of another version may lack
+    them, or give them other meanings)."""
+    reported = lib.contractpin_version()
+    text = reported.decode("utf-8", "replace") if reported else "(no version)"
+    numbers = f"{lib.contractpin_version_major()}.{lib.contractpin_version_minor()}.{lib.contractpin_version_patch()}"
+    if not compatible(numbers):
+        raise LibraryVersionError(library_path, text if text == numbers else f"{text} ({numbers})", BINDING_VERSION)
+
+
+_check_version()
 _proto("contractpin_status_name", ctypes.c_char_p, ctypes.c_uint32)
 _proto("contractpin_status_message", ctypes.c_char_p, ctypes.c_uint32)
 _proto("contractpin_field_name", ctypes.c_char_p, ctypes.c_uint32)

@@ -40,6 +40,7 @@ __all__ = [
     "DuplicateToolNameError",
     "JsonRpcErrorError",
     "ToolLimitError",
+    "CaseVariantKeyError",
     "LockSyntaxError",
     "LockUnsupportedVersionError",
     "LockUnsupportedAlgorithmError",
@@ -250,6 +251,15 @@ class ToolLimitError(LimitError):
     code = 37
 
 
+class CaseVariantKeyError(ToolsListError):
+    """Status 38: ``case-variant-key``: a member's key is a name read there
+    only under case folding (``Description``, ``Tools``), which a
+    case-insensitive decoder would take for that member."""
+
+    kind = "case-variant-key"
+    code = 38
+
+
 class LockSyntaxError(LockError):
     """Status 64: ``lock-syntax``."""
 
@@ -358,6 +368,7 @@ ERRORS_BY_CODE: Dict[int, Type[ContractpinError]] = {
         DuplicateToolNameError,
         JsonRpcErrorError,
         ToolLimitError,
+        CaseVariantKeyError,
         LockSyntaxError,
         LockUnsupportedVersionError,
         LockUnsupportedAlgorithmError,

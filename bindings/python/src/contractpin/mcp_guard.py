@@ -50,7 +50,14 @@ current. It watches the session's notifications (the SDK's
 ``message_handler`` still gets every one), and while it guards a session,
 the session's own ``list_tools()`` is the guarded one, so the listings the
 SDK makes by itself (mcp 2.x re-lists when a called tool's output schema is
-unknown) are decided too.
+unknown) are decided too, and the session's ``send_request`` refuses every
+``tools/call`` for a tool that is not callable (:class:`ToolRefusedError`,
+nothing sent), whoever sends it: the session's own ``call_tool()`` (which
+mcp 2.x's ``Client`` and ``ClientSessionGroup`` call), mcp 1.x's
+``experimental.call_tool_as_task()``, a raw request. A session has one
+guard: a later :class:`GuardedSession` for it replaces the earlier one's
+policy there. SDK internals below ``send_request`` (mcp 2.x's dispatcher)
+are not guarded.
 """
 
 import importlib
@@ -139,6 +146,28 @@ def _is_tools_list_changed(message: Any) -> bool:
     ``ServerNotification`` root model; 2.x hands the notification itself)."""
     inner = getattr(message, "root", message)
     return getattr(inner, "method", None) == "notifications/tools/list_changed"
+
+
+def _tools_call(request: Any) -> Tuple[bool, Optional[str]]:
+    """Whether a request handed to the SDK's ``send_request`` is a
+    ``tools/call``, and the tool it names (None if it names none). Read from
+    the dump the SDK itself sends (``model_dump(by_alias=True, mode="json",
+    exclude_none=True)`` in both generations; mcp 1.x wraps the request in a
+    ``ClientRequest`` root model, whose dump is the request's), so a request
+    of any model class is seen as the server will see it."""
+    dump = getattr(request, "model_dump", None)
+    data = dump(by_alias=True, mode="json", exclude_none=True) if callable(dump) else request
+    if not isinstance(data, dict) or data.get("method") != "tools/call":
+        return False, None
+    params = data.get("params")
+    name = params.get("name") if isinstance(params, dict) else None
+    return True, name if isinstance(name, str) else None
+
+
+# The attribute of a GuardedSession's send_request wrapper that holds the
+# send_request it wraps (a later GuardedSession for the same session wraps
+# that one, not the earlier guard).
+_UNGUARDED = "__contractpin_unguarded__"
 
 
 async def _fetch_page(session: Any, cursor: Optional[str], params: Any) -> Tuple[Dict[str, Any], bool]:
@@ -235,6 +264,10 @@ async def _guarded_handshake(
 
     send_request = session.send_request
     send_discover = getattr(session, "send_discover", None)
+    # What the session itself holds (a GuardedSession's send_request, say),
+    # put back afterwards; deleting it would unguard the session.
+    own = getattr(session, "__dict__", {})
+    saved = {attr: own[attr] for attr in ("send_request", "send_discover") if attr in own}
 
     async def guarded_request(request: Any, result_type: Any, *args: Any, **kwargs: Any) -> Any:
         if result_type is not types.InitializeResult:
@@ -252,9 +285,11 @@ async def _guarded_handshake(
     try:
         result = await run()
     finally:
-        del session.send_request
-        if send_discover is not None:
-            del session.send_discover
+        for attr in ("send_request", "send_discover"):
+            if attr in saved:
+                setattr(session, attr, saved[attr])
+            elif attr in getattr(session, "__dict__", {}):
+                delattr(session, attr)
     if not decisions:
         raise RuntimeError(
             "contractpin: the session was initialised before it was guarded; its instructions "
@@ -294,8 +329,10 @@ class GuardedSession:
     removes instructions that do not match their pin from the handshake
     result, :meth:`list_tools` removes the tools that do not match their pins, and
     :meth:`call_tool` refuses every tool that did not pass on the current
-    listing (:class:`ToolRefusedError`, nothing sent). Every other attribute
-    is the session's.
+    listing (:class:`ToolRefusedError`, nothing sent), and so does every
+    other way the session sends a ``tools/call`` (its ``send_request`` is
+    guarded: the session's own ``call_tool``, ``experimental``, raw
+    requests). Every other attribute is the session's.
 
     A listing starts with a request without a cursor (which forgets what
     earlier listings allowed) and goes on with the cursors the server gives.
@@ -306,7 +343,9 @@ class GuardedSession:
     callable until the tools are listed again (the session's notifications
     are watched; its ``message_handler`` still gets every one). While
     guarded, the session's own ``list_tools`` is :meth:`list_tools`, so the
-    listings the SDK makes by itself are decided too. ``observe`` keeps and
+    listings the SDK makes by itself are decided too. The last
+    :class:`GuardedSession` made for a session is the one its
+    ``send_request`` consults. ``observe`` keeps and
     allows drifted and unpinned tools, and still reports them to
     ``on_event``.
     """
@@ -339,8 +378,9 @@ class GuardedSession:
 
     def _watch(self, session: Any) -> None:
         """Sees the session's ``notifications/tools/list_changed`` (through
-        its ``message_handler``, which still gets every message) and makes
-        the session's own ``list_tools`` the guarded one."""
+        its ``message_handler``, which still gets every message), makes the
+        session's own ``list_tools`` the guarded one, and puts every
+        ``tools/call`` the session sends through :meth:`callable`."""
         inner = getattr(session, "_message_handler", None)
         if callable(inner):
 
@@ -352,6 +392,24 @@ class GuardedSession:
             session._message_handler = watch
         if callable(getattr(session, "list_tools", None)):
             session.list_tools = self.list_tools
+        send = getattr(session, "send_request", None)
+        if callable(send):
+            # Every request of the SDK goes through send_request (1.x and
+            # 2.x): call_tool, experimental.call_tool_as_task (1.x), the
+            # callers holding the session (2.x Client.call_tool,
+            # ClientSessionGroup.call_tool) and raw requests alike.
+            unguarded = getattr(send, _UNGUARDED, send)
+
+            async def send_request(request: Any, result_type: Any, *args: Any, **kwargs: Any) -> Any:
+                is_call, name = _tools_call(request)
+                if is_call:
+                    if name is None:
+                        raise ToolRefusedError("", None, "the tools/call request names no tool")
+                    self._check_call(name)
+                return await unguarded(request, result_type, *args, **kwargs)
+
+            setattr(send_request, _UNGUARDED, unguarded)
+            session.send_request = send_request
 
     def _list_changed(self) -> None:
         if self._listing in ("current", "refused"):
@@ -421,9 +479,8 @@ class GuardedSession:
         """Whether :meth:`call_tool` lets ``name`` through."""
         return self._listing == "current" and self._allowed.get(name, False)
 
-    async def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None, *args: Any, **kwargs: Any) -> Any:
-        """``session.call_tool`` for a tool that passed on the current
-        listing; :class:`ToolRefusedError` for any other."""
+    def _check_call(self, name: str) -> None:
+        """:class:`ToolRefusedError` unless ``name`` is :meth:`callable`."""
         if not self.callable(name):
             why = {
                 "none": "no tools/list answer has been checked yet; list the tools first",
@@ -431,6 +488,11 @@ class GuardedSession:
                 "(notifications/tools/list_changed); list the tools again",
             }.get(self._listing)
             raise ToolRefusedError(name, self._events.get(name), why)
+
+    async def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None, *args: Any, **kwargs: Any) -> Any:
+        """``session.call_tool`` for a tool that passed on the current
+        listing; :class:`ToolRefusedError` for any other."""
+        self._check_call(name)
         return await self.session.call_tool(name, arguments, *args, **kwargs)
 
     def __getattr__(self, attr: str) -> Any:
