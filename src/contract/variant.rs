@@ -44,9 +44,10 @@ pub const HANDSHAKE: [&str; 1] = ["instructions"];
 /// Whether the key `raw` (validated string content, escapes allowed) is one
 /// of `names` under case folding without being it exactly.
 pub fn is_variant(raw: &[u8], names: &[&str]) -> bool {
-    names
-        .iter()
-        .any(|n| folds_to(raw, n.as_bytes()) && !unescape::decoded_eq(raw, n.as_bytes()))
+    names.iter().any(|n| {
+        let n = n.as_bytes();
+        raw != n && folds_to(raw, n) && !unescape::decoded_eq(raw, n)
+    })
 }
 
 /// The first key of object `obj` that is a case variant of one of `names`.
@@ -60,6 +61,13 @@ pub fn variant_member<'a>(obj: Value<'a>, names: &[&str]) -> Option<Value<'a>> {
 fn folds_to(raw: &[u8], name: &[u8]) -> bool {
     // Each character is 1 to 6 bytes (an escape) of `raw`.
     if raw.len() < name.len() || raw.len() > 6 * name.len() {
+        return false;
+    }
+    // Most keys differ from `name` in their first letter: an ASCII first
+    // byte decides at once (a backslash, or a non-ASCII letter that folds,
+    // takes the decoding path below).
+    let first = raw[0];
+    if first.is_ascii_alphanumeric() && first.to_ascii_lowercase() != name[0].to_ascii_lowercase() {
         return false;
     }
     let mut pos = 0;
