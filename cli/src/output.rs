@@ -15,7 +15,7 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 use contractpin::drift::{
-    fold, fold_diff, fold_json, json_string, word_diff, Change, ChangeKind, WordOp,
+    fold_diff, fold_json, json_string, word_diff, Change, ChangeKind, WordOp,
 };
 use contractpin::escape::{escape_brackets, escape_cut, escape_hidden};
 use contractpin::verify::{ServerReport, ServerStatus, ToolStatus, ToolVerdict};
@@ -186,17 +186,13 @@ impl View {
         short
     }
 
-    /// An untrusted text, escaped; folded to `max` characters when abridged.
-    fn text(&self, text: &str, max: usize) -> String {
-        self.pick(printable(text), || fold(text, max))
-    }
-
     /// Canonical JSON, escaped; folded to `max` characters when abridged.
     fn json(&self, json: &str, max: usize) -> String {
         self.pick(escape_hidden(json), || fold_json(json, max))
     }
 
-    /// Text of a word diff ([`View::text`]) whose brackets cannot be read
+    /// An untrusted text for a word diff or the instructions, escaped, and
+    /// folded to `max` characters when abridged; its brackets cannot be read
     /// as the diff's markers or a fold notice ([`escape_brackets`],
     /// [`fold_diff`]).
     fn diff_text(&self, text: &str, max: usize) -> String {
@@ -412,7 +408,7 @@ fn summary_line(reports: &[ServerReport], lock: &Path, style: Style) -> String {
 /// them all.
 const MAX_CHANGE_LINES: usize = 40;
 /// Most characters of a JSON value shown in an abridged change line (see
-/// [`fold`]).
+/// [`fold_json`]).
 const VALUE_CHARS: usize = 200;
 /// Most characters of unchanged text shown around a word change when
 /// abridged.
@@ -600,7 +596,8 @@ fn facts_lines(r: &ServerReport, instructions: Option<&str>, view: &View) -> Str
 fn instructions_lines(text: &str, view: &View) -> String {
     let mut out = String::from("      the live instructions (the lock pins only their digest):\n");
     for line in text.split('\n') {
-        let shown = view.text(line, WORDS_CHARS);
+        // Its brackets escaped, as in a word diff: only our fold notice is raw.
+        let shown = view.diff_text(line, WORDS_CHARS);
         out.push_str(&format!(
             "      |{}{shown}\n",
             if shown.is_empty() { "" } else { " " }

@@ -67,7 +67,7 @@ fn folds_to(raw: &[u8], name: &[u8]) -> bool {
     // byte decides at once (a backslash, or a non-ASCII letter that folds,
     // takes the decoding path below).
     let first = raw[0];
-    if first.is_ascii_alphanumeric() && first.to_ascii_lowercase() != name[0].to_ascii_lowercase() {
+    if first.is_ascii_alphanumeric() && !first.eq_ignore_ascii_case(&name[0]) {
         return false;
     }
     let mut pos = 0;

@@ -118,7 +118,18 @@ pub(crate) fn classify(msg: &[u8], want: u64) -> Result<Scan, McpError> {
     Ok(scan)
 }
 
-fn looks_like_message(msg: &[u8]) -> bool {
+/// Whether message `m`, which has the string `method`, could be read as a
+/// response too: an empty method (mcp-go takes a message whose method is
+/// `""` for a response) or a `result` or `error` beside it. The MCP client
+/// and the proxy refuse such a message: which of the two a client takes
+/// decides whether its `result` is checked.
+pub(crate) fn is_request_and_response(m: Value<'_>, method: Value<'_>) -> bool {
+    method.str_eq("") || m.get("result").is_some() || m.get("error").is_some()
+}
+
+/// Whether text that does not parse looks like a JSON-RPC message (starts
+/// with `{` or `[` and mentions `"jsonrpc"`).
+pub(crate) fn looks_like_message(msg: &[u8]) -> bool {
     let start = msg.iter().position(|b| !b" \t\r\n".contains(b));
     matches!(start.map(|i| msg[i]), Some(b'{') | Some(b'['))
         && msg.windows(9).any(|w| w == b"\"jsonrpc\"")
@@ -134,6 +145,13 @@ fn one(m: Value<'_>, want: u64, scan: &mut Scan) -> Result<(), McpError> {
     }
     let id = m.get("id");
     if let Some(method) = m.get("method") {
+        if method.tag() == Tag::String && is_request_and_response(m, method) {
+            return Err(McpError::new(
+                McpErrorKind::Protocol,
+                "the server sent a message that is both a request and a response (an empty \
+                 method, or a method beside a result or error)",
+            ));
+        }
         let Some(method) = decode(method) else {
             scan.junk = Some(String::from("a message whose method is not a string"));
             return Ok(());
@@ -275,6 +293,26 @@ mod tests {
             assert!(e.message().contains("case-variant-key"), "{}", e.message());
         }
         assert!(classify(br#"{"jsonrpc":"2.0","id":1,"result":{},"results":1}"#, 1).is_ok());
+    }
+
+    /// A message an exact reader takes for a request and mcp-go for a
+    /// response (an empty method, or a method beside a result) is an error.
+    #[test]
+    fn a_request_that_is_also_a_response_fails_the_exchange() {
+        for msg in [
+            br#"{"jsonrpc":"2.0","id":1,"method":"","result":{"tools":[]}}"#.as_slice(),
+            br#"{"jsonrpc":"2.0","id":1,"method":"ping","result":{}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"ping","error":{"code":1,"message":"x"}}"#,
+            br#"{"jsonrpc":"2.0","method":""}"#,
+        ] {
+            let e = classify(msg, 1).unwrap_err();
+            assert!(
+                e.message().contains("both a request and a response"),
+                "{}",
+                e.message()
+            );
+        }
+        assert!(classify(br#"{"jsonrpc":"2.0","method":"notifications/x"}"#, 1).is_ok());
     }
 
     #[test]

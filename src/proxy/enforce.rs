@@ -42,8 +42,11 @@ use crate::Limits;
 
 use super::gate::{Gate, Page};
 use super::instructions::{self, has_member, Finding, Handshakes};
-use super::log::EventLog;
-use super::message::{self, error_response, id_key, kind, span, splice, Kind, Scratch};
+use super::log::{Dropped, EventLog};
+use super::message::{
+    self, error_response, id_key, kind, looks_like_message, span, splice, Kind, Scratch,
+    NOT_A_MESSAGE,
+};
 use super::OnDrift;
 
 /// JSON-RPC: invalid parameters (and MCP's "Unknown tool").
@@ -96,7 +99,31 @@ pub(crate) struct FromClient {
 enum Elem {
     Keep,
     Replace(Vec<u8>),
-    Drop(String),
+    Drop(Skip),
+}
+
+/// Why an element is dropped, and of which kind for the log's limits.
+struct Skip {
+    kind: Dropped,
+    reason: String,
+}
+
+impl Skip {
+    /// Stray output: not JSON, or JSON that is not a JSON-RPC message.
+    fn junk(reason: impl Into<String>) -> Elem {
+        Elem::Drop(Skip {
+            kind: Dropped::Junk,
+            reason: reason.into(),
+        })
+    }
+
+    /// A message the proxy refuses to forward.
+    fn refused(reason: impl Into<String>) -> Elem {
+        Elem::Drop(Skip {
+            kind: Dropped::Refused,
+            reason: reason.into(),
+        })
+    }
 }
 
 /// The enforcement state shared by the proxy's threads.
@@ -315,7 +342,7 @@ impl Enforcer {
         self.log
             .event("call-refused", Some(shown), Some(why.code()));
         let Some(id) = id else {
-            return Elem::Drop(String::from("a tools/call notification"));
+            return Skip::refused("a tools/call notification");
         };
         let data = message::string_object(&[("contractpin", why.explain())]);
         Elem::Replace(error_response(
@@ -335,13 +362,18 @@ impl Enforcer {
         let verdict = scratch.with(&line, |tape| {
             let tape = match tape {
                 Ok(t) => t,
-                Err(e) => return Elem::Drop(std::format!("not valid JSON ({e})")),
+                // A line that looks like a message (a duplicate key, a
+                // lone surrogate) is refused; anything else is junk.
+                Err(e) if looks_like_message(&line) => {
+                    return Skip::refused(std::format!("not valid JSON ({e})"))
+                }
+                Err(e) => return Skip::junk(std::format!("not valid JSON ({e})")),
             };
             let root = tape.root();
             match root.tag() {
                 Tag::Object => self.server_elem(&line, root),
                 Tag::Array if root.elements().next().is_some() => self.server_batch(&line, root),
-                _ => Elem::Drop(String::from("JSON that is not a JSON-RPC message")),
+                _ => Skip::junk(NOT_A_MESSAGE),
             }
         });
         match verdict {
@@ -365,14 +397,18 @@ impl Enforcer {
                     changed = true;
                 }
                 Elem::Drop(why) => {
-                    self.skip(&line[span(line, el)], &std::format!("in a batch: {why}"));
+                    let why = Skip {
+                        kind: why.kind,
+                        reason: std::format!("in a batch: {}", why.reason),
+                    };
+                    self.skip(&line[span(line, el)], &why);
                     changed = true;
                 }
             }
         }
         match (changed, parts.is_empty()) {
             (false, _) => Elem::Keep,
-            (true, true) => Elem::Drop(String::from("a batch with nothing left to forward")),
+            (true, true) => Skip::refused("a batch with nothing left to forward"),
             (true, false) => Elem::Replace(message::array_of(&parts)),
         }
     }
@@ -402,7 +438,8 @@ impl Enforcer {
                     (false, None) => Elem::Keep,
                 }
             }
-            Kind::Invalid(why) => Elem::Drop(String::from(why)),
+            Kind::Invalid(why) if why == NOT_A_MESSAGE => Skip::junk(why),
+            Kind::Invalid(why) => Skip::refused(why),
         }
     }
 
@@ -568,14 +605,15 @@ impl Enforcer {
         Elem::Replace(error_response(id_raw, INTERNAL_ERROR, &msg, None))
     }
 
-    fn skip(&self, line: &[u8], why: &str) {
+    fn skip(&self, line: &[u8], why: &Skip) {
         self.skipped.fetch_add(1, Ordering::Relaxed);
         let head = String::from_utf8_lossy(&line[..line.len().min(80)]);
         let reason = std::format!(
-            "{why}; not forwarded: `{}`",
+            "{}; not forwarded: `{}`",
+            why.reason,
             crate::mcp::error::one_line(&head)
         );
-        self.log.skipped(&reason);
+        self.log.skipped(why.kind, &reason);
     }
 }
 

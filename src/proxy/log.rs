@@ -23,8 +23,10 @@
 //!   ABI reports to an embedding client) plus `at`;
 //! - `skipped`: a line from the server that is not a JSON-RPC message,
 //!   never forwarded; `reason` and the first 80 characters, escaped. Only
-//!   the first [`LOGGED_SKIPS`] of a session get a line each (a server
-//!   writing 2-byte junk lines made a log ~89 times its output);
+//!   the first [`LOGGED_SKIPS`] of each kind ([`Dropped`]: junk, or a
+//!   refused message) in a session get a line each (a server writing 2-byte
+//!   junk lines made a log ~89 times its output; a junk flood cannot hide
+//!   the refused messages after it);
 //! - `skipped-more`: how many more lines were dropped without a line of
 //!   their own (`count`), at most one every [`SKIP_SUMMARY_EVERY`] while
 //!   they keep coming and one at the end of the session for the rest.
@@ -62,13 +64,41 @@ struct Skips {
     since: Option<Instant>,
 }
 
+/// What kind of server line was dropped; each kind has its own
+/// [`LOGGED_SKIPS`], so a flood of junk cannot hide a refused message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Dropped {
+    /// Not JSON, or JSON that is not a JSON-RPC message (stray output).
+    Junk,
+    /// A JSON-RPC message the proxy refused to forward (a case-variant key,
+    /// a message that is both a request and a response, a batch left empty).
+    Refused,
+}
+
+impl Dropped {
+    fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The `skipped-more` line's words for `n` lines of this kind.
+    fn summary(self, n: u64) -> String {
+        let what = match self {
+            Dropped::Junk => "server line(s) that are not JSON-RPC messages were dropped",
+            Dropped::Refused => "JSON-RPC message(s) from the server were refused",
+        };
+        std::format!(
+            "{n} more {what}; only the first {LOGGED_SKIPS} of a session are logged one by one"
+        )
+    }
+}
+
 /// Where the lines go, shared by the proxy's threads.
 pub(crate) struct EventLog {
     sink: Mutex<Box<dyn Write + Send>>,
     server: String,
     secrets: Vec<String>,
     broken: AtomicBool,
-    skips: Mutex<Skips>,
+    skips: [Mutex<Skips>; 2],
 }
 
 impl EventLog {
@@ -79,7 +109,7 @@ impl EventLog {
             server: String::from(server),
             secrets,
             broken: AtomicBool::new(false),
-            skips: Mutex::new(Skips::default()),
+            skips: Default::default(),
         }
     }
 
@@ -110,11 +140,13 @@ impl EventLog {
     }
 
     /// A server line that was dropped (`reason` says why and shows it): a
-    /// `skipped` line for the first [`LOGGED_SKIPS`] of the session, then
-    /// only counted, with a `skipped-more` line at most every
+    /// `skipped` line for the first [`LOGGED_SKIPS`] of its kind in the
+    /// session, then only counted, with a `skipped-more` line at most every
     /// [`SKIP_SUMMARY_EVERY`] (and at [`finish`](Self::finish)).
-    pub fn skipped(&self, reason: &str) {
-        let mut s = self.skips.lock().unwrap_or_else(|p| p.into_inner());
+    pub fn skipped(&self, kind: Dropped, reason: &str) {
+        let mut s = self.skips[kind.index()]
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         if s.logged < LOGGED_SKIPS {
             s.logged += 1;
             drop(s);
@@ -127,32 +159,32 @@ impl EventLog {
             let n = core::mem::take(&mut s.unlogged);
             s.since = Some(Instant::now());
             drop(s);
-            self.skipped_more(n);
+            self.skipped_more(kind, n);
         }
     }
 
-    /// The end of the session: the `skipped-more` line of the lines not
+    /// The end of the session: the `skipped-more` lines of the lines not
     /// logged yet, if any.
     pub fn finish(&self) {
-        let n = {
-            let mut s = self.skips.lock().unwrap_or_else(|p| p.into_inner());
-            core::mem::take(&mut s.unlogged)
-        };
-        if n > 0 {
-            self.skipped_more(n);
+        for kind in [Dropped::Junk, Dropped::Refused] {
+            let n = {
+                let mut s = self.skips[kind.index()]
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner());
+                core::mem::take(&mut s.unlogged)
+            };
+            if n > 0 {
+                self.skipped_more(kind, n);
+            }
         }
     }
 
-    fn skipped_more(&self, n: u64) {
+    fn skipped_more(&self, kind: Dropped, n: u64) {
         let mut line = Vec::with_capacity(256);
         line.extend_from_slice(b"{\"at\":");
         jcs::write_str(&mut line, &now());
         line.extend_from_slice(std::format!(",\"count\":{n},\"reason\":").as_bytes());
-        let why = std::format!(
-            "{n} more server line(s) that are not JSON-RPC messages were dropped; \
-             only the first {LOGGED_SKIPS} of a session are logged one by one"
-        );
-        jcs::write_str(&mut line, &why);
+        jcs::write_str(&mut line, &kind.summary(n));
         line.extend_from_slice(b",\"server\":");
         jcs::write_str(&mut line, &self.server);
         line.extend_from_slice(b",\"status\":\"skipped-more\"}");
@@ -234,14 +266,17 @@ mod tests {
         let out = Shared::default();
         let log = EventLog::new(Box::new(out.clone()), "srv", Vec::new());
         for _ in 0..LOGGED_SKIPS + 5000 {
-            log.skipped("junk");
+            log.skipped(Dropped::Junk, "junk");
         }
+        // A refused message after the junk flood still gets its line.
+        log.skipped(Dropped::Refused, "a case-variant key");
         log.finish();
         log.finish(); // nothing more to say
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), LOGGED_SKIPS + 1, "{text}");
-        let last = lines[LOGGED_SKIPS];
+        assert_eq!(lines.len(), LOGGED_SKIPS + 2, "{text}");
+        assert!(lines[LOGGED_SKIPS].contains("a case-variant key"), "{text}");
+        let last = lines[LOGGED_SKIPS + 1];
         assert!(
             last.contains(r#","count":5000,"reason":"5000 more"#),
             "{last}"

@@ -63,9 +63,23 @@ pub(crate) enum Kind<'a> {
 }
 
 /// Classifies one element (a message object, or anything else).
+/// Why a message that is both a request and a response is dropped.
+const BOTH: &str =
+    "a message that is both a request and a response (an empty method, or a method beside a result or error)";
+
+/// Why JSON that is no JSON-RPC message at all is dropped (junk, for the
+/// log's limits).
+pub(crate) const NOT_A_MESSAGE: &str = "JSON that is not a JSON-RPC message";
+
+/// Whether a line that does not parse looks like a JSON-RPC message:
+/// dropping it is a refusal, not the removal of stray output.
+pub(crate) use crate::mcp::jsonrpc::looks_like_message;
+
+use crate::mcp::jsonrpc::is_request_and_response;
+
 pub(crate) fn kind(m: Value<'_>) -> Kind<'_> {
     if m.tag() != Tag::Object {
-        return Kind::Invalid("JSON that is not a JSON-RPC message");
+        return Kind::Invalid(NOT_A_MESSAGE);
     }
     if crate::contract::variant::variant_member(m, &crate::contract::variant::MESSAGE).is_some() {
         // `Result` beside `result`: a case-insensitive client reads the one
@@ -77,6 +91,9 @@ pub(crate) fn kind(m: Value<'_>) -> Kind<'_> {
         if method.tag() != Tag::String {
             return Kind::Invalid("a message whose method is not a string");
         }
+        if is_request_and_response(m, method) {
+            return Kind::Invalid(BOTH);
+        }
         return match id {
             Some(id) => Kind::Request { method, id },
             None => Kind::Notification { method },
@@ -84,7 +101,7 @@ pub(crate) fn kind(m: Value<'_>) -> Kind<'_> {
     }
     let result = m.get("result");
     if result.is_none() && m.get("error").is_none() {
-        return Kind::Invalid("JSON that is not a JSON-RPC message");
+        return Kind::Invalid(NOT_A_MESSAGE);
     }
     match id {
         Some(id) => Kind::Response { id, result },
