@@ -68,7 +68,6 @@ impl Drop for NeutralDir {
 
 /// Runs `verify`.
 pub fn run(args: &VerifyArgs) -> CliResult {
-    let limits = args.limits.limits();
     let opts = FetchOptions::from_args(&args.limits)?;
     let lock_path = &args.lock;
     let (bytes, lock) = read_lock(lock_path)?;
@@ -118,40 +117,55 @@ pub fn run(args: &VerifyArgs) -> CliResult {
     let mut reports = Vec::new();
     let mut instructions = Vec::new();
     for (name, server, plan) in targets {
-        let unreachable = |message: String| {
-            let mut r = ServerReport::unreachable(name.clone(), message);
-            r.pinned_digest = Some(server.digest);
-            r.allow_new = args.allow_new;
-            r
+        let result = match plan {
+            Plan::Run(_) => fetched.next(),
+            _ => None,
         };
-        if let Plan::Refuse(reason) = plan {
-            reports.push(unreachable(format!("not run: {reason}")));
-            continue;
-        }
-        let Some(result) = fetched.next() else {
-            reports.push(unreachable("internal error: no fetch result".into()));
-            continue;
-        };
-        let (mut report, mut text) = match live_from(name, server, result, limits)? {
-            Ok(live) => {
-                let mut r = verify_server(name, server, &live.digests, args.allow_new);
-                add_changes_from_list(&mut r, server, &live.document, &limits);
-                r.check_facts(server, &live.facts, args.ignore_instructions);
-                (r, live.facts.instructions)
-            }
-            Err(message) => (unreachable(message), None),
-        };
-        if let Plan::Run(spec) = &plan {
-            let secrets = server_secrets(name, spec, &opts)?;
-            secrets.mask_report(&mut report);
-            text = text.map(|t| secrets.mask(&t));
-        }
+        let (report, text) = report_of(name, server, &plan, result, args, &opts)?;
         reports.push(report);
         instructions.push(text);
     }
     reports.extend(dropped_servers(&lock, trusted.as_ref(), args));
     print_reports(args, &reports, &instructions, &bytes)?;
     Ok(overall_exit_code(&reports) as u8)
+}
+
+/// One server's report and its live instructions text (both masked), from
+/// its plan and, when it ran, its fetch result.
+fn report_of(
+    name: &str,
+    server: &LockServer,
+    plan: &Plan,
+    result: Option<fetch::FetchResult>,
+    args: &VerifyArgs,
+    opts: &FetchOptions,
+) -> Result<(ServerReport, Option<String>), Failure> {
+    let unreachable = |message: String| {
+        let mut r = ServerReport::unreachable(name, message);
+        r.pinned_digest = Some(server.digest);
+        r.allow_new = args.allow_new;
+        r
+    };
+    let spec = match plan {
+        Plan::Refuse(reason) => return Ok((unreachable(format!("not run: {reason}")), None)),
+        Plan::Run(spec) => spec,
+    };
+    let Some(result) = result else {
+        return Ok((unreachable("internal error: no fetch result".into()), None));
+    };
+    let limits = args.limits.limits();
+    let (mut report, text) = match live_from(name, server, result, limits)? {
+        Ok(live) => {
+            let mut r = verify_server(name, server, &live.digests, args.allow_new);
+            add_changes_from_list(&mut r, server, &live.document, &limits);
+            r.check_facts(server, &live.facts, args.ignore_instructions);
+            (r, live.facts.instructions)
+        }
+        Err(message) => (unreachable(message), None),
+    };
+    let secrets = server_secrets(name, spec, opts)?;
+    secrets.mask_report(&mut report);
+    Ok((report, text.map(|t| secrets.mask(&t))))
 }
 
 /// A server's live tools: the fetched document, its digests and the
