@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 
 use crate::contract::batch::{Batch, Done, OneAtATime, ToolHasher};
 use crate::contract::stream::{digest_streamed, Streamed};
-use crate::contract::tool::{digest_tool, project, write_contract};
+use crate::contract::tool::{digest_tool, project, project_tool, write_contract};
 use crate::contract::tools_list::{digest_parsed_list, ListShape};
 use crate::contract::tools_list::{ListOptions, ToolReport};
 use crate::contract::FieldDigests;
@@ -241,7 +241,7 @@ impl Context {
     /// Tool digest and field digests of one tool object.
     pub fn tool_digest(&mut self, input: &[u8]) -> Result<(Digest, FieldDigests), Error> {
         if self.parse_collapsed(input) {
-            let projection = project(input, &self.nodes, 0)?;
+            let projection = project_tool(input, &self.nodes, 0)?;
             return digest_tool(input, &self.nodes, self.canon.bytes(), &projection, true);
         }
         tool_digest_in(input, &mut self.nodes, &self.limits)

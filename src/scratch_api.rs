@@ -1,7 +1,7 @@
 //! The allocation-free entry points: every buffer comes from the caller.
 
 use crate::contract::batch::{OneAtATime, ToolHasher};
-use crate::contract::tool::{digest_tool, project};
+use crate::contract::tool::{digest_tool, project_tool};
 use crate::contract::tools_list::{digest_parsed_list, ListOptions, ListSummary, ToolReport};
 use crate::contract::FieldDigests;
 use crate::digest::Digest;
@@ -31,7 +31,7 @@ pub(crate) fn contract_to<S: Store, K: Sink>(
 ) -> Result<(), Error> {
     crate::json::parser_entry(input, store, limits)?;
     let nodes = store.nodes();
-    let projection = project(input, nodes, 0)?;
+    let projection = project_tool(input, nodes, 0)?;
     crate::contract::tool::write_contract(sink, input, nodes, &[], &projection)
 }
 
@@ -43,7 +43,7 @@ pub(crate) fn tool_digest_in<S: Store>(
 ) -> Result<(Digest, FieldDigests), Error> {
     crate::json::parser_entry(input, store, limits)?;
     let nodes = store.nodes();
-    let projection = project(input, nodes, 0)?;
+    let projection = project_tool(input, nodes, 0)?;
     digest_tool(input, nodes, &[], &projection, true)
 }
 

@@ -45,23 +45,52 @@ pub(crate) fn is_variant_key(input: &[u8], key: &Node, names: &[&str]) -> bool {
     super::variant::is_variant(raw, names)
 }
 
-/// Byte offset of the first key of the tool object at tape index `tool`
+/// Whether the key node `key` is `name`, after unescaping.
+fn is_name_key(input: &[u8], key: &Node) -> bool {
+    let raw = &input[key.start()..key.start() + key.value()];
+    match key.flag() {
+        true => unescape::decoded_eq(raw, b"name"),
+        false => raw == b"name",
+    }
+}
+
+/// One pass over the members of the tool object at tape index `tool`: the
+/// tape index of its `name` value, and the byte offset of its first key
 /// that is a case variant of a contract member's (spec section 6).
-pub(crate) fn variant_key(input: &[u8], nodes: &[Node], tool: usize) -> Option<usize> {
+pub(crate) fn name_and_variant(
+    input: &[u8],
+    nodes: &[Node],
+    tool: usize,
+) -> (Option<usize>, Option<usize>) {
+    let (mut name, mut variant) = (None, None);
     let end = nodes[tool].value();
     let mut key = tool + 1;
     while key < end {
-        if is_variant_key(input, &nodes[key], &super::variant::TOOL) {
-            return Some(nodes[key].start() - 1);
+        let k = &nodes[key];
+        if name.is_none() && is_name_key(input, k) {
+            name = Some(key + 1);
+        } else if variant.is_none() && is_variant_key(input, k, &super::variant::TOOL) {
+            variant = Some(k.start() - 1);
         }
         key = next_index(nodes, key + 1);
     }
-    None
+    (name, variant)
 }
 
-/// Finds the contract fields of the tool object at tape index `tool`; after
-/// its name is checked, a member whose key is a case variant of a contract
-/// member's is [`ErrorKind::CaseVariantKey`] (spec section 6).
+/// [`project`] for a tool on its own (not in a list, whose tools
+/// `tools_list` checks with their names): after its name is checked, a
+/// member whose key is a case variant of a contract member's is
+/// [`ErrorKind::CaseVariantKey`] (spec section 6).
+pub(crate) fn project_tool(input: &[u8], nodes: &[Node], tool: usize) -> Result<Projection, Error> {
+    let projection = project(input, nodes, tool)?;
+    match name_and_variant(input, nodes, tool).1 {
+        Some(at) => Err(Error::new(ErrorKind::CaseVariantKey, at)),
+        None => Ok(projection),
+    }
+}
+
+/// Finds the contract fields of the tool object at tape index `tool`
+/// (case-variant keys are the caller's: [`project_tool`]).
 pub(crate) fn project(input: &[u8], nodes: &[Node], tool: usize) -> Result<Projection, Error> {
     let t = &nodes[tool];
     if t.tag() != Tag::Object {
@@ -73,7 +102,6 @@ pub(crate) fn project(input: &[u8], nodes: &[Node], tool: usize) -> Result<Proje
         return Err(Error::new(ErrorKind::ToolNotObject, offset));
     }
     let mut slots = [None; 5];
-    let mut variant = None;
     let end = t.value();
     let mut key = tool + 1;
     while key < end {
@@ -84,8 +112,6 @@ pub(crate) fn project(input: &[u8], nodes: &[Node], tool: usize) -> Result<Proje
             if !is_null || f.required() {
                 slots[f as usize] = Some(value);
             }
-        } else if variant.is_none() && is_variant_key(input, &nodes[key], &super::variant::TOOL) {
-            variant = Some(nodes[key].start() - 1);
         }
         key = next_index(nodes, key + 1);
     }
@@ -93,9 +119,6 @@ pub(crate) fn project(input: &[u8], nodes: &[Node], tool: usize) -> Result<Proje
         Some(i) if nodes[i].tag() == Tag::String => {}
         Some(i) => return Err(Error::new(ErrorKind::NameNotString, nodes[i].start())),
         None => return Err(Error::new(ErrorKind::NameNotString, t.start())),
-    }
-    if let Some(at) = variant {
-        return Err(Error::new(ErrorKind::CaseVariantKey, at));
     }
     // A required field that is explicitly null is the same as absent.
     for f in [Field::Description, Field::InputSchema] {

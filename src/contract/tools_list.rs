@@ -184,12 +184,13 @@ fn collect_tools(input: &[u8], nodes: &mut [Node], limits: &Limits) -> Result<(u
             if nodes[e].tag() != Tag::Object {
                 return Err(Error::new(ErrorKind::ToolNotObject, offset_of(nodes, e)));
             }
-            let name = match find_member(input, nodes, e, "name") {
+            let (name, variant) = super::tool::name_and_variant(input, nodes, e);
+            let name = match name {
                 Some(v) if nodes[v].tag() == Tag::String => v as u32,
                 Some(v) => return Err(Error::new(ErrorKind::NameNotString, offset_of(nodes, v))),
                 None => return Err(Error::new(ErrorKind::NameNotString, offset_of(nodes, e))),
             };
-            if let Some(at) = super::tool::variant_key(input, nodes, e) {
+            if let Some(at) = variant {
                 return Err(Error::new(ErrorKind::CaseVariantKey, at));
             }
             if count >= limits.max_tools {

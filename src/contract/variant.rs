@@ -44,9 +44,22 @@ pub const HANDSHAKE: [&str; 1] = ["instructions"];
 /// Whether the key `raw` (validated string content, escapes allowed) is one
 /// of `names` under case folding without being it exactly.
 pub fn is_variant(raw: &[u8], names: &[&str]) -> bool {
+    // Decided without decoding: an ASCII first byte that is not a letter
+    // starting one of the names (every name starts with one), or one of the
+    // names itself (they never fold to each other). A backslash or a
+    // non-ASCII first byte (ſ, K, ı, İ fold) takes the decoding path.
+    let Some(&first) = raw.first() else {
+        return false;
+    };
+    if first.is_ascii() && first != b'\\' {
+        let starts = |n: &&str| n.as_bytes()[0].eq_ignore_ascii_case(&first);
+        if !names.iter().any(starts) || names.iter().any(|n| raw == n.as_bytes()) {
+            return false;
+        }
+    }
     names.iter().any(|n| {
         let n = n.as_bytes();
-        raw != n && folds_to(raw, n) && !unescape::decoded_eq(raw, n)
+        folds_to(raw, n) && !unescape::decoded_eq(raw, n)
     })
 }
 
@@ -63,11 +76,10 @@ fn folds_to(raw: &[u8], name: &[u8]) -> bool {
     if raw.len() < name.len() || raw.len() > 6 * name.len() {
         return false;
     }
-    // Most keys differ from `name` in their first letter: an ASCII first
-    // byte decides at once (a backslash, or a non-ASCII letter that folds,
-    // takes the decoding path below).
+    // An ASCII first byte decides at once (a backslash, or a non-ASCII
+    // letter that folds, takes the decoding path below).
     let first = raw[0];
-    if first.is_ascii_alphanumeric() && !first.eq_ignore_ascii_case(&name[0]) {
+    if first.is_ascii() && first != b'\\' && !first.eq_ignore_ascii_case(&name[0]) {
         return false;
     }
     let mut pos = 0;
