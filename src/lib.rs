@@ -82,6 +82,12 @@ mod win32;
 #[path = "../tests/support/rng.rs"]
 mod test_rng;
 
+/// The unit tests' comparison-counting key; its one home is
+/// `tests/support/counted.rs`.
+#[cfg(test)]
+#[path = "../tests/support/counted.rs"]
+mod test_counted;
+
 /// The unit tests' reader of `vectors/vectors.tsv`; its one home is
 /// `tests/support/vectors_tsv.rs`.
 #[cfg(test)]

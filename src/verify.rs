@@ -748,8 +748,6 @@ fn write_change(p: &mut Pretty, c: &Change) {
 mod rename_tests {
     use super::pair_renames;
     use alloc::vec::Vec;
-    use core::cell::Cell;
-    use core::cmp::Ordering;
 
     /// The pairing as it was: for each removed key, a search of the added
     /// keys for the first unpaired one equal to it (`None` never equal).
@@ -817,38 +815,7 @@ mod rename_tests {
         }
     }
 
-    std::thread_local! {
-        static COMPARISONS: Cell<usize> = const { Cell::new(0) };
-    }
-
-    fn count() {
-        COMPARISONS.with(|c| c.set(c.get() + 1));
-    }
-
-    /// A key that counts the comparisons made of it (equality too).
-    struct Counted(u32);
-
-    impl PartialEq for Counted {
-        fn eq(&self, other: &Self) -> bool {
-            count();
-            self.0 == other.0
-        }
-    }
-
-    impl Eq for Counted {}
-
-    impl PartialOrd for Counted {
-        fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-            Some(self.cmp(other))
-        }
-    }
-
-    impl Ord for Counted {
-        fn cmp(&self, other: &Self) -> Ordering {
-            count();
-            self.0.cmp(&other.0)
-        }
-    }
+    use crate::test_counted::{made, reset, Counted};
 
     /// 10 000 removed and 10 000 added tools, none a rename (the review's
     /// case): O(n log n) comparisons, not the 100 million of a search of the
@@ -856,11 +823,11 @@ mod rename_tests {
     #[test]
     fn pairing_takes_n_log_n_comparisons() {
         let n = 10_000u32;
-        COMPARISONS.with(|c| c.set(0));
+        reset();
         let removed = (0..n).map(|i| Some(Counted(2 * i)));
         let added = (0..n).map(|i| Some(Counted(2 * i + 1)));
         assert!(pair_renames(removed, added).is_empty());
-        let made = COMPARISONS.with(Cell::get);
+        let made = made();
         assert!(made < 60 * n as usize, "{made} comparisons");
     }
 }

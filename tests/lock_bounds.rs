@@ -10,108 +10,24 @@
 //! Heap use is measured by a counting global allocator (as in
 //! `tests/alloc_count.rs`): only the test's own thread, while counting.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::fs;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use contractpin::lock::{self, Lock, LockServer, Source, UpdateError, MAX_LOCK_BYTES};
 use contractpin::{digest_with_contracts, Limits, ListOptions};
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-thread_local! {
-    static ON: Cell<bool> = const { Cell::new(false) };
-}
-
-fn counting() -> bool {
-    ON.try_with(Cell::get).unwrap_or(false)
-}
-
-fn grow(by: usize) {
-    let live = LIVE.fetch_add(by, Ordering::Relaxed) + by;
-    PEAK.fetch_max(live, Ordering::Relaxed);
-}
-
-fn shrink(by: usize) {
-    LIVE.fetch_sub(by.min(LIVE.load(Ordering::Relaxed)), Ordering::Relaxed);
-}
-
-// SAFETY: every call is forwarded unchanged to the system allocator; the
-// bookkeeping around it only touches atomics and a const-initialised
-// thread-local, neither of which allocates.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if counting() {
-            grow(layout.size());
-        }
-        // SAFETY: same contract as our caller's.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        if counting() {
-            shrink(layout.size());
-        }
-        // SAFETY: same contract as our caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if counting() {
-            // While moving, the old and the new block both exist.
-            grow(new_size);
-            shrink(layout.size());
-        }
-        // SAFETY: same contract as our caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::{measure, SERIAL};
 
 /// The peak heap `f` takes on this thread, above what was live before.
 fn peak_of<R>(f: impl FnOnce() -> R) -> (usize, R) {
-    LIVE.store(0, Ordering::Relaxed);
-    PEAK.store(0, Ordering::Relaxed);
-    ON.with(|on| on.set(true));
-    let r = f();
-    ON.with(|on| on.set(false));
-    (PEAK.load(Ordering::Relaxed), r)
+    let (_, peak, r) = measure(f);
+    (peak, r)
 }
 
-/// Counting is global state: the tests take turns.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-static DIR_COUNTER: AtomicUsize = AtomicUsize::new(0);
-
-struct TempDir {
-    path: PathBuf,
-}
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let path = std::env::temp_dir().join(format!(
-            "contractpin-lockbounds-{tag}-{}-{}",
-            std::process::id(),
-            DIR_COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = fs::remove_dir_all(&path);
-        fs::create_dir_all(&path).unwrap();
-        TempDir { path }
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.path);
-    }
-}
+#[path = "support/temp_dir.rs"]
+mod temp_dir;
+use temp_dir::TempDir;
 
 /// A tools/list of one tool `deep` whose input schema nests `depth` arrays
 /// around `n` zeros (2 bytes each as JSON, about `2 * depth` bytes each

@@ -102,18 +102,9 @@ impl Finding {
 /// read it as the instructions.
 pub(crate) fn check(input: &[u8], result: Value<'_>, pinned: Option<Digest>) -> Option<Finding> {
     if variant_member(result, &HANDSHAKE).is_some() {
-        let status = match pinned {
-            Some(_) => InstructionsStatus::Drifted,
-            None => InstructionsStatus::Added,
-        };
-        let v = InstructionsVerdict {
-            status,
-            pinned,
-            live: None,
-        };
         return Some(Finding {
             variant: true,
-            ..finding(v, false, None)
+            ..finding(unreadable(pinned), false, None)
         });
     }
     let member = result
@@ -129,19 +120,25 @@ pub(crate) fn check(input: &[u8], result: Value<'_>, pinned: Option<Digest>) -> 
         .then(|| decode(value))
         .flatten();
     let Some(text) = text else {
-        let status = match pinned {
-            Some(_) => InstructionsStatus::Drifted,
-            None => InstructionsStatus::Added,
-        };
-        let v = InstructionsVerdict {
-            status,
-            pinned,
-            live: None,
-        };
-        return Some(finding(v, true, cut));
+        return Some(finding(unreadable(pinned), true, cut));
     };
     let v = InstructionsVerdict::of(pinned, Some(&text))?;
     Some(finding(v, false, cut))
+}
+
+/// The verdict on live instructions that have no text to digest (not a
+/// string, or under a case-variant key): drift, or added when none are
+/// pinned.
+fn unreadable(pinned: Option<Digest>) -> InstructionsVerdict {
+    let status = match pinned {
+        Some(_) => InstructionsStatus::Drifted,
+        None => InstructionsStatus::Added,
+    };
+    InstructionsVerdict {
+        status,
+        pinned,
+        live: None,
+    }
 }
 
 fn finding(v: InstructionsVerdict, not_a_string: bool, cut: Option<Range<usize>>) -> Finding {

@@ -447,8 +447,6 @@ impl Lock {
 #[cfg(test)]
 mod tests {
     use super::first_repeat;
-    use core::cell::Cell;
-    use core::cmp::Ordering;
 
     /// The old rule: each key searched for among the earlier ones.
     fn naive(keys: &[u32]) -> Option<usize> {
@@ -473,47 +471,16 @@ mod tests {
         }
     }
 
-    std::thread_local! {
-        static COMPARISONS: Cell<usize> = const { Cell::new(0) };
-    }
-
-    fn count() {
-        COMPARISONS.with(|c| c.set(c.get() + 1));
-    }
-
-    /// A key that counts the comparisons made of it (equality too).
-    struct Counted(u32);
-
-    impl PartialEq for Counted {
-        fn eq(&self, other: &Self) -> bool {
-            count();
-            self.0 == other.0
-        }
-    }
-
-    impl Eq for Counted {}
-
-    impl PartialOrd for Counted {
-        fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-            Some(self.cmp(other))
-        }
-    }
-
-    impl Ord for Counted {
-        fn cmp(&self, other: &Self) -> Ordering {
-            count();
-            self.0.cmp(&other.0)
-        }
-    }
+    use crate::test_counted::{made, reset, Counted};
 
     /// 20 000 distinct keys take O(n log n) comparisons, not the n²/2
     /// (200 million) of searching a list for each key.
     #[test]
     fn first_repeat_takes_n_log_n_comparisons() {
         let n = 20_000u32;
-        COMPARISONS.with(|c| c.set(0));
+        reset();
         assert_eq!(first_repeat((0..n).map(Counted)), None);
-        let made = COMPARISONS.with(Cell::get);
+        let made = made();
         assert!(made < 40 * n as usize, "{made} comparisons");
     }
 }
