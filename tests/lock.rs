@@ -18,7 +18,6 @@ use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use contractpin::lock::{
@@ -1232,7 +1231,7 @@ fn a_private_file_is_never_written_readable_by_others() {
         let (path, done) = (dir.path.clone(), done.clone());
         std::thread::spawn(move || {
             let mut modes = std::collections::BTreeSet::new();
-            while !done.load(Ordering::Relaxed) {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
                 for entry in fs::read_dir(&path).unwrap().flatten() {
                     let name = entry.file_name().to_string_lossy().into_owned();
                     if name != "config.json" {
@@ -1248,7 +1247,7 @@ fn a_private_file_is_never_written_readable_by_others() {
     for _ in 0..8 {
         lock::save_atomic(&target, &big).unwrap();
     }
-    done.store(true, Ordering::Relaxed);
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
     let modes = watcher.join().unwrap();
     assert!(!modes.is_empty(), "the watcher never saw a temporary file");
     let modes: Vec<String> = modes.iter().map(|m| format!("{m:o}")).collect();

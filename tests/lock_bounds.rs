@@ -10,6 +10,7 @@
 //! Heap use is measured by a counting global allocator (as in
 //! `tests/alloc_count.rs`): only the test's own thread, while counting.
 
+#[cfg(unix)]
 use std::fs;
 
 use contractpin::lock::{self, Lock, LockServer, Source, UpdateError, MAX_LOCK_BYTES};
