@@ -408,6 +408,22 @@ fn init_echoing(lock: &std::path::Path, mode: &str, extra: &[&str]) -> Out {
     cp(&args).env("TOKEN", TOKEN).run()
 }
 
+/// verify of a drifted `lock` (given `TOKEN`) in text, JSON and SARIF, with
+/// GitHub annotations: each exits 1 and shows `shown`; all their output.
+fn drift_in_every_format(lock: &std::path::Path, shown: &str) -> Vec<String> {
+    let mut texts = Vec::new();
+    for format in ["text", "json", "sarif"] {
+        let o = cp(&["verify", "--lock", &s(lock), "--format", format])
+            .env("TOKEN", TOKEN)
+            .env("GITHUB_ACTIONS", "true")
+            .run();
+        o.code(1);
+        assert!(o.out().contains(shown), "{format}: {}", o.out());
+        texts.extend(all(&o));
+    }
+    texts
+}
+
 /// Review F2: a server that echoes its token in a tool description or in
 /// `serverInfo` gets it masked (`***`) in the text report (word diff and
 /// the "server version" line), the JSON report, SARIF and the GitHub
@@ -422,15 +438,7 @@ fn a_secret_the_server_echoes_is_masked_in_every_report_format() {
     init_echoing(&lock, "ok", &[]).code(0);
     let mut texts = vec![read(&lock)];
     set_command(&lock, "srv", &echoing_server("desc"));
-    for format in ["text", "json", "sarif"] {
-        let o = cp(&["verify", "--lock", &s(&lock), "--format", format])
-            .env("TOKEN", TOKEN)
-            .env("GITHUB_ACTIONS", "true")
-            .run();
-        o.code(1);
-        assert!(o.out().contains("key=***"), "{format}: {}", o.out());
-        texts.extend(all(&o));
-    }
+    texts.extend(drift_in_every_format(&lock, "key=***"));
     set_command(&lock, "srv", &echoing_server("info"));
     for (format, shown) in [
         ("text", "server version 1.0 -> 1.0-***"),
@@ -531,15 +539,7 @@ fn a_secret_in_a_tool_name_is_never_pinned_or_printed() {
     }
     init_echoing(&lock, "ok", &[]).code(0);
     set_command(&lock, "srv", &echoing_server("name"));
-    for format in ["text", "json", "sarif"] {
-        let o = cp(&["verify", "--lock", &s(&lock), "--format", format])
-            .env("TOKEN", TOKEN)
-            .env("GITHUB_ACTIONS", "true")
-            .run();
-        o.code(1);
-        assert!(o.out().contains("get_***"), "{format}: {}", o.out());
-        texts.extend(all(&o));
-    }
+    texts.extend(drift_in_every_format(&lock, "get_***"));
     let before = read(&lock);
     let (lock_arg, real) = (s(&lock), format!("get_{TOKEN}"));
     for how in ["--all", "--tool"] {
