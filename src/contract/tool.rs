@@ -45,12 +45,13 @@ pub(crate) fn is_variant_key(input: &[u8], key: &Node, names: &[&str]) -> bool {
     super::variant::is_variant(raw, names)
 }
 
-/// Whether the key node `key` is `name`, after unescaping.
-fn is_name_key(input: &[u8], key: &Node) -> bool {
-    let raw = &input[key.start()..key.start() + key.value()];
-    match key.flag() {
-        true => unescape::decoded_eq(raw, b"name"),
-        false => raw == b"name",
+/// Whether the key (string) node `n` spells `key` after unescaping.
+pub(crate) fn key_is(input: &[u8], n: &Node, key: &str) -> bool {
+    let raw = &input[n.start()..n.start() + n.value()];
+    if n.flag() {
+        unescape::decoded_eq(raw, key.as_bytes())
+    } else {
+        raw == key.as_bytes()
     }
 }
 
@@ -67,7 +68,7 @@ pub(crate) fn name_and_variant(
     let mut key = tool + 1;
     while key < end {
         let k = &nodes[key];
-        if name.is_none() && is_name_key(input, k) {
+        if name.is_none() && key_is(input, k, "name") {
             name = Some(key + 1);
         } else if variant.is_none() && is_variant_key(input, k, &super::variant::TOOL) {
             variant = Some(k.start() - 1);

@@ -14,11 +14,11 @@
 
 use super::batch::{Done, ToolHasher};
 use super::server::ServerObject;
-use super::tool::project;
+use super::tool::{key_is, project};
 use super::{variant, FieldDigests, JsonStr};
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind};
-use crate::json::{find_adjacent_equal, next_index, sort_list, unescape, Node, Tag, END};
+use crate::json::{find_adjacent_equal, next_index, sort_list, Node, Tag, END};
 use crate::limits::Limits;
 use crate::sha256::Sha256;
 
@@ -57,16 +57,6 @@ fn offset_of(nodes: &[Node], i: usize) -> usize {
         n.start() - 1
     } else {
         n.start()
-    }
-}
-
-/// Whether the key (string) node `n` spells `key` after unescaping.
-fn key_is(input: &[u8], n: &Node, key: &str) -> bool {
-    let raw = &input[n.start()..n.start() + n.value()];
-    if n.flag() {
-        unescape::decoded_eq(raw, key.as_bytes())
-    } else {
-        raw == key.as_bytes()
     }
 }
 

@@ -118,7 +118,7 @@ impl Upstream for LegacySseUpstream {
             return Err(McpError::new(McpErrorKind::Io, redact(&msg, &self.secrets)));
         }
         let what = std::format!("acceptance of {}", Outgoing::parse(message.to_vec()).what());
-        let d = deadline(self.opts.request_timeout);
+        let d = Deadline::after(self.opts.request_timeout, false);
         post_message(agent, endpoint, &self.headers, message, &d, &what)
             .map_err(|e| e.redact(&self.secrets))
     }
@@ -142,7 +142,7 @@ impl Drop for LegacySseUpstream {
 fn read_stream(mut conn: LegacySse, sink: &Sink, secrets: &[String], wait: Duration) {
     let scratch = std::sync::Mutex::new(Vec::new());
     loop {
-        let d = deadline(wait);
+        let d = Deadline::after(wait, false);
         let ev = match conn.next_event(&d, "next message") {
             Ok(ev) => ev,
             // Quiet for a while: normal. (Shutdown ends the stream itself.)
@@ -159,9 +159,4 @@ fn read_stream(mut conn: LegacySse, sink: &Sink, secrets: &[String], wait: Durat
             }
         }
     }
-}
-
-/// A request deadline `budget` from now.
-fn deadline(budget: Duration) -> Deadline {
-    Deadline::after(budget, false)
 }

@@ -48,11 +48,6 @@ impl Pending {
     }
 }
 
-/// A deadline `budget` from now, for timeout messages.
-fn deadline(budget: Duration, total: bool) -> Deadline {
-    Deadline::after(budget, total)
-}
-
 /// The session id and protocol version headers a message carries, and
 /// whether it names its method (the 2026-07-28 generation).
 fn session_of(sh: &Shared, out: Option<&Outgoing>) -> (Option<String>, Option<String>, bool) {
@@ -92,9 +87,9 @@ fn send_post(sh: &Shared, out: &Outgoing, wait: Duration) -> Result<(Answer, boo
                 ureq::Error::Timeout(ureq::Timeout::RecvResponse | ureq::Timeout::PerRead)
             );
             let d = if waited {
-                deadline(wait, wait != request)
+                Deadline::after(wait, wait != request)
             } else {
-                deadline(request, false)
+                Deadline::after(request, false)
             };
             transport_error(e, &sh.url, &d, &what)
         })
@@ -130,7 +125,7 @@ fn adopt_session(sh: &Shared, a: &Answer) -> Result<(), McpError> {
 fn refusal(sh: &Shared, a: Answer, with_session: bool, what: &str) -> McpError {
     let status = a.status().as_u16();
     let location = header(&a, "location");
-    let d = deadline(sh.opts.request_timeout, false);
+    let d = Deadline::after(sh.opts.request_timeout, false);
     let text = read_body(a.into_body(), SMALL_BODY, &sh.url, &d, what).unwrap_or_default();
     if (300..400).contains(&status) {
         let to = location.map_or_else(|| String::from("?"), |l| one_line(&l));
@@ -170,7 +165,7 @@ pub(super) fn post_quiet(sh: &Shared, out: &Outgoing, probe: bool) -> Head {
     }
     let _ = adopt_session(sh, &a);
     sh.answered.store(true, Ordering::Release);
-    let d = deadline(sh.opts.request_timeout, false);
+    let d = Deadline::after(sh.opts.request_timeout, false);
     let _ = read_body(a.into_body(), SMALL_BODY, &sh.url, &d, "acceptance");
     Head::Taken
 }
@@ -256,7 +251,7 @@ fn read_answer(sh: &Arc<Shared>, a: Answer, pending: &mut Pending) -> Result<(),
     }
     if ctype.starts_with("application/json") {
         let what = std::format!("answer to {}", pending.what);
-        let d = deadline(sh.opts.total_timeout, true);
+        let d = Deadline::after(sh.opts.total_timeout, true);
         let text = read_body(body, sh.opts.max_response_bytes, &sh.url, &d, &what)?;
         deliver_all(sh, &text, pending);
         return Ok(());
@@ -462,7 +457,7 @@ fn stream_error(sh: &Shared, e: Option<std::io::Error>, what: &str) -> McpError 
             ),
         ),
         Some(e) => {
-            let d = deadline(sh.opts.total_timeout, true);
+            let d = Deadline::after(sh.opts.total_timeout, true);
             io_error(
                 e,
                 &sh.url,
@@ -501,7 +496,7 @@ fn open_get(sh: &Shared, last_id: Option<&str>) -> Result<Option<ureq::Body>, Mc
         req = req.header("Last-Event-ID", id);
     }
     let request = sh.opts.request_timeout;
-    let d = deadline(request, false);
+    let d = Deadline::after(request, false);
     let what = "answer to GET (the server's event stream)";
     let a = req
         .config()
