@@ -318,7 +318,7 @@ impl Context {
         if parsed {
             let (nodes, done) = (&mut self.nodes, &mut self.done[..]);
             if let Some(summary) = digest_streamed(input, nodes, done, &self.limits, &mut on_tool) {
-                return summary.map(|s| (s.digest, s.tool_count));
+                return Ok((summary.digest, summary.tool_count));
             }
         }
         // A parse error, or a list the stream did not finish: the tape

@@ -287,6 +287,7 @@ tlist("reject-list-case-variant-in-result", '{"result":{"tools":[%s],"TOOLS":[]}
 tlist("reject-list-case-variant-only", '{"Tools":[%s]}' % A, "only a variant: a checker would find no tools, a client would")
 tlist("reject-list-case-variant-tool", '{"tools":[%s,{"name":"b","inputSchema":{},"InputSchema":{"type":"object"}}]}' % A, "a tool with a case-variant member in a list")
 tlist("reject-list-case-variant-second-page", '[{"tools":[%s],"nextCursor":"2"},{"tools":[],"Error":{}}]' % A, "a case variant in a later page of a sequence")
+tlist("reject-list-case-variant-before-duplicate-name", '{"tools":[%s,%s,{"name":"b","Description":"x"}]}' % (A, A), "a later tool's case-variant key comes before duplicate names (the tools' keys are checked in document order before the names are sorted)")
 tlist("reject-list-variant-before-later-name", '{"tools":[{"name":"a","Description":"x"},{"description":"no name"}]}', "every tool's name is checked with its case variants in document order: the first tool's variant comes first")
 tlist("list-near-names-ignored", '{"tools":[%s],"_meta":{"Tools":[]},"toolsets":[],"nextcursors":null}' % A, "page keys that are not case variants stay ignored")
 tlist("reject-list-tool-not-object", '{"tools":["x"]}', "a tool that is a string")

@@ -9,17 +9,17 @@
 //!
 //! It gives the same digests, reports and errors as the parse-then-hash
 //! path (`tools_list::digest_parsed_list`), or nothing: a listed tool
-//! without a streamed result (a tool whose projection or contract failed,
-//! more objects than the tool limit) makes [`digest_streamed`] return
-//! `None` before anything is reported, and the caller runs that path, which
-//! reports every error in its order.
+//! without a streamed result (a tool whose projection, case-variant check
+//! or contract failed, more objects than the tool limit), or any error of
+//! the list check, makes [`digest_streamed`] return `None` before anything
+//! is reported, and the caller runs that path, which reports every error
+//! in its order.
 
 use alloc::vec::Vec;
 
 use super::batch::{Batch, Done, ToolHasher};
-use super::tool::project;
-use super::tools_list::{sorted_tools, ListShape, ListSummary, Reporter, ToolReport};
-use crate::error::Error;
+use super::tool::project_tool;
+use super::tools_list::{sorted_names, ListShape, ListSummary, Reporter, ToolReport};
 use crate::json::onepass::Canon;
 use crate::json::{Containers, Index, Node, Place, Tag, END, NO_PARENT};
 use crate::limits::Limits;
@@ -75,10 +75,12 @@ impl Containers for Streamed<'_> {
         if !is_element(nodes, &nodes[at]) {
             return;
         }
-        // Every element object with a name gets a result; only the listed
-        // tools' are looked up. (A page projects to nothing.)
+        // Every element object with a name and no case-variant key gets a
+        // result; only the listed tools' are looked up. (A page projects to
+        // nothing.) The keys are checked here, while the tool's nodes are
+        // in cache, so the list check after the parse need not read them.
         if self.done.len() < self.max_tools {
-            if let Ok(projection) = project(input, nodes, at) {
+            if let Ok(projection) = project_tool(input, nodes, at) {
                 let tool = (&projection, projection.name_node());
                 let done = &mut *self.done;
                 // An error leaves the tool without a result: see the module doc.
@@ -102,19 +104,19 @@ impl Containers for Streamed<'_> {
 
 /// After a streamed parse of `input` into `nodes` (whose tools are in
 /// `done`): the list checked, and every tool reported in name order.
-/// `None` when a listed tool has no result (nothing has been reported
-/// then).
+/// `None` when a listed tool has no result, or the list check fails
+/// (nothing has been reported then).
 pub(crate) fn digest_streamed<F: FnMut(&ToolReport<'_>)>(
     input: &[u8],
     nodes: &mut [Node],
     done: &mut [Done],
     limits: &Limits,
     on_tool: F,
-) -> Option<Result<ListSummary, Error>> {
-    let (head, count) = match sorted_tools(input, nodes, limits) {
-        Ok(sorted) => sorted,
-        Err(e) => return Some(Err(e)),
-    };
+) -> Option<ListSummary> {
+    // Every listed tool with a result had its case-variant keys checked
+    // as it closed; on any error the caller's exact path reports the
+    // first in its order.
+    let (head, count) = sorted_names(input, nodes, limits).ok()?;
     let nodes: &[Node] = nodes;
     // In the order the objects closed: by name node, but for an element
     // inside a tool, which closes before the tool.
@@ -134,5 +136,5 @@ pub(crate) fn digest_streamed<F: FnMut(&ToolReport<'_>)>(
         reporter.report(done[find(name)?]);
         name = nodes[name as usize].link;
     }
-    Some(Ok(reporter.finish(count)))
+    Some(reporter.finish(count))
 }

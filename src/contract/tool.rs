@@ -56,12 +56,14 @@ pub(crate) fn key_is(input: &[u8], n: &Node, key: &str) -> bool {
 }
 
 /// One pass over the members of the tool object at tape index `tool`: the
-/// tape index of its `name` value, and the byte offset of its first key
-/// that is a case variant of a contract member's (spec section 6).
+/// tape index of its `name` value, and, when `variants`, the byte offset of
+/// its first key that is a case variant of a contract member's (spec
+/// section 6). Without `variants` the pass stops at the name.
 pub(crate) fn name_and_variant(
     input: &[u8],
     nodes: &[Node],
     tool: usize,
+    variants: bool,
 ) -> (Option<usize>, Option<usize>) {
     let (mut name, mut variant) = (None, None);
     let end = nodes[tool].value();
@@ -70,7 +72,10 @@ pub(crate) fn name_and_variant(
         let k = &nodes[key];
         if name.is_none() && key_is(input, k, "name") {
             name = Some(key + 1);
-        } else if variant.is_none() && is_variant_key(input, k, &super::variant::TOOL) {
+            if !variants {
+                break;
+            }
+        } else if variants && variant.is_none() && is_variant_key(input, k, &super::variant::TOOL) {
             variant = Some(k.start() - 1);
         }
         key = next_index(nodes, key + 1);
@@ -78,21 +83,35 @@ pub(crate) fn name_and_variant(
     (name, variant)
 }
 
-/// [`project`] for a tool on its own (not in a list, whose tools
-/// `tools_list` checks with their names): after its name is checked, a
-/// member whose key is a case variant of a contract member's is
-/// [`ErrorKind::CaseVariantKey`] (spec section 6).
+/// [`project`] for a tool whose keys no list check has seen (a tool on its
+/// own, or a tool of a streamed list): after its name is checked, a member
+/// whose key is a case variant of a contract member's is
+/// [`ErrorKind::CaseVariantKey`] (spec section 6). One pass over the
+/// members does both.
 pub(crate) fn project_tool(input: &[u8], nodes: &[Node], tool: usize) -> Result<Projection, Error> {
-    let projection = project(input, nodes, tool)?;
-    match name_and_variant(input, nodes, tool).1 {
+    let (projection, variant) = project_walk(input, nodes, tool, true)?;
+    match variant {
         Some(at) => Err(Error::new(ErrorKind::CaseVariantKey, at)),
         None => Ok(projection),
     }
 }
 
 /// Finds the contract fields of the tool object at tape index `tool`
-/// (case-variant keys are the caller's: [`project_tool`]).
+/// (case-variant keys are the caller's: `tools_list`, or [`project_tool`]).
 pub(crate) fn project(input: &[u8], nodes: &[Node], tool: usize) -> Result<Projection, Error> {
+    project_walk(input, nodes, tool, false).map(|(projection, _)| projection)
+}
+
+/// [`project`], and when `variants` the byte offset of the first key that
+/// is a case variant of a contract member's. A key that names a field is
+/// none (the names never fold to each other), so only the others are
+/// checked.
+fn project_walk(
+    input: &[u8],
+    nodes: &[Node],
+    tool: usize,
+    variants: bool,
+) -> Result<(Projection, Option<usize>), Error> {
     let t = &nodes[tool];
     if t.tag() != Tag::Object {
         let offset = if t.tag() == Tag::String {
@@ -103,16 +122,20 @@ pub(crate) fn project(input: &[u8], nodes: &[Node], tool: usize) -> Result<Proje
         return Err(Error::new(ErrorKind::ToolNotObject, offset));
     }
     let mut slots = [None; 5];
+    let mut variant = None;
     let end = t.value();
     let mut key = tool + 1;
     while key < end {
-        if let Some(f) = field_of_key(input, &nodes[key]) {
+        let k = &nodes[key];
+        if let Some(f) = field_of_key(input, k) {
             let value = key + 1;
             let is_null = nodes[value].tag() == Tag::Null;
             // An optional field that is null is the same as absent.
             if !is_null || f.required() {
                 slots[f as usize] = Some(value);
             }
+        } else if variants && variant.is_none() && is_variant_key(input, k, &super::variant::TOOL) {
+            variant = Some(k.start() - 1);
         }
         key = next_index(nodes, key + 1);
     }
@@ -129,10 +152,11 @@ pub(crate) fn project(input: &[u8], nodes: &[Node], tool: usize) -> Result<Proje
             }
         }
     }
-    Ok(Projection {
+    let projection = Projection {
         slots,
         offset: t.start(),
-    })
+    };
+    Ok((projection, variant))
 }
 
 /// Writes one field value (or `null`) to `sink`.

@@ -162,8 +162,13 @@ fn page_tools(input: &[u8], nodes: &[Node], page: usize) -> Result<usize, Error>
 
 /// Links the name nodes of every tool into a list (document order) and
 /// returns `(head, count)`. Checks tool objects, names, case-variant keys
-/// (spec section 6) and the tool limit.
-fn collect_tools(input: &[u8], nodes: &mut [Node], limits: &Limits) -> Result<(u32, usize), Error> {
+/// (spec section 6; only when `variants`) and the tool limit.
+fn collect_tools(
+    input: &[u8],
+    nodes: &mut [Node],
+    limits: &Limits,
+    variants: bool,
+) -> Result<(u32, usize), Error> {
     let mut head = END;
     let mut tail = END;
     let mut count = 0usize;
@@ -174,7 +179,7 @@ fn collect_tools(input: &[u8], nodes: &mut [Node], limits: &Limits) -> Result<(u
             if nodes[e].tag() != Tag::Object {
                 return Err(Error::new(ErrorKind::ToolNotObject, offset_of(nodes, e)));
             }
-            let (name, variant) = super::tool::name_and_variant(input, nodes, e);
+            let (name, variant) = super::tool::name_and_variant(input, nodes, e, variants);
             let name = match name {
                 Some(v) if nodes[v].tag() == Tag::String => v as u32,
                 Some(v) => return Err(Error::new(ErrorKind::NameNotString, offset_of(nodes, v))),
@@ -219,14 +224,40 @@ fn collect_tools(input: &[u8], nodes: &mut [Node], limits: &Limits) -> Result<(u
 
 /// The listed tools in canonical name order: the head of the list of their
 /// name nodes (linked through `link`) and the count. The errors of the
-/// list's shape, its tools' objects and names, the tool limit and duplicate
-/// names, in that order.
+/// list's shape, its tools' objects and names and case-variant keys, the
+/// tool limit and duplicate names, in that order.
 pub(crate) fn sorted_tools(
     input: &[u8],
     nodes: &mut [Node],
     limits: &Limits,
 ) -> Result<(u32, usize), Error> {
-    let (head, count) = collect_tools(input, nodes, limits)?;
+    let collected = collect_tools(input, nodes, limits, true)?;
+    sort_and_check(input, nodes, collected)
+}
+
+/// [`sorted_tools`] without the tools' case-variant keys, for a caller
+/// that has checked every listed tool's keys itself ([`super::stream`],
+/// with `tool::project_tool` as each tool closed, while its nodes were in
+/// cache). Its errors are those of `sorted_tools` but not in its order
+/// (the keys of a tool after the failing one were not checked here), so
+/// such a caller reports none of them itself.
+#[cfg(feature = "alloc")]
+pub(crate) fn sorted_names(
+    input: &[u8],
+    nodes: &mut [Node],
+    limits: &Limits,
+) -> Result<(u32, usize), Error> {
+    let collected = collect_tools(input, nodes, limits, false)?;
+    sort_and_check(input, nodes, collected)
+}
+
+/// Sorts the collected list `(head, count)` by name and fails on a
+/// duplicate name.
+fn sort_and_check(
+    input: &[u8],
+    nodes: &mut [Node],
+    (head, count): (u32, usize),
+) -> Result<(u32, usize), Error> {
     let (head, maybe_equal) = sort_list(input, nodes, head);
     if maybe_equal {
         if let Some((a, b)) = find_adjacent_equal(input, nodes, head) {
