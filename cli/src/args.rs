@@ -78,16 +78,25 @@ pub enum Command {
         from the resulting tools. --all approves every change (re-pinning the server, keeping its \
         source settings). --interactive asks tool by tool on a terminal (y = approve, n = keep the \
         old pin, q = approve none of the rest; the answers given so far are written).\n\n\
+        --expect DIGEST binds the approval to the report you reviewed: the live server digest \
+        (the `live` line of verify's report) must be DIGEST, or approve exits 1 before showing \
+        or writing anything (a server that showed CI one contract now serves another). The \
+        server digest does not cover the instructions: when changed instructions would be \
+        approved (--instructions, --all, --interactive), --expect also needs \
+        --expect-instructions DIGEST (`instructions.live` of verify --format json, or none), \
+        which is checked whenever it is given.\n\n\
         A --tool that is unchanged is a no-op (a note); one that is neither pinned nor live is an \
         error (exit 2), and nothing is written. The lock is saved atomically under its advisory \
         lock; its other servers are kept as they are.\n\n\
         Exit codes: 0 = the lock was updated, or there was nothing to approve; 1 = the server \
-        could not be reached or returned an invalid tools list (nothing written); 2 = bad \
-        arguments, a missing or invalid lock, an unknown server or tool, --interactive without a \
-        terminal.",
+        could not be reached, returned an invalid tools list, or no longer serves the digests \
+        given with --expect / --expect-instructions (nothing written); 2 = bad arguments (a \
+        malformed DIGEST, --expect without --expect-instructions for changed instructions), a \
+        missing or invalid lock, an unknown server or tool, --interactive without a terminal.",
         after_help = "Examples:\n  \
         contractpin approve --server everything --tool echo\n  \
         contractpin approve --server search --tool search_web --tool export_data\n  \
+        contractpin approve --server search --tool search_web --expect sha256:<live digest>\n  \
         contractpin approve --server search --all\n  \
         contractpin approve --server search --interactive"
     )]
@@ -484,6 +493,15 @@ pub struct ApproveArgs {
     /// Approve the server's changed instructions: re-pin, pin or drop their digest
     #[arg(long)]
     pub instructions: bool,
+    /// Approve only if the live server digest is DIGEST (sha256:<64 lowercase hex>), the `live`
+    /// digest of the verify report you reviewed; otherwise exit 1 and write nothing
+    #[arg(long, value_name = "DIGEST")]
+    pub expect: Option<String>,
+    /// Approve only if the live instructions digest is DIGEST (`instructions.live` of
+    /// `verify --format json`; `none` for no instructions); needed with --expect when changed
+    /// instructions would be approved
+    #[arg(long, value_name = "DIGEST")]
+    pub expect_instructions: Option<String>,
     /// HTTP header 'Name: value' for this fetch of an http server (repeatable; ${VAR} is
     /// expanded; never printed or stored)
     #[arg(

@@ -13,6 +13,10 @@
 //! the `serverInfo` recorded; a snapshot holding one is refused (exit 2),
 //! since a snapshot must be the exact bytes its digest pins.
 //!
+//! With `--expect` (and `--expect-instructions`), the live digests must be
+//! the ones of the report the reviewer read ([`expect`]), checked before
+//! anything is shown as approvable or written.
+//!
 //! Nothing is written unless the fetch succeeded and every named tool is
 //! known; the write is [`lock::update`] (advisory lock, temporary file,
 //! fsync, rename; a symbolic link is refused), and it aborts if the
@@ -26,6 +30,8 @@ use contractpin::mcp::Secrets;
 use contractpin::verify::{
     add_changes, verify_server, InstructionsStatus, ServerReport, ToolStatus, ToolVerdict,
 };
+
+mod expect;
 
 use super::verify::{self, Live};
 use crate::args::ApproveArgs;
@@ -43,6 +49,7 @@ pub fn run(args: &ApproveArgs) -> CliResult {
              without one, name the tools with --tool NAME or use --all",
         ));
     }
+    let expected = expect::Expected::from_args(args)?;
     let (_, lock) = verify::read_lock(&args.lock)?;
     let name = &args.server;
     let server = lock
@@ -68,6 +75,7 @@ pub fn run(args: &ApproveArgs) -> CliResult {
         add_changes(&mut report, server, c, &limits);
     }
     report.check_facts(server, &live.facts, false);
+    expected.check(args, &report, &live)?;
     let changed = (report.tools.iter()).filter(|t| !matches!(t.status, ToolStatus::Unchanged));
     if let Some(tool) = secret_name(changed.map(|t| t.name.as_str()), &secrets) {
         return Err(Failure::usage(format!(
