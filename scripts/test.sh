@@ -153,6 +153,8 @@ portable() {
 clippy_all() {
   local dir="${CARGO_TARGET_DIR:-target}/clippy" rc=0 t
   cargo clippy --all-targets --all-features -- -D warnings || rc=1
+  # The std layer without the HTTP transports (the benchmarks' feature set).
+  CARGO_TARGET_DIR="$dir/std" cargo clippy -q -p contractpin --lib --features std -- -D warnings || rc=1
   # Each override alone and both (each gates code of its own in `cpu`).
   for cfgs in "$portable_cfgs" "${portable_cfgs% --cfg*}" "${portable_cfgs#*_sha256 }"; do
     RUSTFLAGS="$cfgs" CARGO_TARGET_DIR="$dir/portable" cargo clippy -q -p contractpin --lib -- -D warnings || rc=1

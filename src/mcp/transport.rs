@@ -28,7 +28,9 @@ pub(crate) struct Deadline {
 
 impl Deadline {
     /// `budget` from now; a budget too long for the clock (`--timeout 1e19`)
-    /// ends a year from now, which no session outlives.
+    /// ends a year from now, which no session outlives (the HTTP proxies'
+    /// waits).
+    #[cfg(any(test, feature = "mcp-http"))]
     pub fn after(budget: Duration, total: bool) -> Deadline {
         Deadline {
             at: later(Instant::now(), budget),
