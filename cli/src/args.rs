@@ -88,15 +88,26 @@ pub enum Command {
         A --tool that is unchanged is a no-op (a note); one that is neither pinned nor live is an \
         error (exit 2), and nothing is written. The lock is saved atomically under its advisory \
         lock; its other servers are kept as they are.\n\n\
+        approve runs the command (or contacts the URL) of the lock it is given. On a pull \
+        request's lock, pass --trusted-lock BASE (the base branch's lock), as to verify: the \
+        server is run only if BASE pins the same source (transport, command, env, cwd, url, \
+        headers, path, client capabilities), a stdio server without a cwd of its own in an empty \
+        temporary directory rather than the checkout; otherwise approve exits 1 (\"source \
+        differs from the trusted lock (...)\") and runs and writes nothing. The pins are still \
+        read from and written to --lock, whose source settings are kept. --transports LIST \
+        likewise runs only a server on one of those transports.\n\n\
         Exit codes: 0 = the lock was updated, or there was nothing to approve; 1 = the server \
         could not be reached, returned an invalid tools list, or no longer serves the digests \
-        given with --expect / --expect-instructions (nothing written); 2 = bad arguments (a \
+        given with --expect / --expect-instructions, or was not run because its source differs \
+        from (or is missing in) --trusted-lock or its transport is not in --transports, as \
+        verify reports it (nothing written); 2 = bad arguments (a \
         malformed DIGEST, --expect without --expect-instructions for changed instructions), a \
         missing or invalid lock, an unknown server or tool, --interactive without a terminal.",
         after_help = "Examples:\n  \
         contractpin approve --server everything --tool echo\n  \
         contractpin approve --server search --tool search_web --tool export_data\n  \
         contractpin approve --server search --tool search_web --expect sha256:<live digest>\n  \
+        contractpin approve --server search --tool search_web --trusted-lock base.lock\n  \
         contractpin approve --server search --all\n  \
         contractpin approve --server search --interactive"
     )]
@@ -510,6 +521,15 @@ pub struct ApproveArgs {
         allow_hyphen_values = true
     )]
     pub headers: Vec<String>,
+    /// Run the server only if this lock (e.g. the base branch's) pins the same source
+    /// (transport, command, env, cwd, url, headers, path, client capabilities); otherwise
+    /// exit 1 and run and write nothing. The pins are still read from and written to --lock
+    #[arg(long, value_name = "PATH")]
+    pub trusted_lock: Option<PathBuf>,
+    /// Run the server only if its transport is in this list (comma-separated); otherwise
+    /// exit 1 and run and write nothing
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
+    pub transports: Option<Vec<TransportArg>>,
     /// Allow a file `path` or stdio `cwd` outside the lock's directory
     #[arg(long)]
     pub allow_outside_paths: bool,

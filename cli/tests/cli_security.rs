@@ -634,6 +634,189 @@ fn transports_outside_the_allowlist_are_not_run() {
     o.code(2);
 }
 
+/// `approve --lock LOCK --server SERVER ARGS...` at a fixed time.
+fn approve(lock: &str, server: &str, args: &[&str]) -> Out {
+    let mut all = vec!["approve", "--lock", lock, "--server", server];
+    all.extend_from_slice(args);
+    cp(&all).env("SOURCE_DATE_EPOCH", "1769904000").run()
+}
+
+/// `approve --trusted-lock BASE` refuses a pull request's changed command
+/// (exit 1, as verify reports it): nothing runs, the lock is not written.
+#[test]
+fn approve_refuses_a_command_the_trusted_lock_does_not_pin() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
+    let pr = pull_request();
+    set_command(Path::new(&pr.lock), "srv", &planted(&pr.marker));
+    let before = std::fs::read(&pr.lock).unwrap();
+    let o = approve(&pr.lock, "srv", &["--all", "--trusted-lock", &pr.base]);
+    o.code(1);
+    assert!(
+        o.err()
+            .contains("server \"srv\": source differs from the trusted lock (command)"),
+        "{}",
+        o.err()
+    );
+    assert!(o.err().contains("was not changed"), "{}", o.err());
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!pr.marker.exists(), "the pull request's command ran");
+    assert_eq!(std::fs::read(&pr.lock).unwrap(), before);
+    // Without the trusted lock the planted command does run: the attack is real.
+    approve(&pr.lock, "srv", &["--all"]).code(1);
+    assert!(pr.marker.exists());
+}
+
+/// A server the trusted lock does not pin is not run by `approve` either.
+#[test]
+fn approve_refuses_a_server_the_trusted_lock_lacks() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
+    let pr = pull_request();
+    let mut args = vec!["init", "--lock", &pr.lock, "--name", "added", "--"];
+    let fake = fake_cmd("ok", &[]);
+    args.extend(fake.iter().map(String::as_str));
+    cp(&args).run().code(0);
+    set_command(Path::new(&pr.lock), "added", &planted(&pr.marker));
+    let before = std::fs::read(&pr.lock).unwrap();
+    let o = approve(&pr.lock, "added", &["--all", "--trusted-lock", &pr.base]);
+    o.code(1);
+    assert!(
+        o.err().contains(
+            "server \"added\": source differs from the trusted lock (it does not pin this server)"
+        ),
+        "{}",
+        o.err()
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!pr.marker.exists(), "the pull request's server ran");
+    assert_eq!(std::fs::read(&pr.lock).unwrap(), before);
+    approve(&pr.lock, "added", &["--all"]).code(1);
+    assert!(pr.marker.exists());
+}
+
+/// With a source equal to the trusted lock's, `approve --trusted-lock`
+/// writes exactly what `approve` writes without it: the pins come from
+/// `--lock` (here already unlike the trusted lock's), and the source
+/// settings stay (verify against the trusted lock still runs the server).
+#[test]
+fn approve_with_an_equal_trusted_source_approves_as_without_it() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
+    let tool = |name: &str, text: &str| {
+        format!(r#"{{"name":"{name}","description":"{text}","inputSchema":{{"type":"object"}}}}"#)
+    };
+    let tools =
+        |a: &str, b: &str| format!("{{\"tools\": [{}, {}]}}", tool("alpha", a), tool("beta", b));
+    let dir = TempDir::new("trusted-approve");
+    let lock = lock_in(&dir);
+    let served = dir.write("served.json", tools("Alpha v1", "Beta v1"));
+    let mut args = vec!["init", "--lock", &lock, "--name", "srv", "--"];
+    let fake = fake_cmd("ok", &["--tools", &s(&served)]);
+    args.extend(fake.iter().map(String::as_str));
+    cp(&args).run().code(0);
+    let base = s(&dir.path("base.lock"));
+    std::fs::copy(&lock, &base).unwrap();
+    std::fs::write(&served, tools("Alpha v2", "Beta v2")).unwrap();
+    // An earlier approval on the branch: --lock no longer pins what base does.
+    approve(&lock, "srv", &["--tool", "alpha"]).code(0);
+    let copy = s(&dir.path("copy.lock"));
+    std::fs::copy(&lock, &copy).unwrap();
+    let before = read(Path::new(&lock));
+    let o = approve(&lock, "srv", &["--tool", "beta", "--trusted-lock", &base]);
+    o.code(0);
+    assert!(o.out().contains("re-pinned drifted beta"), "{}", o.out());
+    approve(&copy, "srv", &["--tool", "beta"]).code(0);
+    assert_ne!(read(Path::new(&lock)), before);
+    assert_eq!(read(Path::new(&lock)), read(Path::new(&copy)));
+    cp(&["verify", "--lock", &lock, "--trusted-lock", &base])
+        .run()
+        .code(0);
+}
+
+/// `approve --trusted-lock` runs a stdio server without a `cwd` in an empty
+/// directory of its own, as verify does, never in the checkout.
+#[cfg(unix)]
+#[test]
+fn approve_with_a_trusted_lock_never_runs_in_the_checkout() {
+    if !cli_support::tools::needs(&["python3", "sh"]) {
+        return;
+    }
+    let pr = pull_request();
+    let out = pr.dir.path("cwd.txt");
+    let fake = fake_cmd("ok", &[]).join("' '");
+    let cmd = vec![
+        "sh".into(),
+        "-c".into(),
+        format!(
+            "pwd -P > '{}'; ls -A >> '{}'; exec '{fake}'",
+            out.display(),
+            out.display()
+        ),
+    ];
+    for lock in [&pr.lock, &pr.base] {
+        set_command(Path::new(lock), "srv", &cmd);
+    }
+    std::fs::write(pr.dir.path("node_modules"), b"planted").unwrap();
+    let o = approve(&pr.lock, "srv", &["--all", "--trusted-lock", &pr.base]);
+    o.code(0);
+    assert!(o.out().contains("nothing to approve"), "{}", o.out());
+    let seen = std::fs::read_to_string(&out).unwrap();
+    let checkout = std::fs::canonicalize(&pr.dir.0).unwrap();
+    let ran_in = std::path::PathBuf::from(seen.lines().next().unwrap());
+    assert!(
+        !ran_in.starts_with(&checkout),
+        "ran in the checkout: {seen}"
+    );
+    assert_eq!(
+        seen.lines().count(),
+        1,
+        "the directory was not empty: {seen}"
+    );
+    assert!(
+        !ran_in.exists(),
+        "the empty directory was left behind: {seen}"
+    );
+    // Without a trusted lock: the lock's directory, as documented.
+    approve(&pr.lock, "srv", &["--all"]).code(0);
+    let seen = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(
+        std::path::PathBuf::from(seen.lines().next().unwrap()),
+        checkout
+    );
+}
+
+/// `approve --transports LIST` runs only a server on one of them (exit 1,
+/// nothing run or written, otherwise).
+#[test]
+fn approve_runs_only_allowed_transports() {
+    if !cli_support::tools::needs(&["python3"]) {
+        return;
+    }
+    let pr = pull_request();
+    set_command(Path::new(&pr.lock), "srv", &planted(&pr.marker));
+    let before = std::fs::read(&pr.lock).unwrap();
+    let o = approve(&pr.lock, "srv", &["--all", "--transports", "http,file"]);
+    o.code(1);
+    assert!(
+        o.err()
+            .contains("transport stdio is not allowed (--transports http,file)"),
+        "{}",
+        o.err()
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!pr.marker.exists(), "a stdio server ran");
+    assert_eq!(std::fs::read(&pr.lock).unwrap(), before);
+    approve(&pr.lock, "srv", &["--all", "--transports", "ftp"]).code(2);
+    assert!(!pr.marker.exists());
+    // An allowed transport runs.
+    approve(&pr.lock, "srv", &["--all", "--transports", "stdio"]).code(1);
+    assert!(pr.marker.exists());
+}
+
 // ------------------------------------------------------------ item 6
 
 fn quick(o: &Out, t0: Instant) {

@@ -1,9 +1,12 @@
 //! `contractpin approve`: re-pin chosen tools of one server after review.
 //!
 //! The server is fetched exactly as `verify` fetches it (its own lock
-//! source through [`verify::source_spec`], the same options, environment
-//! rules, credentials, client capabilities and limits, through
-//! [`verify::fetch_live`]); there is no way to name another source. The
+//! source, planned by [`verify::plan`] with the same `--trusted-lock` and
+//! `--transports` rules; the same options, environment rules, credentials,
+//! client capabilities and limits, through [`verify::fetch_live`]); there
+//! is no way to name another source. With `--trusted-lock BASE`, a server
+//! whose source BASE does not pin is refused (exit 1) before anything runs;
+//! the pins are still read from and written to `--lock`. The
 //! changes are shown ([`show_changes`], the one place that renders them),
 //! then only the chosen tools are re-pinned ([`LockServer::approve`]): every
 //! other tool keeps its old pin, drifted or not, and the entry's digest and
@@ -26,14 +29,14 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal, Read, Write};
 
 use contractpin::lock::{self, Approval, Lock, LockServer, UpdateError};
-use contractpin::mcp::Secrets;
+use contractpin::mcp::{Secrets, ServerSpec};
 use contractpin::verify::{
     add_changes, verify_server, InstructionsStatus, ServerReport, ToolStatus, ToolVerdict,
 };
 
 mod expect;
 
-use super::verify::{self, Live};
+use super::verify::{self, Live, Plan, Rules, Trusted};
 use crate::args::ApproveArgs;
 use crate::fail::{CliResult, Failure, EXIT_OK};
 use crate::fetch::FetchOptions;
@@ -57,8 +60,9 @@ pub fn run(args: &ApproveArgs) -> CliResult {
         .get(name)
         .ok_or_else(|| verify::not_pinned(name, &args.lock, &lock))?;
     let headers = verify::cli_headers(&args.headers, std::slice::from_ref(name), &lock)?;
-    let spec = verify::source_spec(server, &args.lock, args.allow_outside_paths, &headers)
-        .map_err(|m| Failure::usage(format!("server {name:?}: {m}")))?;
+    // Lives until the fetch is done: a stdio server may run in it.
+    let trusted = Trusted::read(args.trusted_lock.as_deref())?;
+    let spec = source(args, server, trusted.as_ref(), &headers)?;
     let secrets = verify::server_secrets(name, &spec, &opts)?;
     let mut live = verify::fetch_live(name, server, &spec, &opts, None, limits)?.map_err(|m| {
         Failure::server(format!(
@@ -118,6 +122,34 @@ pub fn run(args: &ApproveArgs) -> CliResult {
     text.push_str(&summary(&report, &done, server, &after, &args.lock));
     write_stdout(text.as_bytes())?;
     Ok(EXIT_OK)
+}
+
+/// The source to fetch the server from, by verify's rules ([`verify::plan`]:
+/// `--transports`, and with `--trusted-lock` only a source equal to the
+/// trusted lock's, a stdio server without a `cwd` in an empty directory).
+/// A server they refuse is exit 1, before anything is run or written.
+fn source(
+    args: &ApproveArgs,
+    server: &LockServer,
+    trusted: Option<&Trusted>,
+    cli_headers: &[(String, String)],
+) -> Result<ServerSpec, Failure> {
+    let name = &args.server;
+    let rules = Rules {
+        lock: &args.lock,
+        allow_outside_paths: args.allow_outside_paths,
+        transports: args.transports.as_deref(),
+        trusted,
+        cli_headers,
+    };
+    match verify::plan(name, server, &rules) {
+        Ok(Plan::Run(spec)) => Ok(spec),
+        Ok(Plan::Refuse(reason)) => Err(Failure::server(format!(
+            "server {name:?}: {reason}; it was not run, and {} was not changed",
+            args.lock.display()
+        ))),
+        Err(m) => Err(Failure::usage(format!("server {name:?}: {m}"))),
+    }
 }
 
 /// The changes of the server against its pins, as shown before anything is

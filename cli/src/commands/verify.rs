@@ -18,32 +18,33 @@ use contractpin::mcp::{ClientOptions, Secrets, ServerSpec};
 use contractpin::verify::{add_changes_from_list, overall_exit_code, verify_server, ServerReport};
 use contractpin::{Limits, ServerDigest};
 
-use crate::args::{Format, VerifyArgs};
+use crate::args::{Format, TransportArg, VerifyArgs};
 use crate::fail::{CliResult, Failure};
 use crate::fetch::{self, FetchOptions};
 use crate::input::{io_reason, read_file};
 use crate::output::{self, write_stdout};
 use crate::source::{parse_header, with_headers};
 
-/// What verify does with one server.
-enum Plan {
+/// What verify (or approve) does with one server.
+pub(crate) enum Plan {
     /// Fetch from this source and compare.
     Run(ServerSpec),
     /// Do not run it; report it unreachable with this reason.
     Refuse(String),
 }
 
-/// An empty, private temporary directory for the servers `verify
-/// --trusted-lock` runs without a `cwd` of their own; removed (with what
-/// they left in it) when `verify` ends.
+/// An empty, private temporary directory for the servers run with a
+/// trusted lock without a `cwd` of their own; removed (with what they left
+/// in it) when dropped.
 struct NeutralDir {
     path: PathBuf,
 }
 
 impl NeutralDir {
+    /// Makes the directory (mode 0700 where the platform has modes).
     fn new() -> std::io::Result<NeutralDir> {
         let path = std::env::temp_dir().join(format!(
-            "contractpin-verify-{}-{}",
+            "contractpin-neutral-{}-{}",
             std::process::id(),
             std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -66,39 +67,67 @@ impl Drop for NeutralDir {
     }
 }
 
+/// A trusted lock (`--trusted-lock`, e.g. the base branch's) and the empty
+/// directory in which a stdio server without a `cwd` of its own runs, rather
+/// than in the (untrusted) checkout; the directory lives as long as this.
+pub(crate) struct Trusted {
+    lock: Lock,
+    neutral: NeutralDir,
+}
+
+impl Trusted {
+    /// Reads the trusted lock at `path` (none without one) and makes its
+    /// empty directory; exit 2 when either fails.
+    pub(crate) fn read(path: Option<&Path>) -> Result<Option<Trusted>, Failure> {
+        let Some(path) = path else { return Ok(None) };
+        let lock = read_lock(path)?.1;
+        let neutral = NeutralDir::new().map_err(|e| {
+            Failure::usage(format!(
+                "cannot make an empty working directory: {}",
+                io_reason(&e)
+            ))
+        })?;
+        Ok(Some(Trusted { lock, neutral }))
+    }
+}
+
+/// What a server's [`plan`] follows: the flags verify and approve share.
+pub(crate) struct Rules<'a> {
+    /// The lock being checked (`--lock`): relative paths resolve beside it.
+    pub lock: &'a Path,
+    /// `--allow-outside-paths`.
+    pub allow_outside_paths: bool,
+    /// `--transports`: only these are run (all without it).
+    pub transports: Option<&'a [TransportArg]>,
+    /// `--trusted-lock`: only sources equal to its own are run.
+    pub trusted: Option<&'a Trusted>,
+    /// `--header` values, over the server's own headers.
+    pub cli_headers: &'a [(String, String)],
+}
+
 /// Runs `verify`.
 pub fn run(args: &VerifyArgs) -> CliResult {
     let opts = FetchOptions::from_args(&args.limits)?;
     let lock_path = &args.lock;
     let (bytes, lock) = read_lock(lock_path)?;
-    let trusted = match &args.trusted_lock {
-        Some(p) => Some(read_lock(p)?.1),
-        None => None,
-    };
-    // With a trusted lock, a stdio server without a `cwd` runs in an empty
-    // directory of its own rather than in the (untrusted) checkout.
-    let neutral = match trusted {
-        Some(_) => Some(NeutralDir::new().map_err(|e| {
-            Failure::usage(format!(
-                "cannot make an empty working directory: {}",
-                io_reason(&e)
-            ))
-        })?),
-        None => None,
-    };
+    let trusted = Trusted::read(args.trusted_lock.as_deref())?;
     let names = selected(&lock, args)?;
     let cli_headers = cli_headers(&args.headers, &args.servers, &lock)?;
     let cli_caps = fetch::client_capabilities(args.client_capabilities.as_deref())?;
+    let rules = Rules {
+        lock: lock_path,
+        allow_outside_paths: args.allow_outside_paths,
+        transports: args.transports.as_deref(),
+        trusted: trusted.as_ref(),
+        cli_headers: &cli_headers,
+    };
 
     // Every plan first, and every source checked, before anything is
     // fetched: a usage problem exits 2 without half a report.
     let mut targets = Vec::new();
     for name in names {
         let server = &lock.servers[name];
-        let trust = trusted
-            .as_ref()
-            .zip(neutral.as_ref().map(|d| d.path.as_path()));
-        let plan = plan(name, server, trust, args, &cli_headers)
+        let plan = plan(name, server, &rules)
             .map_err(|m| Failure::usage(format!("server {name:?}: {m}")))?;
         targets.push((name, server, plan));
     }
@@ -125,7 +154,11 @@ pub fn run(args: &VerifyArgs) -> CliResult {
         reports.push(report);
         instructions.push(text);
     }
-    reports.extend(dropped_servers(&lock, trusted.as_ref(), args));
+    reports.extend(dropped_servers(
+        &lock,
+        trusted.as_ref().map(|t| &t.lock),
+        args,
+    ));
     print_reports(args, &reports, &instructions, &bytes)?;
     Ok(overall_exit_code(&reports) as u8)
 }
@@ -338,16 +371,14 @@ pub(crate) fn cli_headers(
         .collect()
 }
 
-/// Decides how (or whether) to run one server; with a trusted lock, the
-/// empty directory a stdio server without a `cwd` of its own runs in.
-fn plan(
-    name: &str,
-    server: &LockServer,
-    trusted: Option<(&Lock, &Path)>,
-    args: &VerifyArgs,
-    cli_headers: &[(String, String)],
-) -> Result<Plan, String> {
-    if let Some(allowed) = &args.transports {
+/// Decides how (or whether) to run one server (verify and approve): not
+/// at all when its transport is not in `--transports`, or, with a trusted
+/// lock, when that lock lacks it or pins another source; else from its
+/// source (the trusted lock's, equal to its own), a stdio server without a
+/// `cwd` of its own in the trusted lock's empty directory. `Err`: a usage
+/// problem ([`source_spec`]).
+pub(crate) fn plan(name: &str, server: &LockServer, rules: &Rules) -> Result<Plan, String> {
+    if let Some(allowed) = rules.transports {
         if !allowed.iter().any(|t| t.transport() == server.transport) {
             let list: Vec<&str> = allowed.iter().map(|t| t.transport().as_str()).collect();
             return Ok(Plan::Refuse(format!(
@@ -357,28 +388,20 @@ fn plan(
             )));
         }
     }
-    let source_of = match trusted {
+    let source_of = match rules.trusted {
         None => server,
-        Some((t, _)) => match t.servers.get(name) {
-            None => {
-                return Ok(Plan::Refuse(
-                    "source differs from the trusted lock (it does not pin this server)".into(),
-                ))
-            }
-            Some(ts) => {
-                let differs = source_differences(server, ts);
-                if !differs.is_empty() {
-                    return Ok(Plan::Refuse(format!(
-                        "source differs from the trusted lock ({})",
-                        differs.join(", ")
-                    )));
-                }
-                ts
-            }
+        Some(t) => match trusted_source(name, server, &t.lock) {
+            Ok(ts) => ts,
+            Err(reason) => return Ok(Plan::Refuse(reason)),
         },
     };
-    let mut spec = source_spec(source_of, &args.lock, args.allow_outside_paths, cli_headers)?;
-    if let (Some((_, empty)), ServerSpec::Stdio { cwd, .. }) = (trusted, &mut spec) {
+    let mut spec = source_spec(
+        source_of,
+        rules.lock,
+        rules.allow_outside_paths,
+        rules.cli_headers,
+    )?;
+    if let (Some(t), ServerSpec::Stdio { cwd, .. }) = (rules.trusted, &mut spec) {
         // Not the (untrusted) checkout: there `npx` would take a package it
         // commits under `node_modules`, and `python -m` a module at its
         // root, even for a command the trusted lock pins.
@@ -386,10 +409,30 @@ fn plan(
             source_of.source(),
             Some(lock::Source::Stdio { cwd: Some(_), .. })
         ) {
-            *cwd = Some(empty.to_path_buf());
+            *cwd = Some(t.neutral.path.clone());
         }
     }
     Ok(Plan::Run(spec))
+}
+
+/// The trusted lock's entry for `name` when its source equals `server`'s;
+/// otherwise why the server is not run.
+fn trusted_source<'a>(
+    name: &str,
+    server: &LockServer,
+    trusted: &'a Lock,
+) -> Result<&'a LockServer, String> {
+    let Some(ts) = trusted.servers.get(name) else {
+        return Err("source differs from the trusted lock (it does not pin this server)".into());
+    };
+    let differs = source_differences(server, ts);
+    if !differs.is_empty() {
+        return Err(format!(
+            "source differs from the trusted lock ({})",
+            differs.join(", ")
+        ));
+    }
+    Ok(ts)
 }
 
 /// The checked spec of a lock entry's own source, `--header` values over
