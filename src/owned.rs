@@ -14,7 +14,7 @@ use crate::error::Error;
 use crate::jcs::write_value;
 use crate::jcs::Sink;
 use crate::json::onepass::Canon;
-use crate::json::{Node, Store};
+use crate::json::{Node, SortItem, Store};
 use crate::limits::Limits;
 use crate::scratch_api::{canonical_to, contract_to, digest_list_in, tool_digest_in};
 
@@ -185,6 +185,8 @@ pub struct Context {
     canon: Canon,
     /// The tools of the last streamed list digest (`contract::stream`).
     done: Vec<Done>,
+    /// Their names while the list is sorted (`json::sort_list_keyed`).
+    names: Vec<SortItem>,
 }
 
 impl Context {
@@ -316,7 +318,7 @@ impl Context {
     ) -> Result<(Digest, usize), Error> {
         let parsed = self.parse_streamed(input, options.field_digests);
         if parsed {
-            let (nodes, done) = (&mut self.nodes, &mut self.done[..]);
+            let (nodes, done) = (&mut self.nodes, (&mut self.done[..], &mut self.names));
             if let Some(summary) = digest_streamed(input, nodes, done, &self.limits, &mut on_tool) {
                 return Ok((summary.digest, summary.tool_count));
             }

@@ -21,7 +21,7 @@ use super::batch::{Batch, Done, ToolHasher};
 use super::tool::project_tool;
 use super::tools_list::{sorted_names, ListShape, ListSummary, Reporter, ToolReport};
 use crate::json::onepass::Canon;
-use crate::json::{Containers, Index, Node, Place, Tag, END, NO_PARENT};
+use crate::json::{Containers, Index, Node, Place, SortItem, Tag, END, NO_PARENT};
 use crate::limits::Limits;
 
 /// The tape builder's hooks for a streamed list: containers are collapsed
@@ -103,20 +103,21 @@ impl Containers for Streamed<'_> {
 }
 
 /// After a streamed parse of `input` into `nodes` (whose tools are in
-/// `done`): the list checked, and every tool reported in name order.
+/// `done`; `names`: a reused buffer for sorting): the list checked, and
+/// every tool reported in name order.
 /// `None` when a listed tool has no result, or the list check fails
 /// (nothing has been reported then).
 pub(crate) fn digest_streamed<F: FnMut(&ToolReport<'_>)>(
     input: &[u8],
     nodes: &mut [Node],
-    done: &mut [Done],
+    (done, names): (&mut [Done], &mut Vec<SortItem>),
     limits: &Limits,
     on_tool: F,
 ) -> Option<ListSummary> {
     // Every listed tool with a result had its case-variant keys checked
     // as it closed; on any error the caller's exact path reports the
     // first in its order.
-    let (head, count) = sorted_names(input, nodes, limits).ok()?;
+    let (head, count) = sorted_names(input, nodes, limits, names).ok()?;
     let nodes: &[Node] = nodes;
     // In the order the objects closed: by name node, but for an element
     // inside a tool, which closes before the tool.

@@ -18,6 +18,8 @@ use super::tool::{key_is, project};
 use super::{variant, FieldDigests, JsonStr};
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind};
+#[cfg(feature = "alloc")]
+use crate::json::sort_list_keyed;
 use crate::json::{find_adjacent_equal, next_index, sort_list, Node, Tag, END};
 use crate::limits::Limits;
 use crate::sha256::Sha256;
@@ -231,41 +233,48 @@ pub(crate) fn sorted_tools(
     nodes: &mut [Node],
     limits: &Limits,
 ) -> Result<(u32, usize), Error> {
-    let collected = collect_tools(input, nodes, limits, true)?;
-    sort_and_check(input, nodes, collected)
+    let (head, count) = collect_tools(input, nodes, limits, true)?;
+    let (head, maybe_equal) = sort_list(input, nodes, head);
+    check_duplicates(input, nodes, head, maybe_equal)?;
+    Ok((head, count))
 }
 
 /// [`sorted_tools`] without the tools' case-variant keys, for a caller
 /// that has checked every listed tool's keys itself ([`super::stream`],
 /// with `tool::project_tool` as each tool closed, while its nodes were in
-/// cache). Its errors are those of `sorted_tools` but not in its order
-/// (the keys of a tool after the failing one were not checked here), so
-/// such a caller reports none of them itself.
+/// cache), sorted in the reused buffer `names` ([`sort_list_keyed`]). Its
+/// errors are those of `sorted_tools` but neither in its order (the keys of
+/// a tool after the failing one were not checked here) nor at its offsets
+/// (of several equal names, another pair may be found), so such a caller
+/// reports none of them itself.
 #[cfg(feature = "alloc")]
 pub(crate) fn sorted_names(
     input: &[u8],
     nodes: &mut [Node],
     limits: &Limits,
+    names: &mut alloc::vec::Vec<crate::json::SortItem>,
 ) -> Result<(u32, usize), Error> {
-    let collected = collect_tools(input, nodes, limits, false)?;
-    sort_and_check(input, nodes, collected)
+    let (head, count) = collect_tools(input, nodes, limits, false)?;
+    let (head, maybe_equal) = sort_list_keyed(input, nodes, head, names);
+    check_duplicates(input, nodes, head, maybe_equal)?;
+    Ok((head, count))
 }
 
-/// Sorts the collected list `(head, count)` by name and fails on a
-/// duplicate name.
-fn sort_and_check(
+/// [`ErrorKind::DuplicateToolName`] at the later of the first two equal
+/// adjacent names of the sorted list at `head`, when `maybe_equal`.
+fn check_duplicates(
     input: &[u8],
-    nodes: &mut [Node],
-    (head, count): (u32, usize),
-) -> Result<(u32, usize), Error> {
-    let (head, maybe_equal) = sort_list(input, nodes, head);
+    nodes: &[Node],
+    head: u32,
+    maybe_equal: bool,
+) -> Result<(), Error> {
     if maybe_equal {
         if let Some((a, b)) = find_adjacent_equal(input, nodes, head) {
             let later = nodes[a as usize].start().max(nodes[b as usize].start());
             return Err(Error::new(ErrorKind::DuplicateToolName, later - 1));
         }
     }
-    Ok((head, count))
+    Ok(())
 }
 
 /// Takes the finished tools in canonical name order: each goes into the

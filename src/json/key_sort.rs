@@ -116,15 +116,92 @@ pub(crate) fn utf16_key(word: u64) -> u64 {
     word | (zero >> 3)
 }
 
-/// A list element during the small sort: its node and, when the string has
+/// A list element during an array sort: its node and, when the string has
 /// no escapes and is not at the very end of the input, its [`utf16_key`].
-#[derive(Clone, Copy)]
-struct Item {
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Item {
     key: u64,
     node: u32,
     /// 0: no key (compare in full); 1: key of a longer string; 2: the key
     /// holds the whole string (at most eight bytes).
     kind: u8,
+}
+
+impl Item {
+    /// The item of string node `e`.
+    #[inline(always)]
+    fn of(input: &[u8], nodes: &[Node], e: u32) -> Item {
+        let node = &nodes[e as usize];
+        let word = if node.flag() {
+            None
+        } else {
+            prefix_word(input, node)
+        };
+        Item {
+            key: word.map_or(0, utf16_key),
+            node: e,
+            kind: match word {
+                None => 0,
+                Some(_) if node.value() <= 8 => 2,
+                Some(_) => 1,
+            },
+        }
+    }
+
+    /// The UTF-16 order of the two items' strings: by their keys where both
+    /// have one that differ (or that hold both strings whole), else in full.
+    #[inline(always)]
+    fn cmp(&self, other: &Item, input: &[u8], nodes: &[Node]) -> Ordering {
+        if self.kind != 0 && other.kind != 0 {
+            if self.key != other.key {
+                return self.key.cmp(&other.key);
+            }
+            if self.kind == 2 && other.kind == 2 {
+                return Ordering::Equal;
+            }
+        }
+        cmp_full(
+            input,
+            &nodes[self.node as usize],
+            &nodes[other.node as usize],
+        )
+    }
+}
+
+/// [`sort_list`] for a caller with a reused buffer (a reused `Context`'s
+/// list of tool names): the elements' keys are gathered into `items` (one
+/// load per element, not one per comparison), sorted there, and the list
+/// relinked in that order. Not stable; the flag is `true` exactly when two
+/// elements compare equal, and their order is then unspecified, so a
+/// caller that reports which two are equal must sort with [`sort_list`].
+#[cfg(feature = "alloc")]
+pub(crate) fn sort_list_keyed(
+    input: &[u8],
+    nodes: &mut [Node],
+    head: u32,
+    items: &mut alloc::vec::Vec<Item>,
+) -> (u32, bool) {
+    items.clear();
+    let mut ascending = true;
+    let mut e = head;
+    while e != END {
+        let item = Item::of(input, nodes, e);
+        ascending &= item.kind != 0 && items.last().is_none_or(|p| p.key < item.key);
+        items.push(item);
+        e = nodes[e as usize].link;
+    }
+    if items.len() < 2 || ascending {
+        // Strictly increasing keys: in order, and no two strings equal.
+        return (head, false);
+    }
+    let nodes_ro: &[Node] = nodes;
+    items.sort_unstable_by(|a, b| a.cmp(b, input, nodes_ro));
+    let equal = (items.windows(2)).any(|w| w[0].cmp(&w[1], input, nodes_ro) == Ordering::Equal);
+    for pair in items.windows(2) {
+        nodes[pair[0].node as usize].link = pair[1].node;
+    }
+    nodes[items[items.len() - 1].node as usize].link = END;
+    (items[0].node, equal)
 }
 
 /// Stable sort of a list of at most [`SMALL`] elements (two or more), in a
@@ -155,27 +232,13 @@ fn sort_small(input: &[u8], nodes: &mut [Node], head: u32) -> Option<(u32, bool)
         if n == SMALL {
             return None;
         }
-        let node = &nodes[e as usize];
-        let word = if node.flag() {
-            None
-        } else {
-            prefix_word(input, node)
-        };
-        let key = word.map_or(0, utf16_key);
-        all_keys &= word.is_some();
-        ascending &= n == 0 || key > previous;
-        previous = key;
-        items[n] = Item {
-            key,
-            node: e,
-            kind: match word {
-                None => 0,
-                Some(_) if node.value() <= 8 => 2,
-                Some(_) => 1,
-            },
-        };
+        let item = Item::of(input, nodes, e);
+        all_keys &= item.kind != 0;
+        ascending &= n == 0 || item.key > previous;
+        previous = item.key;
+        items[n] = item;
         n += 1;
-        e = node.link;
+        e = nodes[e as usize].link;
     }
     if all_keys && ascending {
         return Some((head, false));
@@ -199,17 +262,7 @@ fn sort_small(input: &[u8], nodes: &mut [Node], head: u32) -> Option<(u32, bool)
     }
 
     // General path: stable insertion sort of the array.
-    let cmp = |a: &Item, b: &Item| -> Ordering {
-        if a.kind != 0 && b.kind != 0 {
-            if a.key != b.key {
-                return a.key.cmp(&b.key);
-            }
-            if a.kind == 2 && b.kind == 2 {
-                return Ordering::Equal;
-            }
-        }
-        cmp_full(input, &nodes[a.node as usize], &nodes[b.node as usize])
-    };
+    let cmp = |a: &Item, b: &Item| a.cmp(b, input, nodes);
     let mut equal = false;
     for k in 1..n {
         let item = items[k];
@@ -438,6 +491,7 @@ mod tests {
             for (i, node) in nodes.iter_mut().enumerate().take(len).skip(1) {
                 node.link = (i + 1) as u32;
             }
+            let mut keyed_nodes = nodes.clone();
             let (head, maybe_equal) = sort_list(&input, &mut nodes, 1);
             let got = order(&nodes, head);
             let mut want: Vec<usize> = (0..len).collect();
@@ -448,6 +502,18 @@ mod tests {
             if len <= SMALL {
                 assert_eq!(maybe_equal, has_dup, "round {round}");
             }
+            // The keyed sort: the same decoded order (equal keys in any
+            // order) and an exact flag, at every length.
+            let mut items = Vec::new();
+            let (head, equal) = sort_list_keyed(&input, &mut keyed_nodes, 1, &mut items);
+            let decoded =
+                |o: Vec<usize>| o.into_iter().map(|i| units(picked[i])).collect::<Vec<_>>();
+            assert_eq!(
+                decoded(order(&keyed_nodes, head)),
+                decoded(want),
+                "round {round}"
+            );
+            assert_eq!(equal, has_dup, "round {round}: keyed");
         }
     }
 

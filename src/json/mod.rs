@@ -30,6 +30,8 @@ pub(crate) use index::Index;
 #[cfg(feature = "alloc")]
 pub(crate) use indexed::{Containers, Place};
 pub(crate) use key_sort::{find_adjacent_equal, sort_list, END};
+#[cfg(feature = "alloc")]
+pub(crate) use key_sort::{sort_list_keyed, Item as SortItem};
 pub(crate) use number_token::Form as NumberForm;
 #[cfg(feature = "alloc")]
 pub(crate) use parser::is_ws;
