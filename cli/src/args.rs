@@ -80,11 +80,16 @@ pub enum Command {
         old pin, q = approve none of the rest; the answers given so far are written).\n\n\
         --expect DIGEST binds the approval to the report you reviewed: the live server digest \
         (the `live` line of verify's report) must be DIGEST, or approve exits 1 before showing \
-        or writing anything (a server that showed CI one contract now serves another). The \
-        server digest does not cover the instructions: when changed instructions would be \
-        approved (--instructions, --all, --interactive), --expect also needs \
-        --expect-instructions DIGEST (`instructions.live` of verify --format json, or none), \
-        which is checked whenever it is given.\n\n\
+        or writing anything (a server that showed CI one contract now serves another). It binds \
+        the tools: every tool digest, field digest and snapshot approve writes comes from the \
+        one fetch whose server digest is checked. The server digest does not cover the \
+        instructions: when changed instructions would be approved (--instructions, --all, \
+        --interactive), --expect also needs --expect-instructions DIGEST (`instructions.live` \
+        of verify --format json, or none), which binds the instructions digest and is checked \
+        whenever it is given. The serverInfo and protocol version that --all records are \
+        informational and outside every digest, so neither flag binds them: approve shows a \
+        change of either among the changes before it writes, and a `recorded ...` line of its \
+        summary names each one written.\n\n\
         A --tool that is unchanged is a no-op (a note); one that is neither pinned nor live is an \
         error (exit 2), and nothing is written. The lock is saved atomically under its advisory \
         lock; its other servers are kept as they are.\n\n\
@@ -505,12 +510,14 @@ pub struct ApproveArgs {
     #[arg(long)]
     pub instructions: bool,
     /// Approve only if the live server digest is DIGEST (sha256:<64 lowercase hex>), the `live`
-    /// digest of the verify report you reviewed; otherwise exit 1 and write nothing
+    /// digest of the verify report you reviewed; otherwise exit 1 and write nothing. Binds the
+    /// tools (every pin and snapshot written comes from that fetch), not the instructions nor
+    /// the serverInfo and protocol version --all records (informational, outside every digest)
     #[arg(long, value_name = "DIGEST")]
     pub expect: Option<String>,
     /// Approve only if the live instructions digest is DIGEST (`instructions.live` of
-    /// `verify --format json`; `none` for no instructions); needed with --expect when changed
-    /// instructions would be approved
+    /// `verify --format json`; `none` for no instructions); binds the instructions digest, and
+    /// is needed with --expect when changed instructions would be approved
     #[arg(long, value_name = "DIGEST")]
     pub expect_instructions: Option<String>,
     /// HTTP header 'Name: value' for this fetch of an http server (repeatable; ${VAR} is

@@ -7,7 +7,8 @@
 //! commands print (warnings included) does not depend on which server
 //! answered first. While they run, SIGINT, SIGTERM and SIGHUP stop every
 //! server (SIGTERM to its process group, SIGKILL 1 s later), kill what they
-//! left, and exit with 128 + the signal's number, writing nothing.
+//! left, remove the empty directories made for them (`neutral_dir`), and
+//! exit with 128 + the signal's number, writing nothing.
 //!
 //! Orphans (descendants of a stdio server that escaped its process group)
 //! are killed after each server when one server runs at a time, and after
@@ -28,6 +29,7 @@ use contractpin::mcp::{
 use crate::args::FetchLimitArgs;
 use crate::fail::Failure;
 use crate::limits;
+use crate::neutral_dir;
 use crate::output;
 
 /// Servers fetched at once when `--jobs` is not given (fewer when there
@@ -248,10 +250,13 @@ fn next_job(
     queue.lock().unwrap_or_else(|p| p.into_inner()).pop_front()
 }
 
-/// Interrupted: stop every server, kill what they left, exit 128 + `signo`.
+/// Interrupted: stop every server, kill what they left, remove the empty
+/// directories made for them ([`neutral_dir::remove_all`]: no destructor
+/// runs after `exit`), exit 128 + `signo`.
 fn interrupted(signo: i32, name: &str) -> ! {
     let running = stop_all_servers(INTERRUPT_GRACE);
     reap_orphans();
+    neutral_dir::remove_all();
     output::error_line(&format!(
         "interrupted by {name}: stopped {running} running server(s); nothing was written"
     ));

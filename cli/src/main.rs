@@ -13,6 +13,7 @@ mod fail;
 mod fetch;
 mod input;
 mod limits;
+mod neutral_dir;
 mod output;
 mod sarif;
 mod source;

@@ -922,6 +922,136 @@ fn serve_instructions(fx: &Fixture, instructions: &str) {
     );
 }
 
+/// `--all` also records the live `server_info` and `protocol_version`,
+/// which no digest (so no `--expect`) covers: informational, and shown. A
+/// change is among the changes shown before anything is written, and the
+/// summary names each one recorded, also one the lock did not have (which
+/// the changes shown cannot compare).
+#[test]
+fn approve_all_shows_the_server_facts_it_records_outside_every_digest() {
+    let Some(fx) = Fixture::new() else { return };
+    let served = fx.dir.write("served.json", list(&[ALPHA]));
+    let serve = |version: &str, protocol: Option<&str>| {
+        let mut extra = vec!["--tools", "served.json", "--server-version", version];
+        extra.extend(protocol.iter().flat_map(|p| ["--versions", p]));
+        fake_cmd("ok", &extra)
+    };
+    let mut argv = vec!["init", "--name", "mcp", "--"];
+    let first = serve("1.0.0", None);
+    argv.extend(first.iter().map(String::as_str));
+    cp(&argv)
+        .env("SOURCE_DATE_EPOCH", EPOCH_INIT)
+        .cwd(&fx.dir.0)
+        .run()
+        .code(0);
+    let pinned = fx.text();
+    assert!(
+        pinned.contains("\"protocol_version\": \"2025-11-25\""),
+        "{pinned}"
+    );
+
+    // Upgraded: a new contract, serverInfo.version and protocol version.
+    std::fs::write(&served, list(&[ALPHA2])).unwrap();
+    set_command(&fx.lock, "mcp", &serve("2.0.0", Some("2025-03-26")));
+    let (live, _) = verify_json_live(&fx, "mcp");
+    let o = fx.approve_server("mcp", &["--all", "--expect", &live]);
+    o.code(0);
+    let out = o.out();
+    let shown = out.find("  server version 1.0.0 -> 2.0.0\n");
+    let summary = out.find(
+        "recorded server_info: contractpin-fake-server 1.0.0 -> contractpin-fake-server 2.0.0 \
+         (informational: no digest covers it)\n",
+    );
+    assert!(shown.is_some() && summary > shown, "{out}");
+    assert!(
+        out.contains("  protocol version 2025-11-25 -> 2025-03-26\n")
+            && out.contains(
+                "recorded protocol_version: 2025-11-25 -> 2025-03-26 \
+                 (informational: no digest covers it)\n"
+            ),
+        "{out}"
+    );
+    assert!(
+        fx.text().contains("\"version\": \"2.0.0\""),
+        "{}",
+        fx.text()
+    );
+
+    // A lock without them: the summary names what --all added.
+    py_edit_json(
+        &fx.lock,
+        "s=d['servers']['mcp']\ndel s['server_info']\ndel s['protocol_version']",
+    );
+    std::fs::write(&served, list(&[ALPHA])).unwrap();
+    let o = fx.approve_server("mcp", &["--all"]);
+    o.code(0);
+    let out = o.out();
+    assert!(!out.contains("server version"), "{out}");
+    assert!(
+        out.contains(
+            "recorded server_info: none -> contractpin-fake-server 2.0.0 \
+             (informational: no digest covers it)\n"
+        ) && out.contains(
+            "recorded protocol_version: none -> 2025-03-26 (informational: no digest covers it)\n"
+        ),
+        "{out}"
+    );
+
+    // Only --all records them.
+    std::fs::write(&served, list(&[ALPHA2])).unwrap();
+    set_command(&fx.lock, "mcp", &serve("3.0.0", None));
+    let o = fx.approve_server("mcp", &["--tool", "alpha"]);
+    o.code(0);
+    assert!(
+        o.out().contains("  server version 2.0.0 -> 3.0.0\n"),
+        "{}",
+        o.out()
+    );
+    assert!(!o.out().contains("recorded "), "{}", o.out());
+    assert!(
+        fx.text().contains("\"version\": \"2.0.0\""),
+        "{}",
+        fx.text()
+    );
+}
+
+/// A lock that is a symbolic link, which the writer refuses, is refused
+/// with the writer's message before the server is run: nothing is run,
+/// shown or written (before, the server ran and its changes were shown,
+/// and only the write failed).
+#[test]
+fn a_symlinked_lock_is_refused_before_the_server_runs() {
+    let Some(fx) = Fixture::new() else { return };
+    pin_instructions(&fx, "\"Be brief.\"");
+    let marker = fx.dir.path("MARKER");
+    let planted = vec![
+        "python3".to_string(),
+        "-c".to_string(),
+        format!("open({}, 'w').close()", json_str(&s(&marker))),
+    ];
+    set_command(&fx.lock, "mcp", &planted);
+    let link = fx.dir.path("link.lock");
+    if !symlink_file(&fx.lock, &link) {
+        return;
+    }
+    let before = fx.bytes();
+    for args in [&["--all"][..], &["--instructions"], &["--tool", "echo"]] {
+        let mut all = vec!["--lock", "link.lock"];
+        all.extend_from_slice(args);
+        let o = fx.approve_server("mcp", &all);
+        o.code(2);
+        let want =
+            "cannot write link.lock: link.lock is a symbolic link; refusing to write through it";
+        assert!(o.err().contains(want), "{}", o.err());
+        assert_eq!(o.out(), "");
+        assert!(!marker.exists(), "the server ran");
+        assert_eq!(fx.bytes(), before);
+    }
+    // Through the real file the same command does run: the check is real.
+    fx.approve_server("mcp", &["--all"]).code(1);
+    assert!(marker.exists());
+}
+
 #[test]
 fn expect_matching_the_reviewed_report_approves_as_without_it() {
     let Some(fx) = Fixture::new() else { return };

@@ -789,6 +789,77 @@ fn approve_with_a_trusted_lock_never_runs_in_the_checkout() {
     );
 }
 
+/// With a trusted lock, the empty directory a stdio server runs in is
+/// removed, with what the server wrote there, also when `verify` or
+/// `approve` is interrupted: SIGINT ends the process with `exit`, where no
+/// destructor runs, so the interrupt path removes it (`neutral_dir`).
+#[cfg(unix)]
+#[test]
+fn an_interrupted_trusted_run_leaves_no_working_directory_behind() {
+    use std::process::{Command, Stdio};
+    if !cli_support::tools::needs(&["python3", "sh", "sleep", "kill", "mv"]) {
+        return;
+    }
+    for command in ["verify", "approve"] {
+        let pr = pull_request();
+        let seen = pr.dir.path("cwd.txt");
+        // Writes a file into its working directory, tells where that is
+        // (written whole, then renamed), then never answers.
+        let cmd = vec![
+            "sh".into(),
+            "-c".into(),
+            format!(
+                "echo left > left.txt; pwd -P > '{0}.tmp'; mv '{0}.tmp' '{0}'; exec sleep 30",
+                seen.display()
+            ),
+        ];
+        for lock in [&pr.lock, &pr.base] {
+            set_command(Path::new(lock), "srv", &cmd);
+        }
+        let mut args = vec![command, "--lock", &pr.lock, "--trusted-lock", &pr.base];
+        if command == "approve" {
+            args.extend(["--server", "srv", "--all"]);
+        }
+        let mut child = Command::new(bin())
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start contractpin");
+        let until = Instant::now() + Duration::from_secs(20);
+        let ran_in = loop {
+            if let Ok(text) = std::fs::read_to_string(&seen) {
+                break std::path::PathBuf::from(text.trim_end());
+            }
+            if Instant::now() > until {
+                let _ = child.kill();
+                panic!("{command}: the server never started");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let name = ran_in.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            name.starts_with("contractpin-neutral-"),
+            "{command}: {name}"
+        );
+        assert!(ran_in.join("left.txt").exists(), "{command}: {ran_in:?}");
+        let sent = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(sent.success());
+        let out = child.wait_with_output().expect("contractpin ends");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "{command}: {err}");
+        assert!(err.contains("interrupted by SIGINT"), "{command}: {err}");
+        assert!(
+            !ran_in.exists(),
+            "{command}: {} was left behind",
+            ran_in.display()
+        );
+    }
+}
+
 /// `approve --transports LIST` runs only a server on one of them (exit 1,
 /// nothing run or written, otherwise).
 #[test]

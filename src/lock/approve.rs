@@ -3,14 +3,46 @@
 //! (drifted or not), and the entry's `digest` and `tool_count` are
 //! recomputed from the resulting tool set with the one server-digest rule
 //! ([`LockServer::computed_digest`]). The entry's source settings are
-//! never touched.
+//! never touched. A snapshot is stored only if it is the contract the live
+//! digest pins (the check [`LockServer::set_snapshots`] makes), so an
+//! approved entry is always one the lock reader accepts.
 
 use alloc::collections::BTreeMap;
+use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::fmt;
 
-use super::model::{LockServer, LockTool};
+use super::error::{LockError, LockErrorKind};
+use super::model::{snapshot_matches, LockServer, LockTool};
+use super::path::child;
 use crate::owned::ServerDigest;
+
+/// Why [`LockServer::approve`] refused (the entry is left unchanged).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ApproveError {
+    /// This name is neither pinned nor live.
+    UnknownTool(String),
+    /// The snapshot given for a live tool is not the contract its live
+    /// digest pins: a [`LockError`] of kind
+    /// [`LockErrorKind::SnapshotMismatch`] (the reader's refusal of such a
+    /// snapshot), at `tools.NAME.contract`.
+    Snapshot(LockError),
+}
+
+impl fmt::Display for ApproveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ApproveError::UnknownTool(name) => {
+                write!(f, "tool {name:?} is neither pinned nor live")
+            }
+            ApproveError::Snapshot(e) => write!(f, "{}: {}", e.path(), e.detail()),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for ApproveError {}
 
 /// What approving one tool did to the entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,19 +70,41 @@ impl LockServer {
     /// that is not live is dropped. Other tools keep their pins. Then
     /// `digest` and `tool_count` are recomputed from the tools.
     ///
-    /// A name that is neither pinned nor live is an error (`Err(name)`)
-    /// and leaves the entry unchanged.
+    /// A name that is neither pinned nor live
+    /// ([`ApproveError::UnknownTool`]), or a snapshot in `contracts` for a
+    /// live tool to approve whose SHA-256 is not that tool's live digest
+    /// ([`ApproveError::Snapshot`], the check of
+    /// [`set_snapshots`](LockServer::set_snapshots)), is an error and
+    /// leaves the entry unchanged.
     pub fn approve(
         &mut self,
         live: &ServerDigest,
         names: &[String],
         contracts: Option<&BTreeMap<String, Vec<u8>>>,
-    ) -> Result<Vec<Approval>, String> {
+    ) -> Result<Vec<Approval>, ApproveError> {
         if let Some(unknown) = names
             .iter()
             .find(|n| !self.tools.contains_key(*n) && !live.tools.iter().any(|t| &t.name == *n))
         {
-            return Err(unknown.clone());
+            return Err(ApproveError::UnknownTool(unknown.clone()));
+        }
+        for name in names.iter().filter(|_| contracts.is_some()) {
+            let snapshot = contracts.and_then(|c| c.get(name));
+            let tool = live.tools.iter().find(|t| &t.name == name);
+            let (Some(snapshot), Some(t)) = (snapshot, tool) else {
+                continue;
+            };
+            if !snapshot_matches(snapshot, &t.digest) {
+                return Err(ApproveError::Snapshot(LockError::new(
+                    LockErrorKind::SnapshotMismatch,
+                    child(&child("tools", &t.name), "contract"),
+                    format!(
+                        "the snapshot is not the contract the live digest {} pins; \
+                         nothing was approved",
+                        t.digest
+                    ),
+                )));
+            }
         }
         let mut done = Vec::with_capacity(names.len());
         for name in names {
@@ -87,6 +141,14 @@ mod tests {
 
     fn list(json: &str) -> ServerDigest {
         crate::digest_tools_list(json.as_bytes()).unwrap()
+    }
+
+    /// The canonical contract of every tool of `json`, as approve gets them.
+    fn contracts(json: &str) -> BTreeMap<String, Vec<u8>> {
+        crate::tool_contracts(json.as_bytes(), &crate::Limits::DEFAULT)
+            .unwrap()
+            .into_iter()
+            .collect()
     }
 
     fn entry(json: &str) -> LockServer {
@@ -131,12 +193,20 @@ mod tests {
     fn a_snapshot_that_does_not_fit_is_left_out() {
         let mut e = entry(OLD);
         let depth = crate::lock::MAX_SNAPSHOT_DEPTH;
-        let deep = format!("{}{}", "[".repeat(depth + 1), "]".repeat(depth + 1));
-        let contracts = BTreeMap::from([("a".to_string(), deep.into_bytes())]);
-        e.approve(&list(NEW), &["a".to_string()], Some(&contracts))
+        let deep = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let json = format!(r#"[{{"name":"a","inputSchema":{deep}}}]"#);
+        let limits = crate::Limits {
+            max_depth: depth as u32 + 8,
+            ..crate::Limits::DEFAULT
+        };
+        let (live, contracts) =
+            crate::digest_with_contracts(json.as_bytes(), &limits, Default::default()).unwrap();
+        assert!(!crate::lock::snapshot_fits(&contracts[0].1));
+        let contracts = contracts.into_iter().collect();
+        e.approve(&live, &["a".to_string()], Some(&contracts))
             .unwrap();
         assert_eq!(e.tools["a"].contract, None);
-        assert_eq!(e.tools["a"].digest, entry(NEW).tools["a"].digest);
+        assert_eq!(e.tools["a"].digest, live.tools[0].digest);
     }
 
     #[test]
@@ -144,14 +214,43 @@ mod tests {
         let old = entry(OLD);
         let mut e = old.clone();
         let err = e.approve(&list(NEW), &["a".to_string(), "zz".to_string()], None);
-        assert_eq!(err, Err("zz".to_string()));
+        assert_eq!(err, Err(ApproveError::UnknownTool("zz".to_string())));
         assert_eq!(e, old);
         assert!(!e.has_snapshots());
-        let contracts: BTreeMap<String, Vec<u8>> =
-            [("new".to_string(), b"{}".to_vec())].into_iter().collect();
-        e.approve(&list(NEW), &["new".to_string()], Some(&contracts))
+        e.approve(&list(NEW), &["new".to_string()], Some(&contracts(NEW)))
             .unwrap();
-        assert_eq!(e.tools["new"].contract.as_deref(), Some(&b"{}"[..]));
+        assert_eq!(e.tools["new"].contract, Some(contracts(NEW)["new"].clone()));
         assert!(e.has_snapshots());
+    }
+
+    /// A snapshot that is not the contract the live digest pins is refused
+    /// (the reader would refuse the lock), as `set_snapshots` leaves it out:
+    /// nothing is approved, not even the tools named before it.
+    #[test]
+    fn a_snapshot_that_is_not_the_pinned_contract_is_refused() {
+        let old = entry(OLD);
+        let mut e = old.clone();
+        let mut given = contracts(NEW);
+        // b's snapshot: a's contract, which hashes to a's digest, not b's.
+        let a = given["a"].clone();
+        given.insert("b".to_string(), a);
+        let names = ["a", "b"].map(String::from).to_vec();
+        let err = e.approve(&list(NEW), &names, Some(&given)).unwrap_err();
+        let ApproveError::Snapshot(lock_error) = &err else {
+            panic!("{err:?}");
+        };
+        assert_eq!(
+            lock_error.kind(),
+            crate::lock::LockErrorKind::SnapshotMismatch
+        );
+        assert_eq!(lock_error.path(), "tools.b.contract");
+        assert!(err
+            .to_string()
+            .contains("tools.b.contract: the snapshot is not"));
+        assert_eq!(e, old);
+        // The same check as set_snapshots, which leaves b digest-only.
+        let mut pinned = entry(NEW);
+        let skipped = pinned.set_snapshots(given.into_iter().collect());
+        assert_eq!(skipped, ["b".to_string()]);
     }
 }

@@ -75,7 +75,10 @@
 //! [`LockServer::approve`] re-pins chosen tools of one entry from its live
 //! digests (a tool no longer live is dropped), keeps every other pin, and
 //! recomputes `digest` and `tool_count` from the resulting tools
-//! (`contractpin approve`).
+//! (`contractpin approve`). Like [`LockServer::set_snapshots`], it stores a
+//! snapshot only if its SHA-256 is the tool's live digest; a snapshot that
+//! is not is refused ([`ApproveError::Snapshot`], a
+//! [`LockErrorKind::SnapshotMismatch`]) and nothing is approved.
 //!
 //! # Saving (feature `std`)
 //!
@@ -102,7 +105,7 @@ mod timestamp;
 mod unknown;
 mod write;
 
-pub use approve::Approval;
+pub use approve::{Approval, ApproveError};
 pub use capabilities::{
     capabilities_json, capabilities_of_initialize, capability_difference, is_client_capability,
     normalize_capabilities, parse_client_capabilities, CLIENT_CAPABILITIES,
@@ -116,7 +119,8 @@ pub use model::{
 };
 #[cfg(feature = "std")]
 pub use save::{
-    load, read, save_atomic, sidecar_path, sync_dir, update, UpdateError, MAX_LOCK_BYTES,
+    load, read, refuse_link, save_atomic, sidecar_path, sync_dir, update, UpdateError,
+    MAX_LOCK_BYTES,
 };
 pub use secrets::{
     arg_credential, classify_header, env_for_lock, is_env_reference, is_header_name,

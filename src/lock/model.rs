@@ -328,7 +328,7 @@ impl LockServer {
             let Some(tool) = self.tools.get_mut(&name) else {
                 continue;
             };
-            if snapshot_fits(&contract) && Digest(crate::sha256::digest(&contract)) == tool.digest {
+            if snapshot_fits(&contract) && snapshot_matches(&contract, &tool.digest) {
                 tool.contract = Some(contract);
             } else {
                 skipped.push(name);
@@ -344,6 +344,14 @@ impl LockServer {
             self.tools.iter().map(|(n, t)| (n.as_str(), t.digest)),
         )
     }
+}
+
+/// Whether the canonical `contract` is the contract `digest` pins: its
+/// SHA-256 is the digest. The one check of a snapshot against its tool's
+/// pin before it is stored ([`LockServer::set_snapshots`] leaves such a
+/// tool digest-only, [`LockServer::approve`] refuses it).
+pub(crate) fn snapshot_matches(contract: &[u8], digest: &Digest) -> bool {
+    Digest(crate::sha256::digest(contract)) == *digest
 }
 
 /// Whether the canonical `contract` can be a snapshot in a lock: nested at

@@ -48,10 +48,13 @@ pub fn sidecar_path(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// `path` itself, refusing a symbolic link (dangling or not): a lock
-/// checked out from a repository that is a link could make `init` write
-/// anywhere the link points, outside the repository.
-fn resolve(path: &Path) -> io::Result<PathBuf> {
+/// Refuses a lock `path` that is a symbolic link (dangling or not), with
+/// the error [`save_atomic`] and [`update`] give for it (the one message):
+/// a lock checked out from a repository that is a link could make `init`
+/// write anywhere the link points, outside the repository. A command that
+/// writes the lock only after other work (`approve`, after running a
+/// server) calls this first, so that it fails before doing any.
+pub fn refuse_link(path: &Path) -> io::Result<()> {
     match fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => Err(io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -60,8 +63,13 @@ fn resolve(path: &Path) -> io::Result<PathBuf> {
                 path.display()
             ),
         )),
-        _ => Ok(path.to_path_buf()),
+        _ => Ok(()),
     }
+}
+
+/// `path` itself, refusing a symbolic link ([`refuse_link`]).
+fn resolve(path: &Path) -> io::Result<PathBuf> {
+    refuse_link(path).map(|()| path.to_path_buf())
 }
 
 /// The bytes of the lock at `path`, `None` if it does not exist; only a

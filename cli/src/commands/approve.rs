@@ -22,13 +22,20 @@
 //!
 //! Nothing is written unless the fetch succeeded and every named tool is
 //! known; the write is [`lock::update`] (advisory lock, temporary file,
-//! fsync, rename; a symbolic link is refused), and it aborts if the
-//! server's entry changed since it was read.
+//! fsync, rename), and it aborts if the server's entry changed since it was
+//! read. A lock that is a symbolic link, which the writer refuses, is
+//! refused with its message before the server is run ([`lock::refuse_link`]).
+//!
+//! With `--all`, the entry's `server_info` and `protocol_version` are
+//! refreshed from the same handshake. They are informational, outside every
+//! digest (so outside `--expect`); a change is shown with the changes before
+//! anything is written, and a line of the summary names each one recorded
+//! ([`facts_summary`]).
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal, Read, Write};
 
-use contractpin::lock::{self, Approval, Lock, LockServer, UpdateError};
+use contractpin::lock::{self, Approval, Lock, LockServer, ServerInfo, UpdateError};
 use contractpin::mcp::{Secrets, ServerSpec};
 use contractpin::verify::{
     add_changes, verify_server, InstructionsStatus, ServerReport, ToolStatus, ToolVerdict,
@@ -54,6 +61,8 @@ pub fn run(args: &ApproveArgs) -> CliResult {
     }
     let expected = expect::Expected::from_args(args)?;
     let (_, lock) = verify::read_lock(&args.lock)?;
+    // The writer refuses a symbolic link: refused now, before the server runs.
+    lock::refuse_link(&args.lock).map_err(|e| cannot_write(&args.lock, e))?;
     let name = &args.server;
     let server = lock
         .servers
@@ -119,6 +128,7 @@ pub fn run(args: &ApproveArgs) -> CliResult {
         output::warning_line(&no_snapshot(name, tool));
     }
     let mut text = instructions_summary(&report, chosen.instructions);
+    text.push_str(&facts_summary(server, &after));
     text.push_str(&summary(&report, &done, server, &after, &args.lock));
     write_stdout(text.as_bytes())?;
     Ok(EXIT_OK)
@@ -405,28 +415,31 @@ fn save(
     let name = &args.server;
     let generated_at = lock::timestamp_now().map_err(|e| Failure::usage(e.to_string()))?;
     let mut done = Vec::new();
-    let result = lock::update(&args.lock, |current: Option<Lock>| {
-        let mut lock = current.ok_or("the lock file is gone")?;
-        let entry = match lock.servers.get_mut(name) {
-            Some(e) if e == before => e,
-            Some(_) => return Err("its entry for this server changed while approving"),
-            None => return Err("it no longer pins this server"),
-        };
-        done = entry
-            .approve(&live.digests, &chosen.tools, contracts)
-            .map_err(|_| "a tool to approve is neither pinned nor live")?;
-        if args.all {
-            entry.set_facts(&live.facts, true);
-        } else if chosen.instructions {
-            entry.instructions_digest = live
-                .facts
-                .instructions
-                .as_deref()
-                .map(contractpin::instructions_digest);
-        }
-        lock.generated_at = generated_at;
-        Ok(lock)
-    });
+    let result = lock::update(
+        &args.lock,
+        |current: Option<Lock>| -> Result<Lock, String> {
+            let mut lock = current.ok_or("the lock file is gone")?;
+            let entry = match lock.servers.get_mut(name) {
+                Some(e) if e == before => e,
+                Some(_) => return Err("its entry for this server changed while approving".into()),
+                None => return Err("it no longer pins this server".into()),
+            };
+            done = entry
+                .approve(&live.digests, &chosen.tools, contracts)
+                .map_err(|e| e.to_string())?;
+            if args.all {
+                entry.set_facts(&live.facts, true);
+            } else if chosen.instructions {
+                entry.instructions_digest = live
+                    .facts
+                    .instructions
+                    .as_deref()
+                    .map(contractpin::instructions_digest);
+            }
+            lock.generated_at = generated_at;
+            Ok(lock)
+        },
+    );
     let path = args.lock.display();
     match result {
         Ok(mut lock) => match lock.servers.remove(name) {
@@ -439,8 +452,13 @@ fn save(
             "{path}: {why}; nothing was written (run approve again)"
         ))),
         Err(UpdateError::Lock(e)) => Err(Failure::usage(format!("{path}: {e}"))),
-        Err(UpdateError::Io(e)) => Err(Failure::usage(format!("cannot write {path}: {e}"))),
+        Err(UpdateError::Io(e)) => Err(cannot_write(&args.lock, e)),
     }
+}
+
+/// The lock at `path` cannot be written (exit 2).
+fn cannot_write(path: &std::path::Path, e: std::io::Error) -> Failure {
+    Failure::usage(format!("cannot write {}: {e}", path.display()))
 }
 
 /// The line for the instructions: approved (`re-pinned`, `pinned` or
@@ -462,6 +480,40 @@ fn instructions_summary(report: &ServerReport, approved: bool) -> String {
             digest(v.live)
         ),
     }
+}
+
+/// A line for each handshake fact that `--all` recorded in place of
+/// another (`server_info`, `protocol_version`; added or dropped too, which
+/// the changes shown before cannot say): informational, outside every
+/// digest and so outside `--expect`. Empty when none changed.
+fn facts_summary(before: &LockServer, after: &LockServer) -> String {
+    let info = |i: Option<&ServerInfo>| match i {
+        None => "none".to_string(),
+        Some(i) => {
+            let title = i.title.as_deref().map(printable);
+            let title = title.map_or_else(String::new, |t| format!(" (title {t})"));
+            format!("{} {}{title}", printable(&i.name), printable(&i.version))
+        }
+    };
+    let protocol = |v: Option<&String>| v.map_or_else(|| "none".to_string(), |v| printable(v));
+    let mut out = String::new();
+    let mut line = |key: &str, from: String, to: String| {
+        out.push_str(&format!(
+            "recorded {key}: {from} -> {to} (informational: no digest covers it)\n"
+        ));
+    };
+    if before.server_info != after.server_info {
+        let (from, to) = (before.server_info.as_ref(), after.server_info.as_ref());
+        line("server_info", info(from), info(to));
+    }
+    if before.protocol_version != after.protocol_version {
+        let (from, to) = (
+            before.protocol_version.as_ref(),
+            after.protocol_version.as_ref(),
+        );
+        line("protocol_version", protocol(from), protocol(to));
+    }
+    out
 }
 
 /// What was re-pinned, what still differs, and the server digest.

@@ -11,7 +11,7 @@
 //! reported in lock order. What a server sent is shown with the secrets
 //! it was given masked ([`server_secrets`]).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use contractpin::lock::{self, cmp_utf16, Lock, LockServer};
 use contractpin::mcp::{ClientOptions, Secrets, ServerSpec};
@@ -22,6 +22,7 @@ use crate::args::{Format, TransportArg, VerifyArgs};
 use crate::fail::{CliResult, Failure};
 use crate::fetch::{self, FetchOptions};
 use crate::input::{io_reason, read_file};
+use crate::neutral_dir::NeutralDir;
 use crate::output::{self, write_stdout};
 use crate::source::{parse_header, with_headers};
 
@@ -31,40 +32,6 @@ pub(crate) enum Plan {
     Run(ServerSpec),
     /// Do not run it; report it unreachable with this reason.
     Refuse(String),
-}
-
-/// An empty, private temporary directory for the servers run with a
-/// trusted lock without a `cwd` of their own; removed (with what they left
-/// in it) when dropped.
-struct NeutralDir {
-    path: PathBuf,
-}
-
-impl NeutralDir {
-    /// Makes the directory (mode 0700 where the platform has modes).
-    fn new() -> std::io::Result<NeutralDir> {
-        let path = std::env::temp_dir().join(format!(
-            "contractpin-neutral-{}-{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos())
-        ));
-        let mut builder = std::fs::DirBuilder::new();
-        // Private to this user where the platform has modes.
-        #[cfg(unix)]
-        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-        #[cfg(not(unix))]
-        let _ = &mut builder;
-        builder.create(&path)?;
-        Ok(NeutralDir { path })
-    }
-}
-
-impl Drop for NeutralDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
 }
 
 /// A trusted lock (`--trusted-lock`, e.g. the base branch's) and the empty
@@ -409,7 +376,7 @@ pub(crate) fn plan(name: &str, server: &LockServer, rules: &Rules) -> Result<Pla
             source_of.source(),
             Some(lock::Source::Stdio { cwd: Some(_), .. })
         ) {
-            *cwd = Some(t.neutral.path.clone());
+            *cwd = Some(t.neutral.path().to_path_buf());
         }
     }
     Ok(Plan::Run(spec))
