@@ -1236,16 +1236,22 @@ fn expect_instructions_that_no_longer_match_are_refused() {
     assert_ne!(fx.bytes(), before);
 }
 
+/// Serves the reviewer alpha's drift and returns the live digest verify
+/// prints for it, then cloaks: approve's fetch gets beta's new annotations
+/// too. Also returns the lock's bytes, which a refusal must leave as they are.
+fn reviewed_then_cloaked(fx: &Fixture) -> (String, Vec<u8>) {
+    fx.serve(&[ALPHA2, BETA, GAMMA]);
+    let reviewed = verify_live_line(fx, "srv");
+    fx.serve(&[ALPHA2, BETA2, GAMMA]);
+    (reviewed, fx.bytes())
+}
+
 /// A server that shows the reviewer one contract and approve another: the
 /// digest verify printed before the file was rewritten is refused after.
 #[test]
 fn a_server_that_changes_between_verify_and_approve_is_refused() {
     let Some(fx) = Fixture::new() else { return };
-    fx.serve(&[ALPHA2, BETA, GAMMA]);
-    let reviewed = verify_live_line(&fx, "srv");
-    // Cloaked: approve's fetch gets beta's new annotations too.
-    fx.serve(&[ALPHA2, BETA2, GAMMA]);
-    let before = fx.bytes();
+    let (reviewed, before) = reviewed_then_cloaked(&fx);
     let o = fx.approve(&["--tool", "alpha", "--tool", "beta", "--expect", &reviewed]);
     o.code(1);
     let (now, _) = reference(&[&s(&fx.dir.path("tools.json"))]);
@@ -1260,10 +1266,7 @@ fn a_server_that_changes_between_verify_and_approve_is_refused() {
 #[test]
 fn interactive_checks_expect_before_the_first_question() {
     let Some(fx) = Fixture::new() else { return };
-    fx.serve(&[ALPHA2, BETA, GAMMA]);
-    let reviewed = verify_live_line(&fx, "srv");
-    fx.serve(&[ALPHA2, BETA2, GAMMA]);
-    let before = fx.bytes();
+    let (reviewed, before) = reviewed_then_cloaked(&fx);
     let args = [
         "approve",
         "--server",

@@ -271,12 +271,7 @@ fn ctrl_c_stops_every_server_and_leaves_nothing() {
         .map(|i| wait_pid(&dir.path(&format!("{i}.pid"))))
         .collect();
     let t0 = Instant::now();
-    let sent = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(sent.success());
-    let out = child.wait_with_output().expect("contractpin ends");
+    let out = cli_support::interrupt(child);
     let took = t0.elapsed();
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     let gone: Vec<bool> = pids

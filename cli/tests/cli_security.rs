@@ -470,47 +470,10 @@ fn with_a_trusted_lock_a_server_never_runs_in_the_checkout() {
     if !cli_support::tools::needs(&["python3", "sh"]) {
         return;
     }
-    let pr = pull_request();
-    let out = pr.dir.path("cwd.txt");
-    let fake = fake_cmd("ok", &[]).join("' '");
-    let cmd = vec![
-        "sh".into(),
-        "-c".into(),
-        format!(
-            "pwd -P > '{}'; ls -A >> '{}'; exec '{fake}'",
-            out.display(),
-            out.display()
-        ),
-    ];
-    for lock in [&pr.lock, &pr.base] {
-        set_command(std::path::Path::new(lock), "srv", &cmd);
-    }
-    std::fs::write(pr.dir.path("node_modules"), b"planted").unwrap();
-    let o = cp(&["verify", "--lock", &pr.lock, "--trusted-lock", &pr.base]).run();
-    o.code(0);
-    let seen = std::fs::read_to_string(&out).unwrap();
-    let checkout = std::fs::canonicalize(&pr.dir.0).unwrap();
-    let ran_in = std::path::PathBuf::from(seen.lines().next().unwrap());
-    assert!(
-        !ran_in.starts_with(&checkout),
-        "ran in the checkout: {seen}"
-    );
-    assert_eq!(
-        seen.lines().count(),
-        1,
-        "the directory was not empty: {seen}"
-    );
-    assert!(
-        !ran_in.exists(),
-        "the empty directory was left behind: {seen}"
-    );
-    // Without a trusted lock: the lock's directory, as documented.
-    cp(&["verify", "--lock", &pr.lock]).run().code(0);
-    let seen = std::fs::read_to_string(&out).unwrap();
-    assert_eq!(
-        std::path::PathBuf::from(seen.lines().next().unwrap()),
-        checkout
-    );
+    let (pr, out) = recording_cwd();
+    let trusted = || cp(&["verify", "--lock", &pr.lock, "--trusted-lock", &pr.base]).run();
+    let untrusted = || cp(&["verify", "--lock", &pr.lock]).run();
+    neutral_then_checkout(&pr, &out, trusted, untrusted);
 }
 
 #[test]
@@ -745,6 +708,18 @@ fn approve_with_a_trusted_lock_never_runs_in_the_checkout() {
     if !cli_support::tools::needs(&["python3", "sh"]) {
         return;
     }
+    let (pr, out) = recording_cwd();
+    let trusted = || approve(&pr.lock, "srv", &["--all", "--trusted-lock", &pr.base]);
+    let untrusted = || approve(&pr.lock, "srv", &["--all"]);
+    let o = neutral_then_checkout(&pr, &out, trusted, untrusted);
+    assert!(o.out().contains("nothing to approve"), "{}", o.out());
+}
+
+/// A pull request whose server (the same command in both locks) writes
+/// the directory it runs in, then what is in it, to the returned file; the
+/// checkout holds a planted `node_modules`.
+#[cfg(unix)]
+fn recording_cwd() -> (PullRequest, std::path::PathBuf) {
     let pr = pull_request();
     let out = pr.dir.path("cwd.txt");
     let fake = fake_cmd("ok", &[]).join("' '");
@@ -758,13 +733,26 @@ fn approve_with_a_trusted_lock_never_runs_in_the_checkout() {
         ),
     ];
     for lock in [&pr.lock, &pr.base] {
-        set_command(Path::new(lock), "srv", &cmd);
+        set_command(std::path::Path::new(lock), "srv", &cmd);
     }
     std::fs::write(pr.dir.path("node_modules"), b"planted").unwrap();
-    let o = approve(&pr.lock, "srv", &["--all", "--trusted-lock", &pr.base]);
+    (pr, out)
+}
+
+/// Runs `trusted` (with the trusted lock), which must exit 0 having run the
+/// server of [`recording_cwd`] in an empty directory outside the checkout
+/// that is gone afterwards, then `untrusted`, which must run it in the
+/// lock's directory, as documented. Returns the trusted run's output.
+#[cfg(unix)]
+fn neutral_then_checkout(
+    pr: &PullRequest,
+    out: &std::path::Path,
+    trusted: impl FnOnce() -> Out,
+    untrusted: impl FnOnce() -> Out,
+) -> Out {
+    let o = trusted();
     o.code(0);
-    assert!(o.out().contains("nothing to approve"), "{}", o.out());
-    let seen = std::fs::read_to_string(&out).unwrap();
+    let seen = std::fs::read_to_string(out).unwrap();
     let checkout = std::fs::canonicalize(&pr.dir.0).unwrap();
     let ran_in = std::path::PathBuf::from(seen.lines().next().unwrap());
     assert!(
@@ -780,13 +768,13 @@ fn approve_with_a_trusted_lock_never_runs_in_the_checkout() {
         !ran_in.exists(),
         "the empty directory was left behind: {seen}"
     );
-    // Without a trusted lock: the lock's directory, as documented.
-    approve(&pr.lock, "srv", &["--all"]).code(0);
-    let seen = std::fs::read_to_string(&out).unwrap();
+    untrusted().code(0);
+    let seen = std::fs::read_to_string(out).unwrap();
     assert_eq!(
         std::path::PathBuf::from(seen.lines().next().unwrap()),
         checkout
     );
+    o
 }
 
 /// With a trusted lock, the empty directory a stdio server runs in is
@@ -843,12 +831,7 @@ fn an_interrupted_trusted_run_leaves_no_working_directory_behind() {
             "{command}: {name}"
         );
         assert!(ran_in.join("left.txt").exists(), "{command}: {ran_in:?}");
-        let sent = Command::new("kill")
-            .args(["-INT", &child.id().to_string()])
-            .status()
-            .expect("kill");
-        assert!(sent.success());
-        let out = child.wait_with_output().expect("contractpin ends");
+        let out = cli_support::interrupt(child);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(130), "{command}: {err}");
         assert!(err.contains("interrupted by SIGINT"), "{command}: {err}");

@@ -523,3 +523,15 @@ pub fn beside_name(lock: &Path, rel: &str) -> String {
         .to_string_lossy()
         .into_owned()
 }
+
+/// Sends SIGINT to `child` (a contractpin started with piped output) and
+/// waits for it to end: how a test interrupts a run.
+#[cfg(unix)]
+pub fn interrupt(child: std::process::Child) -> std::process::Output {
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(sent.success());
+    child.wait_with_output().expect("contractpin ends")
+}
