@@ -1,7 +1,8 @@
 //! Printing: stdout/stderr helpers, colour, the text report with what
 //! changed in each tool ([`tool_changes_text`]; abridged for `verify`, whole
-//! for `approve`: [`Detail`]), GitHub Actions annotations, and where a tool
-//! is in the lock ([`lock_lines`], for annotations and SARIF).
+//! for `approve`: [`Detail`]) and, for `verify`, the `approve` command that
+//! pins what it shows ([`approve_hint`]), GitHub Actions annotations, and
+//! where a tool is in the lock ([`lock_lines`], for annotations and SARIF).
 //!
 //! Server-controlled text never reaches a terminal or an annotation raw
 //! (the rule is [`contractpin::escape`]): every untrusted value is escaped
@@ -21,6 +22,11 @@ use contractpin::escape::{escape_brackets, escape_cut, escape_hidden};
 use contractpin::verify::{ServerReport, ServerStatus, ToolStatus, ToolVerdict};
 
 use crate::fail::Failure;
+
+mod approve_hint;
+
+use approve_hint::approve_hint;
+pub use approve_hint::LockPaths;
 
 /// Makes one untrusted value (a tool name, a server name) safe for one
 /// terminal line: hidden characters (controls, newlines, ANSI escapes, bidi
@@ -209,11 +215,13 @@ impl View {
 /// The human-readable verify report (abridged: [`Detail::Abridged`], with a
 /// note saying where to see everything when anything was left out), with
 /// each server's live `instructions` text (by report index; masked by the
-/// caller) shown when they were added or drifted.
+/// caller) shown when they were added or drifted, and under each drifted
+/// server the `approve` command that pins what it shows ([`approve_hint`];
+/// verify's `paths`).
 pub fn text_report(
     reports: &[ServerReport],
     instructions: &[Option<String>],
-    lock: &Path,
+    paths: &LockPaths,
     style: Style,
 ) -> String {
     let view = View::new(style, Detail::Abridged);
@@ -222,11 +230,12 @@ pub fn text_report(
     for (i, r) in reports.iter().enumerate() {
         let text = instructions.get(i).and_then(|t| t.as_deref());
         out.push_str(&server_lines(r, text, width, &view));
+        out.extend(approve_hint(r, paths));
     }
     if view.abridged() {
         out.push_str(ABRIDGED_NOTE);
     }
-    out.push_str(&summary_line(reports, lock, style));
+    out.push_str(&summary_line(reports, paths.lock, style));
     out
 }
 

@@ -468,7 +468,9 @@ fn dropped_servers(lock: &Lock, trusted: Option<&Lock>, args: &VerifyArgs) -> Ve
 
 /// Prints the report in the chosen format (and annotations on GitHub); the
 /// text report shows each server's live `instructions` (by report index)
-/// when they were added or drifted.
+/// when they were added or drifted, and under each drifted server the
+/// `approve` command that pins what it shows (with `--lock` and
+/// `--trusted-lock` as given).
 fn print_reports(
     args: &VerifyArgs,
     reports: &[ServerReport],
@@ -495,7 +497,11 @@ fn print_reports(
                 output::annotate(reports, &args.lock, &lock_text, false);
             }
             let style = output::Style::detect();
-            let text = output::text_report(reports, instructions, &args.lock, style);
+            let paths = output::LockPaths {
+                lock: &args.lock,
+                trusted: args.trusted_lock.as_deref(),
+            };
+            let text = output::text_report(reports, instructions, &paths, style);
             write_stdout(text.as_bytes())?;
         }
     }

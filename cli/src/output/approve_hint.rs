@@ -1,0 +1,107 @@
+//! The `approve` command `verify`'s text report prints under each drifted
+//! server: `--all` bound by `--expect` (and `--expect-instructions` when
+//! the instructions changed) to the digests of that report, so the reviewer
+//! pins exactly what they read.
+//!
+//! Server names and lock paths come from a pull request and the line is
+//! pasted into a shell, so the command is printed only when each of them is
+//! one plain shell word ([`shell_word`]); otherwise the line gives the
+//! digests and `…` in place of those values, no runnable command.
+
+use std::path::Path;
+
+use contractpin::verify::{InstructionsStatus, ServerReport, ServerStatus};
+
+/// What the hint starts with.
+const LEAD: &str = "  to pin exactly what this report shows:";
+
+/// Ends the line that is not a command: what to put in for `…`. (Its
+/// parentheses also make the whole line a shell syntax error if pasted.)
+const UNSAFE_NOTE: &str =
+    " (not a command to paste: the server name or a lock path needs shell quoting; \
+     put it in, quoted, for each …)";
+
+/// Where `verify` read its pins (`--lock`, `--trusted-lock`), as given: the
+/// hint's command reads the same ones.
+pub struct LockPaths<'a> {
+    /// `--lock`.
+    pub lock: &'a Path,
+    /// `--trusted-lock`, when given.
+    pub trusted: Option<&'a Path>,
+}
+
+/// The hint line of one server (with its newline): `None` unless the
+/// server is DRIFT and has a live digest.
+pub fn approve_hint(r: &ServerReport, paths: &LockPaths) -> Option<String> {
+    let live = r
+        .live_digest
+        .filter(|_| r.status() == ServerStatus::Drift)?;
+    let lock = path_word(paths.lock);
+    let name = Some(r.name.as_str()).filter(|n| shell_word(n));
+    let trusted = paths.trusted.map(path_word);
+    let mut line = format!(
+        "{LEAD} contractpin approve --lock {} --server {} --all --expect {live}",
+        lock.unwrap_or("…"),
+        name.unwrap_or("…")
+    );
+    if let Some(digest) = expect_instructions(r) {
+        line.push_str(&format!(" --expect-instructions {digest}"));
+    }
+    if let Some(base) = trusted {
+        line.push_str(&format!(" --trusted-lock {}", base.unwrap_or("…")));
+    }
+    if lock.is_none() || name.is_none() || trusted.is_some_and(|b| b.is_none()) {
+        line.push_str(UNSAFE_NOTE);
+    }
+    Some(line + "\n")
+}
+
+/// The `--expect-instructions` value when the instructions are not
+/// unchanged: their live digest, or `none` when the server sends none.
+fn expect_instructions(r: &ServerReport) -> Option<String> {
+    let v = r
+        .instructions
+        .filter(|v| v.status != InstructionsStatus::Unchanged)?;
+    Some(v.live.map_or_else(|| "none".to_string(), |d| d.to_string()))
+}
+
+/// A path as one plain shell word ([`shell_word`]), if it is one.
+fn path_word(path: &Path) -> Option<&str> {
+    path.to_str().filter(|p| shell_word(p))
+}
+
+/// Whether `word` can be pasted into a shell unquoted as one argument that
+/// is not an option: it is not empty, does not start with `-`, and has only
+/// the characters `A-Z a-z 0-9 . _ / - + @ : , =` (so no space, quote, `$`,
+/// backtick, `;`, `~`, glob, newline or non-ASCII character).
+pub fn shell_word(word: &str) -> bool {
+    !word.is_empty()
+        && !word.starts_with('-')
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._/-+@:,=".contains(&b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_words_are_plain() {
+        for ok in [
+            "weather",
+            "a.b_c-d+e@f:g,h=i",
+            "../locks/contractpin.lock",
+            "X9",
+        ] {
+            assert!(shell_word(ok), "{ok}");
+        }
+        let bad = [
+            "", "a b", "x;y", "$HOME", "`id`", "a'b", "a\"b", "a\nb", "a\tb", "~/x", "a*", "é",
+            "a\\b", "a|b", "a&b", "a>b", "(a)", "-x", "--lock=x", "a#b",
+        ];
+        for bad in bad {
+            assert!(!shell_word(bad), "{bad:?}");
+        }
+    }
+}
