@@ -72,14 +72,16 @@ fn path_word(path: &Path) -> Option<&str> {
 
 /// Whether `word` can be pasted into a shell unquoted as one argument that
 /// is not an option: it is not empty, does not start with `-`, and has only
-/// the characters `A-Z a-z 0-9 . _ / - + @ : , =` (so no space, quote, `$`,
-/// backtick, `;`, `~`, glob, newline or non-ASCII character).
+/// the characters `A-Z a-z 0-9 . _ / - + @ : ,` (so no space, quote, `$`,
+/// backtick, `;`, `~`, glob, newline or non-ASCII character, and no `=`,
+/// which zsh expands to a command's path at a word's start, `=ls`, and
+/// after `=` or `:` with `MAGIC_EQUAL_SUBST`).
 pub fn shell_word(word: &str) -> bool {
     !word.is_empty()
         && !word.starts_with('-')
         && word
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"._/-+@:,=".contains(&b))
+            .all(|b| b.is_ascii_alphanumeric() || b"._/-+@:,".contains(&b))
 }
 
 #[cfg(test)]
@@ -90,7 +92,7 @@ mod tests {
     fn shell_words_are_plain() {
         for ok in [
             "weather",
-            "a.b_c-d+e@f:g,h=i",
+            "a.b_c-d+e@f:g,h",
             "../locks/contractpin.lock",
             "X9",
         ] {
@@ -98,7 +100,8 @@ mod tests {
         }
         let bad = [
             "", "a b", "x;y", "$HOME", "`id`", "a'b", "a\"b", "a\nb", "a\tb", "~/x", "a*", "é",
-            "a\\b", "a|b", "a&b", "a>b", "(a)", "-x", "--lock=x", "a#b",
+            "a\\b", "a|b", "a&b", "a>b", "(a)", "-x", "--lock=x", "a#b", "=ls", "=", "a==ls",
+            "x=y:=ls", "a=b",
         ];
         for bad in bad {
             assert!(!shell_word(bad), "{bad:?}");
