@@ -38,6 +38,25 @@
 #define CONTRACTPIN_DIGEST_TEXT_SIZE 72
 
 /**
+ * `page` of `contractpin_gate_page` and `contractpin_gate_refused`: the
+ * answer to the client's `tools/list` request without a cursor (it starts
+ * a new listing).
+ */
+#define CONTRACTPIN_PAGE_FIRST 0
+
+/**
+ * The answer to the client's `tools/list` request with a cursor (a later
+ * page of the current listing).
+ */
+#define CONTRACTPIN_PAGE_NEXT 1
+
+/**
+ * A `tools` result that answers no `tools/list` request of the client's
+ * (it can only take tools away).
+ */
+#define CONTRACTPIN_PAGE_UNMATCHED 2
+
+/**
  * `flags` bit of `contractpin_guard_page`: observe mode. Tools that do not
  * match their pins are kept in the result (and still reported as events)
  * and stay callable. Without it (enforce mode, the default, as
@@ -254,6 +273,59 @@ typedef uint32_t contractpin_status;
 #endif // __cplusplus
 
 /**
+ * The verdict of `contractpin_gate_check`: 0 lets the call through, every
+ * other value refuses it. Stable numbers; `contractpin_refusal_name` and
+ * `contractpin_refusal_message` describe each.
+ */
+enum contractpin_refusal
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * The tool passed on the current listing: send the call.
+     */
+    CONTRACTPIN_REFUSAL_CALLABLE = 0,
+    /**
+     * No page has been given yet: list the tools first.
+     */
+    CONTRACTPIN_REFUSAL_NO_LISTING = 1,
+    /**
+     * `notifications/tools/list_changed` came after the latest listing.
+     */
+    CONTRACTPIN_REFUSAL_LIST_CHANGED = 2,
+    /**
+     * The latest listing reported the tool as drifted.
+     */
+    CONTRACTPIN_REFUSAL_DRIFTED = 3,
+    /**
+     * The latest listing reported the tool as not pinned.
+     */
+    CONTRACTPIN_REFUSAL_UNPINNED = 4,
+    /**
+     * The latest listing did not hold the tool, or was refused.
+     */
+    CONTRACTPIN_REFUSAL_NOT_LISTED = 5,
+    /**
+     * The request names no tool (for the client's own message; the gate
+     * never returns it).
+     */
+    CONTRACTPIN_REFUSAL_NO_NAME = 6,
+    /**
+     * A NULL gate, a NULL name with a non-zero length, or a name that is
+     * not UTF-8: refused.
+     */
+    CONTRACTPIN_REFUSAL_INVALID_ARGUMENT = 7,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum contractpin_refusal contractpin_refusal;
+#else
+typedef uint32_t contractpin_refusal;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * Why a tool of a page did not pass (the status of a guard event). Stable
  * numbers, the same as `CONTRACTPIN_TOOL_STATUS_DRIFTED` and
  * `CONTRACTPIN_TOOL_STATUS_ADDED`; 0 is never an event's status.
@@ -427,6 +499,15 @@ typedef enum contractpin_tool_status contractpin_tool_status;
 typedef uint32_t contractpin_tool_status;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
+
+/**
+ * The tool-call state of one session (an opaque, library-allocated
+ * object). Made by `contractpin_gate_new`, released by
+ * `contractpin_gate_free`. Not thread-safe: calls on one gate must not
+ * overlap (a client keeps one per session and serializes them, as it
+ * serializes the session's messages).
+ */
+typedef struct contractpin_gate contractpin_gate;
 
 /**
  * The decision of `contractpin_guard_instructions` on one handshake result
@@ -681,6 +762,108 @@ contractpin_status contractpin_tool_digest_bytes(const uint8_t *tool,
  * valid for writing 72 bytes.
  */
 contractpin_status contractpin_digest_to_text(const uint8_t *digest, char *out);
+
+/**
+ * A new gate for one session: nothing is callable until the first page
+ * of a listing is given.
+ *
+ * - `out` (required): on success a new `contractpin_gate *` owned by the
+ *   caller, released with `contractpin_gate_free`. Not written on failure.
+ *
+ * # Safety
+ * `out` NULL or writable for a pointer.
+ */
+contractpin_status contractpin_gate_new(struct contractpin_gate **out);
+
+/**
+ * Releases a gate. NULL is a no-op.
+ *
+ * # Safety
+ * `gate` NULL or a pointer from `contractpin_gate_new`, not yet freed; not
+ * used afterwards.
+ */
+void contractpin_gate_free(struct contractpin_gate *gate);
+
+/**
+ * Gives the gate the decision `res` of one page (`contractpin_guard_page`)
+ * that the client passed on:
+ *
+ * - `CONTRACTPIN_PAGE_FIRST` (the answer to `tools/list` without a
+ *   cursor): a new listing, whose callable tools are this page's
+ *   (`contractpin_guard_result_callable`);
+ * - `CONTRACTPIN_PAGE_NEXT` (with a cursor): adds this page's callable
+ *   tools to the current listing; after `contractpin_gate_list_changed` or
+ *   a refused page it adds nothing;
+ * - `CONTRACTPIN_PAGE_UNMATCHED` (a `tools` result the client did not ask
+ *   for): its reported tools become uncallable; it adds nothing.
+ *
+ * Checked in this order: a NULL `gate` or `res` is
+ * `CONTRACTPIN_STATUS_NULL_ARGUMENT`, another `page` value
+ * `CONTRACTPIN_STATUS_INVALID_ARGUMENT`. The gate is unchanged on
+ * failure. `res` is only read, and may be freed afterwards.
+ *
+ * # Safety
+ * `gate` NULL or live and not in use by another call; `res` NULL or live.
+ */
+contractpin_status contractpin_gate_page(struct contractpin_gate *gate,
+                                         const struct contractpin_guard_result *res,
+                                         uint32_t page);
+
+/**
+ * Tells the gate that a page of kind `page` was not passed on (the guard
+ * rejected it, the client blocked the listing, or reading it failed):
+ * nothing is callable until a new listing, and the refused listing's
+ * later cursor pages add nothing.
+ *
+ * Other `page` values are `CONTRACTPIN_STATUS_INVALID_ARGUMENT`; a NULL
+ * `gate` is `CONTRACTPIN_STATUS_NULL_ARGUMENT`.
+ *
+ * # Safety
+ * `gate` NULL or live and not in use by another call.
+ */
+contractpin_status contractpin_gate_refused(struct contractpin_gate *gate, uint32_t page);
+
+/**
+ * Tells the gate that the server sent `notifications/tools/list_changed`:
+ * nothing is callable until the tools are listed again. A NULL `gate` is
+ * `CONTRACTPIN_STATUS_NULL_ARGUMENT`.
+ *
+ * # Safety
+ * `gate` NULL or live and not in use by another call.
+ */
+contractpin_status contractpin_gate_list_changed(struct contractpin_gate *gate);
+
+/**
+ * Whether the client may send a `tools/call` for `name` (UTF-8, not
+ * NUL-terminated) now: `CONTRACTPIN_REFUSAL_CALLABLE` (0) for a tool that
+ * passed on the current listing, a refusal otherwise. A NULL `gate`, a
+ * NULL `name` with a non-zero length or a name that is not UTF-8 is
+ * `CONTRACTPIN_REFUSAL_INVALID_ARGUMENT`. Fail closed: send only on 0.
+ *
+ * # Safety
+ * `gate` NULL or live and not in use by a call that changes it; `name`
+ * NULL or readable for `name_len` bytes.
+ */
+contractpin_refusal contractpin_gate_check(const struct contractpin_gate *gate,
+                                           const uint8_t *name,
+                                           size_t name_len);
+
+/**
+ * The stable name of a refusal (`"callable"`, `"no-listing"`,
+ * `"list-changed"`, `"drifted"`, `"unpinned"`, `"not-listed"`,
+ * `"no-name"`, `"invalid-argument"`; the words of `contractpin proxy
+ * --log`), as a static NUL-terminated ASCII string. Unknown numbers give
+ * `"unknown-refusal"`. Never NULL; never freed. Thread-safe.
+ */
+const char *contractpin_refusal_name(uint32_t refusal);
+
+/**
+ * A one-line English reason for a refusal, the one `contractpin proxy`
+ * gives the client after `contractpin proxy: `, as a static
+ * NUL-terminated ASCII string. Unknown numbers give `"unknown refusal
+ * code"`. Never NULL; never freed. Thread-safe.
+ */
+const char *contractpin_refusal_message(uint32_t refusal);
 
 /**
  * Decides one `tools/list` page against the pins of server `server_name`

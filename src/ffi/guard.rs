@@ -94,7 +94,9 @@ impl Strings {
 /// the accessors may be called from several threads at once. Independent of
 /// the lock it was made from (the lock may be freed first).
 pub struct contractpin_guard_result {
-    decision: GuardDecision,
+    pub(super) decision: GuardDecision,
+    /// The mode the page was decided in.
+    pub(super) mode: GuardMode,
     /// The result bytes (followed by a NUL byte).
     result: NulStr,
     passed: Strings,
@@ -127,6 +129,7 @@ impl contractpin_guard_result {
         callable.sort_by(|a, b| cmp_utf16(a, b));
         contractpin_guard_result {
             decision,
+            mode,
             result,
             passed,
             tools,
@@ -148,7 +151,7 @@ impl contractpin_guard_result {
 ///
 /// # Safety
 /// `res` is NULL or a live pointer from `contractpin_guard_page`.
-unsafe fn borrow<'a>(
+pub(super) unsafe fn borrow<'a>(
     res: *const contractpin_guard_result,
 ) -> Result<&'a contractpin_guard_result, Failure> {
     non_null(res)?;

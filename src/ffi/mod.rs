@@ -16,7 +16,8 @@
 //!   error";
 //! - library-allocated results ([`contractpin_server`],
 //!   [`contractpin_report`], [`contractpin_lock`], [`contractpin_lock_error`],
-//!   [`contractpin_guard_result`], [`contractpin_guard_instructions_result`])
+//!   [`contractpin_guard_result`], [`contractpin_guard_instructions_result`],
+//!   [`contractpin_gate`])
 //!   are opaque and freed by a matching `*_free`;
 //! - the streaming SHA-256 state [`contractpin_sha256`] is caller-allocated,
 //!   with a fixed size and alignment;
@@ -31,7 +32,8 @@
 //! and [`contractpin_verify_server_with_limits`] also compare the
 //! handshake, as `contractpin verify` does) and the run-time guard
 //! ([`contractpin_guard_page`] and [`contractpin_guard_instructions`], the
-//! decisions of `contractpin proxy`, built on [`crate::guard`]), needs only
+//! decisions of `contractpin proxy`, built on [`crate::guard`], and
+//! [`contractpin_gate_new`], the proxy's tool-call state), needs only
 //! `alloc`. The
 //! shipped `cdylib`/`staticlib` (`scripts/build-lib.sh`) are built with the
 //! features `ffi,std`: `std` gives the panic boundary, the panic handler and
@@ -48,6 +50,7 @@
 mod boundary;
 mod canon;
 mod digest_text;
+mod gate;
 mod guard;
 mod limits;
 mod lock;
@@ -65,6 +68,12 @@ pub use canon::{
 pub use digest_text::{
     contractpin_digest_to_text, CONTRACTPIN_DIGEST_SIZE, CONTRACTPIN_DIGEST_TEXT_LEN,
     CONTRACTPIN_DIGEST_TEXT_SIZE,
+};
+pub use gate::{
+    contractpin_gate, contractpin_gate_check, contractpin_gate_free, contractpin_gate_list_changed,
+    contractpin_gate_new, contractpin_gate_page, contractpin_gate_refused, contractpin_refusal,
+    contractpin_refusal_message, contractpin_refusal_name, CONTRACTPIN_PAGE_FIRST,
+    CONTRACTPIN_PAGE_NEXT, CONTRACTPIN_PAGE_UNMATCHED,
 };
 pub use guard::{
     contractpin_guard_instructions, contractpin_guard_instructions_result,

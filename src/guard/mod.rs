@@ -14,7 +14,12 @@
 //! [`instructions`] ([`guard_instructions`]), by the same rules for the
 //! proxy and an embedding client; [`handshake_facts`] reads the same input
 //! for the C ABI's one-call verify (`contractpin_lock_verify_server`).
+//!
+//! Which tools stay callable across a session's listings, notifications
+//! and refused pages is [`gate`]'s [`gate::Gate`], kept by the proxy and by
+//! an embedding client alike.
 
+pub mod gate;
 pub mod instructions;
 
 use alloc::string::String;

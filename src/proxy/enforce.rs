@@ -344,7 +344,8 @@ impl Enforcer {
         let Some(id) = id else {
             return Skip::refused("a tools/call notification");
         };
-        let data = message::string_object(&[("contractpin", why.explain())]);
+        let why_text = std::format!("contractpin proxy: {}", why.reason());
+        let data = message::string_object(&[("contractpin", &why_text)]);
         Elem::Replace(error_response(
             id,
             INVALID_PARAMS,

@@ -24,7 +24,7 @@
 //!   `list_changed` listed with its pinned contract;
 //! - in enforce mode, more exactly (until a batch goes by): no `tools/call`
 //!   reaches the server unless the call policy documented in
-//!   `src/proxy/gate.rs`, replayed here from the messages and from what the
+//!   `src/guard/gate.rs`, replayed here from the messages and from what the
 //!   client was shown ([`Listings`]), lets it through.
 
 use std::boxed::Box;
@@ -229,7 +229,7 @@ struct Model {
     listings: Option<Listings>,
 }
 
-/// Where the listing stands (the policy of `src/proxy/gate.rs`'s docs).
+/// Where the listing stands (the policy of `src/guard/gate.rs`'s docs).
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
 enum Listing {
     #[default]

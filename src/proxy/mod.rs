@@ -11,7 +11,7 @@
 //! proxy forwards the client's own `initialize`, so the server sees the real
 //! client, and checks every listing the client gets.
 //!
-//! What it does (details in `src/proxy/enforce.rs` and `src/proxy/gate.rs`):
+//! What it does (details in `src/proxy/enforce.rs`, `src/proxy/gate.rs` and `src/guard/gate.rs`):
 //!
 //! - every message passes through untouched in both directions (requests,
 //!   responses, notifications, the server's requests such as sampling,
