@@ -1447,3 +1447,80 @@ fn verifys_hint_is_no_command_for_a_name_or_path_needing_quoting() {
     let hints = verify_hints(&fx, &["--server", "srv", "--trusted-lock", "base`id`.lock"]);
     assert_eq!(hints, [format!("{command} --trusted-lock … {quote}")]);
 }
+
+/// The hint runs the server as verify did: with verify's `--transports`
+/// and `--allow-outside-paths` (needed here: the server's file is outside
+/// the lock's directory, and approve refuses it without the flag).
+#[test]
+fn verifys_hint_keeps_how_verify_ran_the_server() {
+    let Some(fx) = Fixture::new() else { return };
+    let outside = TempDir::new("approve-outside");
+    let file = outside.write("tools.json", list(&[ALPHA2, BETA, GAMMA]));
+    set_string(&fx.lock, "srv", "path", &s(&file));
+    let old = fx.text();
+    let args = ["--transports", "file", "--allow-outside-paths"];
+    let hints = verify_hints(&fx, &args);
+    let [hint] = hints.as_slice() else {
+        panic!("one hint expected: {hints:?}")
+    };
+    assert!(
+        hint.ends_with(" --transports file --allow-outside-paths"),
+        "{hint}"
+    );
+    // Without the last word (the flag), approve refuses: exit 2, nothing written.
+    let words: Vec<&str> = hint.split(' ').collect();
+    let o = cp(&words[1..words.len() - 1]).cwd(&fx.dir.0).run();
+    o.code(2);
+    assert_eq!(fx.text(), old);
+    run_the_hint(&fx, &args);
+    assert_eq!(
+        fx.text(),
+        expected_lock(&old, "srv", &[ALPHA2, BETA, GAMMA], APPROVED_AT)
+    );
+}
+
+/// verify's `--header` values are never in the hint (they may be secrets):
+/// a line under it says to add them, and the command with them approves.
+#[test]
+fn verifys_hint_never_prints_header_values() {
+    let Some(fx) = Fixture::new() else { return };
+    let served = fx.dir.write("served.json", list(&[ALPHA, BETA]));
+    let srv = FakeHttp::start("http", "ok", &["--tools", &s(&served)]);
+    cp(&["init", "--name", "web", "--http", &srv.url])
+        .env("SOURCE_DATE_EPOCH", EPOCH_INIT)
+        .cwd(&fx.dir.0)
+        .run()
+        .code(0);
+    // The fake server reads its tools once: a new one serves the drift.
+    drop(srv);
+    std::fs::write(&served, list(&[ALPHA2, BETA])).unwrap();
+    let srv = FakeHttp::start("http", "ok", &["--tools", &s(&served)]);
+    set_string(&fx.lock, "web", "url", &srv.url);
+    let old = fx.text();
+    let header = "X-Api-Key: sk-hint-secret-1";
+    let v = cp(&["verify", "--server", "web", "--header", header])
+        .cwd(&fx.dir.0)
+        .run();
+    v.code(1);
+    let out = v.out();
+    assert!(!out.contains("sk-hint-secret-1"), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    let at = lines.iter().position(|l| l.starts_with(HINT)).expect(&out);
+    assert_eq!(
+        lines[at + 1],
+        "  (add the --header options you gave verify: they are not printed)"
+    );
+    let mut words: Vec<&str> = lines[at][HINT.len()..].split(' ').collect();
+    assert_eq!(words[..2], ["contractpin", "approve"]);
+    words.extend(["--header", header]);
+    let o = cp(&words[1..])
+        .env("SOURCE_DATE_EPOCH", EPOCH_APPROVE)
+        .cwd(&fx.dir.0)
+        .run();
+    o.code(0);
+    assert_eq!(
+        fx.text(),
+        expected_lock(&old, "web", &[ALPHA2, BETA], APPROVED_AT)
+    );
+    drop(srv);
+}

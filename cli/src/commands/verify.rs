@@ -500,6 +500,9 @@ fn print_reports(
             let paths = output::LockPaths {
                 lock: &args.lock,
                 trusted: args.trusted_lock.as_deref(),
+                transports: args.transports.as_deref(),
+                allow_outside_paths: args.allow_outside_paths,
+                headers: !args.headers.is_empty(),
             };
             let text = output::text_report(reports, instructions, &paths, style);
             write_stdout(text.as_bytes())?;

@@ -7,10 +7,18 @@
 //! pasted into a shell, so the command is printed only when each of them is
 //! one plain shell word ([`shell_word`]); otherwise the line gives the
 //! digests and `…` in place of those values, no runnable command.
+//!
+//! The command runs the server as verify did: with verify's
+//! `--trusted-lock`, `--transports` and `--allow-outside-paths`. verify's
+//! `--header` values are never printed (they may be secrets): when verify
+//! had some, a second line says to add them.
 
 use std::path::Path;
 
+use clap::ValueEnum;
 use contractpin::verify::{InstructionsStatus, ServerReport, ServerStatus};
+
+use crate::args::TransportArg;
 
 /// What the hint starts with.
 const LEAD: &str = "  to pin exactly what this report shows:";
@@ -21,13 +29,23 @@ const UNSAFE_NOTE: &str =
     " (not a command to paste: the server name or a lock path needs shell quoting; \
      put it in, quoted, for each …)";
 
-/// Where `verify` read its pins (`--lock`, `--trusted-lock`), as given: the
-/// hint's command reads the same ones.
+/// The line under a hint whose server verify sent `--header` values.
+const HEADER_NOTE: &str = "  (add the --header options you gave verify: they are not printed)\n";
+
+/// What `verify` was run with that the hint's command repeats: where it
+/// read its pins (`--lock`, `--trusted-lock`, as given) and how it was
+/// allowed to run the servers.
 pub struct LockPaths<'a> {
     /// `--lock`.
     pub lock: &'a Path,
     /// `--trusted-lock`, when given.
     pub trusted: Option<&'a Path>,
+    /// `--transports`, when given.
+    pub transports: Option<&'a [TransportArg]>,
+    /// `--allow-outside-paths`.
+    pub allow_outside_paths: bool,
+    /// Whether verify sent `--header` values (to its one `--server`).
+    pub headers: bool,
 }
 
 /// The hint line of one server (with its newline): `None` unless the
@@ -50,10 +68,30 @@ pub fn approve_hint(r: &ServerReport, paths: &LockPaths) -> Option<String> {
     if let Some(base) = trusted {
         line.push_str(&format!(" --trusted-lock {}", base.unwrap_or("…")));
     }
+    if let Some(list) = paths.transports {
+        line.push_str(&format!(" --transports {}", transport_list(list)));
+    }
+    if paths.allow_outside_paths {
+        line.push_str(" --allow-outside-paths");
+    }
     if lock.is_none() || name.is_none() || trusted.is_some_and(|b| b.is_none()) {
         line.push_str(UNSAFE_NOTE);
     }
-    Some(line + "\n")
+    line.push('\n');
+    if paths.headers {
+        line.push_str(HEADER_NOTE);
+    }
+    Some(line)
+}
+
+/// `--transports` as verify's parser reads it: the names, comma-separated.
+fn transport_list(list: &[TransportArg]) -> String {
+    let names: Vec<String> = list
+        .iter()
+        .filter_map(|t| t.to_possible_value())
+        .map(|v| v.get_name().to_string())
+        .collect();
+    names.join(",")
 }
 
 /// The `--expect-instructions` value when the instructions are not
@@ -87,6 +125,14 @@ pub fn shell_word(word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn transports_are_listed_by_their_command_line_names() {
+        let all = [TransportArg::Stdio, TransportArg::Http, TransportArg::File];
+        assert_eq!(transport_list(&all), "stdio,http,file");
+        assert_eq!(transport_list(&all[2..]), "file");
+        assert!(shell_word(&transport_list(&all)));
+    }
 
     #[test]
     fn shell_words_are_plain() {
