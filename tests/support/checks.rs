@@ -1449,8 +1449,72 @@ mod ffi_checks {
         // SAFETY: `out` is live until freed just after; out-pointers are locals.
         unsafe {
             guard_result_matches(out, &decision, mode, b);
+            gate_matches(out, &decision, mode, b);
             contractpin_guard_result_free(out);
         }
+    }
+
+    /// A `contractpin_gate` given `r` and other events in a random order
+    /// (page kinds past the last refused) agrees with the library's
+    /// `guard::gate::Gate` on every status and on each tool's verdict.
+    ///
+    /// # Safety
+    /// `r` is a live result of `contractpin_guard_page`.
+    unsafe fn gate_matches(
+        r: *const contractpin_guard_result,
+        decision: &GuardDecision,
+        mode: GuardMode,
+        b: &mut Bytes<'_>,
+    ) {
+        use contractpin::guard::gate::{Gate, Page};
+        let page = |k: u8| {
+            [Page::First, Page::Next, Page::Unmatched]
+                .get(k as usize)
+                .copied()
+        };
+        let mut gate = ptr::null_mut();
+        // SAFETY: a local out-pointer.
+        assert_eq!(code(unsafe { contractpin_gate_new(&mut gate) }), 0);
+        let mut model = Gate::new();
+        for _ in 0..1 + b.u8() % 6 {
+            let (op, kind) = (b.u8() % 3, b.u8() % 4);
+            let want = page(kind).map_or(101, |_| 0);
+            // SAFETY: `gate` and `r` are live.
+            let st = unsafe {
+                match op {
+                    0 => contractpin_gate_page(gate, r, kind as u32),
+                    1 => contractpin_gate_refused(gate, kind as u32),
+                    _ => contractpin_gate_list_changed(gate),
+                }
+            };
+            match (op, page(kind)) {
+                (0, Some(p)) => model.decided(p, decision, mode),
+                (1, Some(p)) => model.refused(p),
+                (2, _) => model.list_changed(),
+                _ => {}
+            }
+            assert_eq!(
+                code(st),
+                if op == 2 { 0 } else { want },
+                "gate op {op} {kind}"
+            );
+        }
+        let tried = decision
+            .passed
+            .iter()
+            .chain(decision.events.iter().map(|e| &e.tool));
+        for tool in tried.map(String::as_str).chain(["", "nope"]) {
+            // SAFETY: `gate` is live; `tool` is readable for its length.
+            let got = unsafe { contractpin_gate_check(gate, tool.as_ptr(), tool.len()) };
+            // SAFETY: a static string of the library.
+            let word = unsafe { CStr::from_ptr(contractpin_refusal_name(got as u32)) };
+            let expected = model
+                .check(Some(tool))
+                .map_or_else(|why| why.code(), |()| "callable");
+            assert_eq!(word.to_str().unwrap(), expected, "check {tool:?}");
+        }
+        // SAFETY: from contractpin_gate_new, freed once.
+        unsafe { contractpin_gate_free(gate) };
     }
 
     /// The accessors of a live guard result agree with `decision`.
