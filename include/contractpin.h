@@ -503,9 +503,11 @@ typedef uint32_t contractpin_tool_status;
 /**
  * The tool-call state of one session (an opaque, library-allocated
  * object). Made by `contractpin_gate_new`, released by
- * `contractpin_gate_free`. Not thread-safe: calls on one gate must not
- * overlap (a client keeps one per session and serializes them, as it
- * serializes the session's messages).
+ * `contractpin_gate_free`. A call that changes a gate (`_page`,
+ * `_refused`, `_list_changed`, `_free`) must not overlap any other call on
+ * it; `contractpin_gate_check` calls may overlap each other (a client
+ * keeps one gate per session and updates it in the order the session's
+ * messages arrive).
  */
 typedef struct contractpin_gate contractpin_gate;
 

@@ -69,6 +69,57 @@ func ExampleLock_GuardPage() {
 	// call echo false
 }
 
+// An MCP client keeps one Gate per session: each tools/list page it passes
+// on goes to Page, and every tools/call is checked first, as `contractpin
+// proxy` would (here against the shipped example: search_web and read_file
+// drifted, export_data added, delete_record gone).
+func ExampleGate() {
+	dir := filepath.Join("..", "..", "examples")
+	lockBytes, _ := os.ReadFile(filepath.Join(dir, "contractpin.lock"))
+	lock, err := contractpin.ParseLock(lockBytes)
+	if err != nil {
+		fmt.Println("refusing to start:", err)
+		return
+	}
+	defer lock.Close()
+	gate, err := contractpin.NewGate() // one per session
+	if err != nil {
+		fmt.Println("refusing to start:", err)
+		return
+	}
+	defer gate.Close()
+
+	// The answer to tools/list without a cursor.
+	page, _ := os.ReadFile(filepath.Join(dir, "drifted-tools-list.json"))
+	decision, err := lock.GuardPage("example", page, false)
+	if err != nil {
+		_ = gate.Refused(contractpin.PageFirst) // fail closed: nothing callable
+		fmt.Println("refusing page:", err)
+		return
+	}
+	_ = gate.Page(decision, contractpin.PageFirst) // then hand on decision.Result
+	decision.Close()
+
+	// Before every tools/call:
+	for _, name := range []string{"translate", "search_web", "export_data", "delete_record"} {
+		var refused *contractpin.CallRefusedError
+		if err := gate.Check(name); errors.As(err, &refused) {
+			fmt.Println("refuse", name, refused.Refusal)
+		} else if err == nil {
+			fmt.Println("call", name)
+		}
+	}
+	// On notifications/tools/list_changed:
+	_ = gate.ListChanged()
+	fmt.Println(gate.Check("translate"))
+	// Output:
+	// call translate
+	// refuse search_web drifted
+	// refuse export_data unpinned
+	// refuse delete_record not-listed
+	// contractpin: tools/call of "translate" refused: list-changed: the server announced that its tools changed (notifications/tools/list_changed); list the tools again
+}
+
 func ExampleToolDigest() {
 	d, err := contractpin.ToolDigest([]byte(`{"name":"echo","description":"Echo back","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}}`))
 	fmt.Println(d, err)

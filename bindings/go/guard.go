@@ -202,7 +202,10 @@ type GuardEvent struct {
 }
 
 // GuardResult is the decision for one tools/list page: exactly what
-// `contractpin proxy` does with it.
+// `contractpin proxy` does with it. Its fields are Go copies; it also keeps
+// the library's decision for (*Gate).Page until Close (a finalizer releases
+// it otherwise), so a client that keeps many results, or large pages,
+// calls Close once it has given the result to its Gate.
 type GuardResult struct {
 	// Result is the result object to hand on in place of the page: in
 	// enforce mode the page with every event's tool removed from "tools", in
@@ -216,12 +219,50 @@ type GuardResult struct {
 	// Observe tells whether the page was decided in observe mode.
 	Observe  bool
 	callable map[string]bool
+	// c is the library's decision, kept for (*Gate).Page (which reads the
+	// C result, not the fields above) until Close or the finalizer. Shared
+	// by copies of the struct.
+	c *guardResultHandle
 }
 
 // Callable tells whether the client may call tool name: a passing tool of
 // the page, and in observe mode a reported one too. A tool that is not on
 // the page is never callable.
 func (r *GuardResult) Callable(name string) bool { return r.callable[name] }
+
+// Close releases the library's copy of the decision, which only
+// (*Gate).Page reads: afterwards Page returns ErrResultClosed for it, and
+// every field and Callable still work. Calling it again is a no-op; a
+// finalizer releases it otherwise. Close waits for a Page in flight.
+func (r *GuardResult) Close() {
+	if r.c != nil {
+		r.c.close()
+	}
+}
+
+// guardResultHandle owns a contractpin_guard_result. The C result is
+// immutable and independent of its lock, so any number of Page calls may
+// read it at once (the read lock); close frees it once none does.
+type guardResultHandle struct {
+	mu sync.RWMutex
+	h  *C.contractpin_guard_result
+}
+
+func newGuardResultHandle(res *C.contractpin_guard_result) *guardResultHandle {
+	c := &guardResultHandle{h: res}
+	runtime.SetFinalizer(c, (*guardResultHandle).close)
+	return c
+}
+
+func (c *guardResultHandle) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.h != nil {
+		C.contractpin_guard_result_free(c.h)
+		c.h = nil
+		runtime.SetFinalizer(c, nil)
+	}
+}
 
 // GuardPage decides one tools/list page against the pins of server: the
 // decision of `contractpin proxy`. page is the result object of a tools/list
@@ -259,11 +300,12 @@ func (l *Lock) GuardPageWithLimits(server string, page []byte, observe bool, lim
 	if st != C.CONTRACTPIN_STATUS_OK {
 		return nil, newError(st, off, hasOffset(st))
 	}
-	defer C.contractpin_guard_result_free(res)
+	// Kept (not freed here) for (*Gate).Page, until Close or the finalizer.
+	c := newGuardResultHandle(res)
 
 	var p *C.uint8_t
 	var n C.size_t
-	out := &GuardResult{Observe: observe, callable: map[string]bool{}}
+	out := &GuardResult{Observe: observe, callable: map[string]bool{}, c: c}
 	C.contractpin_guard_result_bytes(res, &p, &n)
 	out.Result = []byte(goString(p, n))
 	for i := C.size_t(0); i < C.contractpin_guard_result_passed_count(res); i++ {

@@ -11,11 +11,11 @@ import (
 )
 
 // VersionError is the error of every call that needs the library
-// (ParseLock, Verify, VerifyServer, Canonicalize, ToolContract, ToolDigest,
-// DigestToolsList and their variants) when the library linked at run time
-// is not compatible with the contractpin.h this package was built against
-// (HeaderVersion): see CheckVersion. Nothing is called in such a library
-// but its version functions.
+// (ParseLock, NewGate, Verify, VerifyServer, Canonicalize, ToolContract,
+// ToolDigest, DigestToolsList and their variants) when the library linked
+// at run time is not compatible with the contractpin.h this package was
+// built against (HeaderVersion): see CheckVersion. Nothing is called in
+// such a library but its version functions.
 type VersionError struct {
 	// Library is the linked library's version (Version()).
 	Library string

@@ -73,6 +73,7 @@ func TestCallsRefuseAnIncompatibleLibrary(t *testing.T) {
 		"ToolDigest":      func() error { _, err := ToolDigest([]byte(`{"name":"x"}`)); return err },
 		"DigestToolsList": func() error { _, err := DigestToolsList(tools); return err },
 		"ParseLock":       func() error { _, err := ParseLock(lock); return err },
+		"NewGate":         func() error { _, err := NewGate(); return err },
 		"Verify":          func() error { _, err := Verify(lock, "demo", tools); return err },
 		"VerifyWithOptions": func() error {
 			_, err := VerifyWithOptions(lock, "demo", tools, VerifyOptions{})
