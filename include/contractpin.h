@@ -303,12 +303,14 @@ enum contractpin_refusal
      */
     CONTRACTPIN_REFUSAL_UNPINNED = 4,
     /**
-     * The latest listing did not hold the tool, or was refused.
+     * The latest listing did not hold the tool, or was refused (a tool it
+     * reported before the refusal keeps `DRIFTED` or `UNPINNED`).
      */
     CONTRACTPIN_REFUSAL_NOT_LISTED = 5,
     /**
-     * The request names no tool (for the client's own message; the gate
-     * never returns it).
+     * The request names no tool. The gate never returns it: a client whose
+     * `tools/call` has no string `params.name` refuses it itself, with this
+     * value's name and message.
      */
     CONTRACTPIN_REFUSAL_NO_NAME = 6,
     /**
@@ -817,8 +819,8 @@ contractpin_status contractpin_gate_page(struct contractpin_gate *gate,
  * nothing is callable until a new listing, and the refused listing's
  * later cursor pages add nothing.
  *
- * Other `page` values are `CONTRACTPIN_STATUS_INVALID_ARGUMENT`; a NULL
- * `gate` is `CONTRACTPIN_STATUS_NULL_ARGUMENT`.
+ * Checked in this order: a NULL `gate` is `CONTRACTPIN_STATUS_NULL_ARGUMENT`,
+ * another `page` value `CONTRACTPIN_STATUS_INVALID_ARGUMENT`.
  *
  * # Safety
  * `gate` NULL or live and not in use by another call.

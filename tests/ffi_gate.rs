@@ -1,5 +1,5 @@
 //! The C ABI's tool-call gate (`contractpin_gate_*`, `contractpin_refusal_*`):
-//! the session policy of `contractpin proxy` (src/guard/gate.rs, SECURITY.md
+//! the session policy of `contractpin proxy` (src/guard/gate.rs, docs/SECURITY.md
 //! "Run-time enforcement") driven through the ABI with real page decisions,
 //! argument errors and the stable numbers and names.
 //!
@@ -218,6 +218,15 @@ fn argument_errors_leave_the_gate_as_it_was() {
             contractpin_gate_refused(ptr::null_mut(), CONTRACTPIN_PAGE_FIRST),
             contractpin_status::NullArgument
         );
+        // The gate is checked first.
+        assert_eq!(
+            contractpin_gate_refused(ptr::null_mut(), 3),
+            contractpin_status::NullArgument
+        );
+        assert_eq!(
+            contractpin_gate_page(ptr::null_mut(), ptr::null(), 3),
+            contractpin_status::NullArgument
+        );
         assert_eq!(
             contractpin_gate_list_changed(ptr::null_mut()),
             contractpin_status::NullArgument
@@ -269,7 +278,7 @@ fn the_stable_numbers_names_and_messages() {
         ],
         [0, 1, 2]
     );
-    // The words of `contractpin proxy --log` (SECURITY.md), 0 to 7.
+    // The words of `contractpin proxy --log` (docs/SECURITY.md), 0 to 7.
     let names = [
         "callable",
         "no-listing",

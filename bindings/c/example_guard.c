@@ -1,15 +1,23 @@
 /*
- * contractpin C example (docs/C_ABI.md, "Run-time guard"): what an MCP client
- * does with each tools/list page before its model sees it. The lock is
- * parsed once; each page is decided exactly as `contractpin proxy` decides
- * it: drifted and unpinned tools are removed (or, with --observe, kept and
- * reported), and a tools/call for a tool that did not pass is refused.
+ * contractpin C example (docs/C_ABI.md, "Run-time guard" and "What the
+ * embedding client keeps between pages"): what an MCP client does with each
+ * tools/list page before its model sees it, and with each tools/call before
+ * it sends it. The lock is parsed once; each page is decided exactly as
+ * `contractpin proxy` decides it: drifted and unpinned tools are removed (or,
+ * with --observe, kept and reported). The session keeps a contractpin_gate,
+ * the proxy's per-session state: it is given each page's decision, and every
+ * tools/call is checked with it first; a call for a tool that did not pass
+ * on the current listing is refused, and so is every call after a refused
+ * page.
  *
  *   example_guard [--observe] LOCK SERVER PAGE [TOOL...]
  *
- * Prints the page to hand on (stdout), one JSON line per tool that did not
- * match its pin (stderr, the proxy's log format), and "call TOOL: allowed"
- * or "call TOOL: refused" for every TOOL (stdout). Exit 0 when the page was
+ * PAGE is the answer to the session's tools/list without a cursor. Prints
+ * the page to hand on (stdout), one JSON line per tool that did not match
+ * its pin (stderr, the proxy's log format), and for every TOOL (stdout)
+ * "call TOOL: allowed", or "call TOOL: refused" followed by a line
+ * "  REFUSAL: MESSAGE" (the refusal's stable word, as in the proxy's log,
+ * and the sentence the proxy gives its client). Exit 0 when the page was
  * decided, 1 when it was refused whole (not a valid tools/list result), 2
  * on a usage or lock error.
  *
@@ -42,17 +50,29 @@ static uint8_t *read_file(const char *path, size_t *len) {
     return buf;
 }
 
-/* Decides one page; prints it, its events and the calls. */
-static int guard_page(const contractpin_lock *lock, const char *server, const uint8_t *page,
-                      size_t page_len, uint32_t flags, char **tools, int tool_count) {
+/* Decides one page, prints it and its events, and gives the decision to the
+ * session's gate. */
+static int guard_page(const contractpin_lock *lock, contractpin_gate *gate, const char *server,
+                      const uint8_t *page, size_t page_len, uint32_t flags) {
     contractpin_guard_result *res = NULL;
     size_t offset = 0;
     contractpin_status st = contractpin_guard_page(lock, (const uint8_t *)server, strlen(server),
                                                    page, page_len, flags, NULL, &res, &offset);
     if (st != CONTRACTPIN_STATUS_OK) {
-        /* Fail closed: the page is not handed on. */
+        /* Fail closed: the page is not handed on, and nothing is callable. */
+        (void)contractpin_gate_refused(gate, CONTRACTPIN_PAGE_FIRST);
         fprintf(stderr, "refusing page: %s at byte %zu\n", contractpin_status_name(st), offset);
         return st == CONTRACTPIN_STATUS_LOCK_UNKNOWN_SERVER ? 2 : 1;
+    }
+    /* The answer to a tools/list without a cursor starts a new listing:
+     * its passing tools (in observe mode its reported ones too) become the
+     * callable ones. */
+    st = contractpin_gate_page(gate, res, CONTRACTPIN_PAGE_FIRST);
+    if (st != CONTRACTPIN_STATUS_OK) {
+        (void)contractpin_gate_refused(gate, CONTRACTPIN_PAGE_FIRST);
+        contractpin_guard_result_free(res);
+        fprintf(stderr, "refusing page: %s\n", contractpin_status_name(st));
+        return 1;
     }
     for (size_t i = 0; i < contractpin_guard_result_event_count(res); i++) {
         const uint8_t *line;
@@ -65,12 +85,22 @@ static int guard_page(const contractpin_lock *lock, const char *server, const ui
     (void)contractpin_guard_result_bytes(res, &result, &result_len);
     fwrite(result, 1, result_len, stdout); /* what the model sees */
     printf("\n");
-    for (int i = 0; i < tool_count; i++) {
-        int ok = contractpin_guard_result_callable(res, (const uint8_t *)tools[i], strlen(tools[i]));
-        printf("call %s: %s\n", tools[i], ok == 1 ? "allowed" : "refused");
-    }
-    contractpin_guard_result_free(res);
+    contractpin_guard_result_free(res); /* the gate keeps what it needs */
     return 0;
+}
+
+/* Before sending a tools/call: the gate's verdict, and the call is sent
+ * only on CONTRACTPIN_REFUSAL_CALLABLE. */
+static void call_tool(const contractpin_gate *gate, const char *tool) {
+    contractpin_refusal why = contractpin_gate_check(gate, (const uint8_t *)tool, strlen(tool));
+    if (why == CONTRACTPIN_REFUSAL_CALLABLE) {
+        printf("call %s: allowed\n", tool); /* send it */
+        return;
+    }
+    /* Refused: not sent (contractpin proxy answers the client with an error
+     * whose data says "contractpin proxy: " and the message). */
+    printf("call %s: refused\n  %s: %s\n", tool, contractpin_refusal_name(why),
+           contractpin_refusal_message(why));
 }
 
 int main(int argc, char **argv) {
@@ -96,8 +126,19 @@ int main(int argc, char **argv) {
     }
     uint8_t *page = read_file(argv[3], &page_len);
     if (page == NULL) { perror(argv[3]); contractpin_lock_free(lock); return 2; }
-    int code = guard_page(lock, argv[2], page, page_len, flags, argv + 4, argc - 4);
+    /* One gate per session: nothing is callable before the first listing. */
+    contractpin_gate *gate = NULL;
+    st = contractpin_gate_new(&gate);
+    if (st != CONTRACTPIN_STATUS_OK) {
+        fprintf(stderr, "contractpin_gate_new: %s\n", contractpin_status_message(st));
+        free(page);
+        contractpin_lock_free(lock);
+        return 2;
+    }
+    int code = guard_page(lock, gate, argv[2], page, page_len, flags);
     free(page);
+    for (int i = 4; i < argc; i++) call_tool(gate, argv[i]);
+    contractpin_gate_free(gate);
     contractpin_lock_free(lock);
     return code;
 }

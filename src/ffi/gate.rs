@@ -46,10 +46,13 @@ pub enum contractpin_refusal {
     Drifted = 3,
     /// The latest listing reported the tool as not pinned.
     Unpinned = 4,
-    /// The latest listing did not hold the tool, or was refused.
+    /// The latest listing did not hold the tool, or was refused (a tool it
+    /// reported before the refusal keeps `DRIFTED` or `UNPINNED`).
     NotListed = 5,
-    /// The request names no tool (for the client's own message; the gate
-    /// never returns it).
+
+    /// The request names no tool. The gate never returns it: a client whose
+    /// `tools/call` has no string `params.name` refuses it itself, with this
+    /// value's name and message.
     NoName = 6,
     /// A NULL gate, a NULL name with a non-zero length, or a name that is
     /// not UTF-8: refused.
@@ -194,8 +197,8 @@ pub unsafe extern "C" fn contractpin_gate_page(
 /// nothing is callable until a new listing, and the refused listing's
 /// later cursor pages add nothing.
 ///
-/// Other `page` values are `CONTRACTPIN_STATUS_INVALID_ARGUMENT`; a NULL
-/// `gate` is `CONTRACTPIN_STATUS_NULL_ARGUMENT`.
+/// Checked in this order: a NULL `gate` is `CONTRACTPIN_STATUS_NULL_ARGUMENT`,
+/// another `page` value `CONTRACTPIN_STATUS_INVALID_ARGUMENT`.
 ///
 /// # Safety
 /// `gate` NULL or live and not in use by another call.
@@ -205,9 +208,9 @@ pub unsafe extern "C" fn contractpin_gate_refused(
     page: u32,
 ) -> contractpin_status {
     status_of(|| {
-        let page = page_of(page)?;
         // SAFETY: NULL or live and unaliased by the caller's contract.
-        unsafe { borrow_mut(gate)? }.refused(page);
+        let g = unsafe { borrow_mut(gate)? };
+        g.refused(page_of(page)?);
         Ok(())
     })
 }

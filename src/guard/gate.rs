@@ -4,7 +4,7 @@
 //! keeps one [`Gate`] per session, and an embedding client keeps one per
 //! session through the C ABI (`contractpin_gate_*`) and the bindings.
 //!
-//! The policy (docs: `contractpin proxy --help`, SECURITY.md):
+//! The policy (docs: `contractpin proxy --help`, docs/SECURITY.md):
 //!
 //! - a **listing** starts with the answer to a `tools/list` request without
 //!   a cursor ([`Page::First`]); the tools that passed the guard on its

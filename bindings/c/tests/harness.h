@@ -45,6 +45,7 @@ void hex_encode(const uint8_t *bytes, size_t len, char *out);
 long run_abi_tests(const char *testdata_dir);
 long run_guard_tests(const char *testdata_dir);
 long run_guard_instructions_tests(const char *testdata_dir);
+long run_gate_tests(const char *testdata_dir);
 long run_verify_server_tests(const char *testdata_dir);
 long run_vector_tests(const char *vectors_path);
 
