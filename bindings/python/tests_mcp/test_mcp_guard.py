@@ -234,7 +234,8 @@ class GuardTest(unittest.IsolatedAsyncioTestCase):
                 with self.assertRaises(ToolRefusedError) as refused:
                     await guarded.call_tool("send_email", {"to": "a@example.com"})
                 self.assertEqual(refused.exception.event, event)
-                self.assertIn("drifted (changed: description)", str(refused.exception))
+                self.assertIn("the tool's contract differs from the one pinned in contractpin.lock "
+                              "(changed: description)", str(refused.exception))
                 self.assertTrue(guarded.callable("get_weather"))
                 # The function form, with the default handler (a warning).
                 with self.assertLogs("contractpin", "WARNING") as logs:
@@ -303,7 +304,7 @@ class GuardTest(unittest.IsolatedAsyncioTestCase):
                                  [("export_contacts", "unpinned", [])])
                 with self.assertRaises(ToolRefusedError) as refused:
                     await guarded.call_tool("export_contacts")
-                self.assertIn("unpinned", str(refused.exception))
+                self.assertIn("the tool is not pinned in contractpin.lock", str(refused.exception))
 
                 observing = GuardedSession(session, self.lock, "fake", observe=True,
                                            on_event=self.events.append)
@@ -380,7 +381,7 @@ class SessionPathsTest(unittest.IsolatedAsyncioTestCase):
                 with self.assertRaises(ToolRefusedError) as refused:
                     await guarded.call_tool("export_contacts", {})
                 expected = (str(refused.exception), refused.exception.event)
-                self.assertIn("unpinned", expected[0])
+                self.assertIn("the tool is not pinned in contractpin.lock", expected[0])
                 result_type = mcp.types.CallToolResult
                 paths = {
                     "session.call_tool": lambda: session.call_tool("export_contacts", {}),
@@ -451,7 +452,7 @@ class SessionPathsTest(unittest.IsolatedAsyncioTestCase):
                 self.assertEqual(names(await client.list_tools()), FAKE_TOOLS)
                 with self.assertRaises(ToolRefusedError) as refused:
                     await client.call_tool("export_contacts", {})
-                self.assertIn("unpinned", str(refused.exception))
+                self.assertIn("the tool is not pinned in contractpin.lock", str(refused.exception))
                 self.assertFalse(guarded.callable("export_contacts"))
                 await client.call_tool("get_weather", {"city": "Paris"})
 
@@ -571,7 +572,7 @@ class ExampleTest(unittest.TestCase):
         self.assertEqual(
             lines[2],
             "call send_email: refused: contractpin: refusing to call tool 'send_email': "
-            "drifted (changed: description)",
+            "the tool's contract differs from the one pinned in contractpin.lock (changed: description)",
         )
         # Sent to the server (which answers every tools/call).
         self.assertTrue(lines[3].startswith("call get_weather: sent"), lines[3])
@@ -639,7 +640,7 @@ class PagedStub:
 
 
 class PolicyTest(unittest.IsolatedAsyncioTestCase):
-    """The call policy of contractpin proxy (src/proxy/gate.rs), kept by
+    """The call policy of contractpin proxy (src/guard/gate.rs), kept by
     GuardedSession (findings of an adversarial review, 2026-12-07)."""
 
     async def test_a_refused_listing_s_cursor_pages_add_nothing(self) -> None:

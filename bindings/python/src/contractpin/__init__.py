@@ -14,6 +14,7 @@ loaded.
 
 import contextlib
 import ctypes
+import enum
 import json
 import operator
 import os
@@ -36,11 +37,14 @@ from .errors import (
 from .errors import *  # noqa: F401,F403  (every per-kind exception class)
 
 __all__ = [
+    "Gate",
     "GuardEvent",
     "GuardResult",
     "InstructionsResult",
     "Limits",
     "Lock",
+    "PageKind",
+    "Refusal",
     "Report",
     "ToolVerdict",
     "canonicalize",
@@ -459,10 +463,48 @@ class GuardEvent:
     json: bytes
 
 
+class _GuardResultHandle:
+    """The ``contractpin_guard_result *`` behind a :class:`GuardResult`,
+    kept so that :meth:`Gate.page` can hand the decision to
+    ``contractpin_gate_page``; freed once, when the last reference to it
+    goes (the GuardResult and its copies share it: ``copy`` and
+    ``deepcopy`` return it, and pickling drops it, so no pointer is ever
+    owned twice or used in another process)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Optional[int]) -> None:
+        self.value = value
+
+    def free(self) -> None:
+        value, self.value = self.value, None
+        if value:
+            _lib_.contractpin_guard_result_free(value)
+
+    def __del__(self) -> None:
+        try:
+            self.free()
+        except Exception:  # interpreter shutdown
+            pass
+
+    def __copy__(self) -> "_GuardResultHandle":
+        return self
+
+    def __deepcopy__(self, memo: Dict[int, Any]) -> "_GuardResultHandle":
+        return self
+
+    def __reduce__(self) -> Any:
+        return (_GuardResultHandle, (None,))
+
+
 @dataclass(frozen=True)
 class GuardResult:
     """The decision of :meth:`Lock.guard_page` for one tools/list page:
-    exactly what ``contractpin proxy`` would do with it."""
+    exactly what ``contractpin proxy`` would do with it.
+
+    It keeps the library's result object until it is garbage-collected (so
+    the page's bytes are held twice meanwhile): :meth:`Gate.page` gives that
+    object to the session's gate."""
 
     #: The result object to hand on in place of the page: in enforce mode
     #: the page with every event's tool removed from ``tools``, in observe mode
@@ -476,6 +518,7 @@ class GuardResult:
     #: Whether the page was decided in observe mode.
     observe: bool
     _callable: FrozenSet[str] = field(repr=False)
+    _handle: Optional[_GuardResultHandle] = field(default=None, repr=False, compare=False)
 
     def callable(self, name: str) -> bool:
         """Whether the client may call tool ``name``: a passing tool of this
@@ -507,7 +550,9 @@ def _page_bytes(page: Union[bytes, bytearray, memoryview, Mapping[str, Any]]) ->
 
 
 def _take_guard_result(res: "ctypes.c_void_p", observe: bool) -> GuardResult:
-    """Reads a contractpin_guard_result into a GuardResult, and frees it."""
+    """Reads a contractpin_guard_result into a GuardResult, which keeps it
+    (for :meth:`Gate.page`; freed with the GuardResult); frees it on error."""
+    handle = _GuardResultHandle(res.value)
     try:
         result = _span(lambda p, n: _lib_.contractpin_guard_result_bytes(res, p, n))
         passed = [
@@ -544,9 +589,12 @@ def _take_guard_result(res: "ctypes.c_void_p", observe: bool) -> GuardResult:
         allowed = frozenset(
             n.decode("utf-8") for n in names if _lib_.contractpin_guard_result_callable(res, n, len(n)) == 1
         )
-        return GuardResult(result=result, passed=passed, events=events, observe=observe, _callable=allowed)
-    finally:
-        _lib_.contractpin_guard_result_free(res)
+        return GuardResult(
+            result=result, passed=passed, events=events, observe=observe, _callable=allowed, _handle=handle
+        )
+    except BaseException:
+        handle.free()
+        raise
 
 
 @dataclass(frozen=True)
@@ -820,3 +868,190 @@ class Lock:
             )
         _check(status, offset)
         return res
+
+
+class PageKind(enum.IntEnum):
+    """How a tools/list page relates to the session's listing, for
+    :meth:`Gate.page` and :meth:`Gate.refused` (the header's
+    ``CONTRACTPIN_PAGE_*``)."""
+
+    #: The answer to a ``tools/list`` request without a cursor: it starts a
+    #: new listing.
+    FIRST = 0
+    #: The answer to a ``tools/list`` request with a cursor: a later page of
+    #: the current listing.
+    NEXT = 1
+    #: A ``tools`` result that answers none of the client's ``tools/list``
+    #: requests: it can only take tools away.
+    UNMATCHED = 2
+
+
+class Refusal(enum.IntEnum):
+    """The verdict of :meth:`Gate.check` (the header's
+    ``contractpin_refusal``, stable numbers): :attr:`CALLABLE` (0, the only
+    falsy one) lets the call through, every other value refuses it.
+    :attr:`kind` is the stable word (the proxy's ``--log`` word) and
+    :attr:`message` the sentence ``contractpin proxy`` gives its client,
+    both from the library."""
+
+    #: The tool passed on the current listing: send the call.
+    CALLABLE = 0
+    #: No listing has been given yet: list the tools first.
+    NO_LISTING = 1
+    #: ``notifications/tools/list_changed`` came after the latest listing.
+    LIST_CHANGED = 2
+    #: The latest listing reported the tool as drifted.
+    DRIFTED = 3
+    #: The latest listing reported the tool as not pinned.
+    UNPINNED = 4
+    #: The latest listing did not hold the tool, or was refused.
+    NOT_LISTED = 5
+    #: The ``tools/call`` request names no tool (for a client's own check of
+    #: the request; :meth:`Gate.check` never returns it).
+    NO_NAME = 6
+    #: The name is not UTF-8 (a ``str`` with a lone surrogate): refused.
+    INVALID_ARGUMENT = 7
+
+    @property
+    def kind(self) -> str:
+        """The stable word: ``"callable"``, ``"no-listing"``,
+        ``"list-changed"``, ``"drifted"``, ``"unpinned"``, ``"not-listed"``,
+        ``"no-name"`` or ``"invalid-argument"``."""
+        text: bytes = _lib_.contractpin_refusal_name(self.value)
+        return text.decode()
+
+    @property
+    def message(self) -> str:
+        """A one-line English reason (what ``contractpin proxy`` gives its
+        client after ``contractpin proxy: ``)."""
+        text: bytes = _lib_.contractpin_refusal_message(self.value)
+        return text.decode()
+
+
+def _page_kind(kind: PageKind) -> PageKind:
+    """``kind`` as a :class:`PageKind`: ``TypeError`` for a non-integer,
+    ``ValueError`` for another number (never wrapped into a ``uint32_t``)."""
+    if isinstance(kind, bool) or not isinstance(kind, int):
+        raise TypeError(f"kind must be a contractpin.PageKind, not {type(kind).__name__}")
+    return PageKind(kind)
+
+
+class Gate:
+    """Which tools a client may call right now, across the pages,
+    notifications and refusals of one session: the library's
+    ``contractpin_gate``, the state ``contractpin proxy`` keeps per session
+    (``src/guard/gate.rs``), so a client that embeds the guard refuses
+    exactly the calls the proxy refuses. The policy is the library's; this
+    class only feeds it:
+
+    - :meth:`page` with each page's :class:`GuardResult` that the client
+      passed on, and the page's :class:`PageKind`;
+    - :meth:`refused` for each page it did not pass on (the guard raised,
+      the client blocked the listing, reading it failed);
+    - :meth:`list_changed` for each ``notifications/tools/list_changed``;
+    - :meth:`check` (or :meth:`callable`) before sending each
+      ``tools/call``: send it only on :attr:`Refusal.CALLABLE`.
+
+    One gate per session. Calls on one Gate are serialized (a mutex), so it
+    may be shared by threads. The library object is released by
+    :meth:`close` (or ``with Gate() as gate:``), else when the Gate is
+    garbage-collected; a closed Gate raises ``ValueError``.
+    """
+
+    def __init__(self) -> None:
+        handle = ctypes.c_void_p()
+        status = _lib_.contractpin_gate_new(ctypes.byref(handle))
+        if status != _OK:
+            raise _error(status, 0)
+        self._handle: Optional[int] = handle.value
+        self._mutex = threading.Lock()
+
+    @contextlib.contextmanager
+    def _use(self) -> Iterator[int]:
+        """The handle, with the mutex held (no other call and no close()
+        meanwhile)."""
+        with self._mutex:
+            if self._handle is None:
+                raise ValueError("contractpin.Gate is closed")
+            yield self._handle
+
+    def _call(self, status: int) -> None:
+        if status != _OK:
+            raise _error(status, 0)
+
+    def page(self, result: GuardResult, kind: PageKind) -> None:
+        """Gives the gate the decision of one page the client passed on
+        (:meth:`Lock.guard_page`'s result): with :attr:`PageKind.FIRST` a
+        new listing whose callable tools are the page's; with
+        :attr:`PageKind.NEXT` the page's callable tools join the current
+        listing (none after :meth:`list_changed` or a refused page); with
+        :attr:`PageKind.UNMATCHED` the page's reported tools become
+        uncallable and none is added. ``observe`` was decided with the page.
+
+        ``TypeError`` for another kind of argument, ``ValueError`` for
+        another kind number or a GuardResult without its library object (one
+        not made by :meth:`Lock.guard_page`, or unpickled). The gate is
+        unchanged on error."""
+        if not isinstance(result, GuardResult):
+            raise TypeError(f"result must be a contractpin.GuardResult, not {type(result).__name__}")
+        number = _page_kind(kind)
+        # `result` holds the handle (and so the library object) alive for the call.
+        res = result._handle
+        if res is None or res.value is None:
+            raise ValueError("the GuardResult has no library object (make it with Lock.guard_page)")
+        with self._use() as gate:
+            self._call(_lib_.contractpin_gate_page(gate, res.value, number))
+
+    def refused(self, kind: PageKind) -> None:
+        """A page of ``kind`` that was not passed on: nothing is callable
+        until a new listing, and the refused listing's later cursor pages
+        add nothing. Argument errors as in :meth:`page`."""
+        number = _page_kind(kind)
+        with self._use() as gate:
+            self._call(_lib_.contractpin_gate_refused(gate, number))
+
+    def list_changed(self) -> None:
+        """The server sent ``notifications/tools/list_changed``: nothing is
+        callable until the tools are listed again."""
+        with self._use() as gate:
+            self._call(_lib_.contractpin_gate_list_changed(gate))
+
+    def check(self, name: str) -> Refusal:
+        """Whether a ``tools/call`` for tool ``name`` may be sent now:
+        :attr:`Refusal.CALLABLE` (falsy) for a tool that passed on the
+        current listing, the reason otherwise. Names are exact. A name with
+        a lone surrogate (not UTF-8) is :attr:`Refusal.INVALID_ARGUMENT`;
+        ``TypeError`` for a name that is not a ``str``."""
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, not {type(name).__name__}")
+        # surrogatepass: a lone surrogate reaches the library as bytes that
+        # are not UTF-8, which it refuses.
+        data = name.encode("utf-8", "surrogatepass")
+        with self._use() as gate:
+            verdict: int = _lib_.contractpin_gate_check(gate, data, len(data))
+        return Refusal(verdict)
+
+    def callable(self, name: str) -> bool:
+        """Whether :meth:`check` lets ``name`` through."""
+        return self.check(name) is Refusal.CALLABLE
+
+    def close(self) -> None:
+        """Releases the library object (after any call in another thread);
+        the Gate cannot be used afterwards."""
+        with self._mutex:
+            handle, self._handle = self._handle, None
+        if handle is not None:
+            _lib_.contractpin_gate_free(handle)
+
+    def __enter__(self) -> "Gate":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if getattr(self, "_handle", None) is not None:
+            try:
+                self.close()
+            except Exception:  # interpreter shutdown
+                pass

@@ -341,6 +341,17 @@ _proto(
 _proto("contractpin_guard_instructions_result_bytes", _status, _vp, ctypes.POINTER(_u8p), _sizep)
 _proto("contractpin_guard_instructions_result_event_json", _status, _vp, ctypes.POINTER(_u8p), _sizep)
 
+# The tool-call gate (src/ffi/gate.rs): handles as void pointers, page kinds
+# as uint32_t, a contractpin_refusal (a uint32_t enum) as c_uint32.
+_proto("contractpin_gate_new", _status, _vpp)
+_proto("contractpin_gate_free", None, _vp)
+_proto("contractpin_gate_page", _status, _vp, _vp, ctypes.c_uint32)
+_proto("contractpin_gate_refused", _status, _vp, ctypes.c_uint32)
+_proto("contractpin_gate_list_changed", _status, _vp)
+_proto("contractpin_gate_check", ctypes.c_uint32, _vp, _bytes, ctypes.c_size_t)
+_proto("contractpin_refusal_name", ctypes.c_char_p, ctypes.c_uint32)
+_proto("contractpin_refusal_message", ctypes.c_char_p, ctypes.c_uint32)
+
 _sha256p = ctypes.POINTER(Sha256)
 _proto("contractpin_sha256_init", _status, _sha256p)
 _proto("contractpin_sha256_update", _status, _sha256p, _bytes, ctypes.c_size_t)

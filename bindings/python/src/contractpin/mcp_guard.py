@@ -42,12 +42,17 @@ also accept, and the SDK itself ignores, is not read in place of
 ``outputSchema`` or ``nextCursor``.
 
 :class:`GuardedSession` keeps the call policy of ``contractpin proxy``
-(``src/proxy/gate.rs``) for the session it wraps: no tool is callable
-before a listing is checked; after ``notifications/tools/list_changed``
-none is until the tools are listed again; a refused page leaves none until
-a new listing; a cursor page adds its tools only to a listing that is
-current. It watches the session's notifications (the SDK's
-``message_handler`` still gets every one), and while it guards a session,
+for the session it wraps: a :class:`contractpin.Gate`, the library's
+``contractpin_gate`` (``src/guard/gate.rs``, the one home of the policy),
+which it feeds each page's decision, each refused page and each
+``notifications/tools/list_changed``, and asks before each ``tools/call``:
+no tool is callable before a listing is checked; after
+``notifications/tools/list_changed`` none is until the tools are listed
+again; a refused page leaves none until a new listing; a cursor page adds
+its tools only to a listing that is current. A refusal's sentence is the
+proxy's (:attr:`contractpin.Refusal.message`). It watches the session's
+notifications (the SDK's ``message_handler`` still gets every one), and
+while it guards a session,
 the session's own ``list_tools()`` is the guarded one, so the listings the
 SDK makes by itself (mcp 2.x re-lists when a called tool's output schema is
 unknown) are decided too, and the session's ``send_request`` refuses every
@@ -65,7 +70,7 @@ import json
 import logging
 from typing import Any, Callable, Dict, Optional, Tuple
 
-from . import GuardEvent, GuardResult, InstructionsResult, Lock
+from . import Gate, GuardEvent, GuardResult, InstructionsResult, Lock, PageKind, Refusal
 
 __all__ = ["GuardedSession", "ToolRefusedError", "guarded_initialize", "guarded_list_tools"]
 
@@ -79,25 +84,43 @@ class ToolRefusedError(PermissionError):
     """A ``tools/call`` the guard refused: the tool did not pass its pin on
     the last listing (drifted, unpinned), was never listed, or the server
     announced that its tools changed since. Nothing was sent to the
-    server."""
+    server.
 
-    def __init__(self, tool: str, event: Optional[GuardEvent], why: Optional[str] = None) -> None:
+    The message is ``contractpin: refusing to call tool 'NAME': `` and the
+    sentence ``contractpin proxy`` gives its client for the
+    :attr:`refusal` (:attr:`contractpin.Refusal.message`), followed for a
+    drifted tool by the fields that changed; ``why`` replaces that
+    sentence."""
+
+    def __init__(
+        self,
+        tool: str,
+        event: Optional[GuardEvent],
+        why: Optional[str] = None,
+        *,
+        refusal: Optional[Refusal] = None,
+    ) -> None:
+        if refusal is None:
+            status = event.status if event is not None else ""
+            refusal = _REFUSAL_OF_STATUS.get(status, Refusal.NOT_LISTED)
         if why is None:
-            why = _refusal_reason(event)
+            why = refusal.message
+            if refusal is Refusal.DRIFTED and event is not None:
+                why += f" (changed: {', '.join(event.changed) or 'the tool digest'})"
         super().__init__(f"contractpin: refusing to call tool {tool!r}: {why}")
         #: The tool's name.
         self.tool = tool
-        #: Why, when the tool was on the last listing; None if it never was.
+        #: The guard event behind a drifted or unpinned refusal (the fields
+        #: that changed, the live digest, the log line); None otherwise.
         self.event = event
+        #: Why: the gate's verdict (:class:`contractpin.Refusal`; its
+        #: ``kind`` is the word of ``contractpin proxy --log``).
+        self.refusal = refusal
 
 
-def _refusal_reason(event: Optional[GuardEvent]) -> str:
-    """Why a tool of the current listing (or none) is refused."""
-    if event is None:
-        return "not on the current listing"
-    if event.status == "unpinned":
-        return "unpinned (not in the lock)"
-    return f"drifted (changed: {', '.join(event.changed) or 'the tool digest'})"
+# The refusal a guard event's status gives (a gate refuses a reported tool
+# for the reason its latest listing reported).
+_REFUSAL_OF_STATUS = {"drifted": Refusal.DRIFTED, "unpinned": Refusal.UNPINNED}
 
 
 def _log_event(event: GuardEvent) -> None:
@@ -334,6 +357,8 @@ class GuardedSession:
     guarded: the session's own ``call_tool``, ``experimental``, raw
     requests). Every other attribute is the session's.
 
+    The call policy is the library's (:class:`contractpin.Gate`, the gate
+    ``contractpin proxy`` keeps per session), fed by this wrapper.
     A listing starts with a request without a cursor (which forgets what
     earlier listings allowed) and goes on with the cursors the server gives.
     If a page is rejected (the guard's exceptions, see
@@ -364,11 +389,14 @@ class GuardedSession:
         self.server = server
         self.observe = observe
         self.on_event = on_event
-        self._allowed: Dict[str, bool] = {}
+        # The session's call policy: the library's gate, fed every page,
+        # refused page and list_changed notification, asked before every
+        # tools/call.
+        self._gate = Gate()
+        # Details for ToolRefusedError, not the decision: the latest event
+        # of each tool while the gate refuses it for that event's reason
+        # (drifted, unpinned), so it stays within what the gate keeps.
         self._events: Dict[str, GuardEvent] = {}
-        # Where the listing stands: "none", "current", "stale" (the server
-        # said its tools changed) or "refused" (a page was rejected).
-        self._listing = "none"
         #: The decision for the last page listed.
         self.last_decision: Optional[GuardResult] = None
         #: The decision on the handshake's instructions (after
@@ -386,7 +414,7 @@ class GuardedSession:
 
             async def watch(message: Any) -> None:
                 if _is_tools_list_changed(message):
-                    self._list_changed()
+                    self._gate.list_changed()
                 await inner(message)
 
             session._message_handler = watch
@@ -404,16 +432,12 @@ class GuardedSession:
                 is_call, name = _tools_call(request)
                 if is_call:
                     if name is None:
-                        raise ToolRefusedError("", None, "the tools/call request names no tool")
+                        raise ToolRefusedError("", None, refusal=Refusal.NO_NAME)
                     self._check_call(name)
                 return await unguarded(request, result_type, *args, **kwargs)
 
             setattr(send_request, _UNGUARDED, unguarded)
             session.send_request = send_request
-
-    def _list_changed(self) -> None:
-        if self._listing in ("current", "refused"):
-            self._listing = "stale"
 
     async def initialize(self, *, on_instructions: Optional[InstructionsHandler] = None) -> Any:
         """The session's ``initialize()``, its instructions guarded (see
@@ -439,55 +463,45 @@ class GuardedSession:
         """One page of tools/list (``cursor`` or ``params`` as in the SDK),
         guarded: the SDK's ``ListToolsResult`` with only the tools the
         model may see."""
-        first = not _has_cursor(cursor, params)
+        kind = PageKind.NEXT if _has_cursor(cursor, params) else PageKind.FIRST
         try:
             result, decision, _ = await _guarded_page(
                 self.session, self.lock, self.server, cursor, params, self.observe, self.on_event
             )
+            self._gate.page(decision, kind)
         except BaseException:
-            if first or self._listing == "current":
-                self._listing = "refused"
-            self._allowed.clear()
-            self._events.clear()
+            self._gate.refused(kind)
             self.last_decision = None
             raise
-        if first:
-            self._listing = "current"
-            self._allowed.clear()
-            self._events.clear()
-        self._absorb_decision(decision, adds=self._listing == "current")
+        self._keep_events(decision)
         self.last_decision = decision
         return result
 
-    def _absorb_decision(self, decision: GuardResult, adds: bool) -> None:
-        """A page's decision: its passing tools callable when it ``adds`` (a
-        page of the current listing); its reported tools uncallable, with
-        their reasons (a page that does not add keeps only the reasons of
-        the tools it took away)."""
-        if adds:
-            for name in decision.passed:
-                self._allowed[name] = True
-                self._events.pop(name, None)
+    def _keep_events(self, decision: GuardResult) -> None:
+        """Keeps the page's events for :class:`ToolRefusedError`, and only
+        those of the tools the gate now refuses for the event's reason."""
         for event in decision.events:
-            if adds:
-                self._allowed[event.tool] = decision.callable(event.tool)
-                self._events[event.tool] = event
-            elif not decision.callable(event.tool) and self._allowed.pop(event.tool, False):
-                self._events[event.tool] = event
+            self._events[event.tool] = event
+        self._events = {
+            tool: event
+            for tool, event in self._events.items()
+            if self._gate.check(tool) is _REFUSAL_OF_STATUS.get(event.status)
+        }
 
     def callable(self, name: str) -> bool:
-        """Whether :meth:`call_tool` lets ``name`` through."""
-        return self._listing == "current" and self._allowed.get(name, False)
+        """Whether :meth:`call_tool` lets ``name`` through (the gate's
+        verdict)."""
+        return self._gate.callable(name)
 
     def _check_call(self, name: str) -> None:
-        """:class:`ToolRefusedError` unless ``name`` is :meth:`callable`."""
-        if not self.callable(name):
-            why = {
-                "none": "no tools/list answer has been checked yet; list the tools first",
-                "stale": "the server announced that its tools changed "
-                "(notifications/tools/list_changed); list the tools again",
-            }.get(self._listing)
-            raise ToolRefusedError(name, self._events.get(name), why)
+        """:class:`ToolRefusedError` unless the gate lets ``name`` through."""
+        refusal = self._gate.check(name)
+        if refusal is Refusal.CALLABLE:
+            return
+        event = self._events.get(name)
+        if event is not None and _REFUSAL_OF_STATUS.get(event.status) is not refusal:
+            event = None  # not why the gate refuses it now
+        raise ToolRefusedError(name, event, refusal=refusal)
 
     async def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None, *args: Any, **kwargs: Any) -> Any:
         """``session.call_tool`` for a tool that passed on the current
