@@ -670,31 +670,37 @@ fn the_readme_example_is_what_approve_prints() {
     );
 }
 
-#[test]
-fn an_http_server_is_fetched_with_the_locks_headers_and_their_rules() {
-    let Some(fx) = Fixture::new() else { return };
+/// Server `web` over http, pinned (with `init` options `init_args`, under
+/// `env`) serving alpha and beta, and now served by a new fake server that
+/// sends alpha2 and beta (the fake server reads its tools once; the lock's
+/// url, outside the pins, points at the new one). Returns that server.
+fn http_drift(fx: &Fixture, init_args: &[&str], env: &[(&str, &str)]) -> FakeHttp {
     let served = fx.dir.write("served.json", list(&[ALPHA, BETA]));
     let srv = FakeHttp::start("http", "ok", &["--tools", &s(&served)]);
-    cp(&[
-        "init",
-        "--name",
-        "web",
-        "--http",
-        &srv.url,
-        "--header",
-        "Authorization: Bearer ${APPROVE_TEST_TOKEN}",
-    ])
-    .env("APPROVE_TEST_TOKEN", "t0ken")
-    .env("SOURCE_DATE_EPOCH", EPOCH_INIT)
-    .cwd(&fx.dir.0)
-    .run()
-    .code(0);
-    // The fake server reads its tools once: serve the new ones from a new
-    // server, and point the lock's url at it (the url is outside the pins).
+    let mut args = vec!["init", "--name", "web", "--http", &srv.url];
+    args.extend_from_slice(init_args);
+    let mut init = cp(&args)
+        .env("SOURCE_DATE_EPOCH", EPOCH_INIT)
+        .cwd(&fx.dir.0);
+    for (k, v) in env {
+        init = init.env(k, v);
+    }
+    init.run().code(0);
     drop(srv);
     std::fs::write(&served, list(&[ALPHA2, BETA])).unwrap();
     let srv = FakeHttp::start("http", "ok", &["--tools", &s(&served)]);
     set_string(&fx.lock, "web", "url", &srv.url);
+    srv
+}
+
+#[test]
+fn an_http_server_is_fetched_with_the_locks_headers_and_their_rules() {
+    let Some(fx) = Fixture::new() else { return };
+    let srv = http_drift(
+        &fx,
+        &["--header", "Authorization: Bearer ${APPROVE_TEST_TOKEN}"],
+        &[("APPROVE_TEST_TOKEN", "t0ken")],
+    );
     let old = fx.text();
     let approve = || {
         cp(&["approve", "--server", "web", "--tool", "alpha"])
@@ -1484,18 +1490,7 @@ fn verifys_hint_keeps_how_verify_ran_the_server() {
 #[test]
 fn verifys_hint_never_prints_header_values() {
     let Some(fx) = Fixture::new() else { return };
-    let served = fx.dir.write("served.json", list(&[ALPHA, BETA]));
-    let srv = FakeHttp::start("http", "ok", &["--tools", &s(&served)]);
-    cp(&["init", "--name", "web", "--http", &srv.url])
-        .env("SOURCE_DATE_EPOCH", EPOCH_INIT)
-        .cwd(&fx.dir.0)
-        .run()
-        .code(0);
-    // The fake server reads its tools once: a new one serves the drift.
-    drop(srv);
-    std::fs::write(&served, list(&[ALPHA2, BETA])).unwrap();
-    let srv = FakeHttp::start("http", "ok", &["--tools", &s(&served)]);
-    set_string(&fx.lock, "web", "url", &srv.url);
+    let srv = http_drift(&fx, &[], &[]);
     let old = fx.text();
     let header = "X-Api-Key: sk-hint-secret-1";
     let v = cp(&["verify", "--server", "web", "--header", header])
