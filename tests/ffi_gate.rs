@@ -47,14 +47,10 @@ impl Gate {
         unsafe { contractpin_gate_check(self.0, name.as_ptr(), name.len()) }
     }
 
-    /// The page decided under `flags`, given to the gate as `kind`; the
-    /// decision is freed before the gate is asked anything.
-    fn page(&self, lock: &Lock, page: &[u8], flags: u32, kind: u32) {
-        let res = decide(lock, page, flags);
+    /// A page's decision, given to the gate as `kind`.
+    fn page(&self, res: &Res, kind: u32) {
         // SAFETY: live gate and result.
-        let st = unsafe { contractpin_gate_page(self.0, res, kind) };
-        // SAFETY: from contractpin_guard_page, freed once.
-        unsafe { contractpin_guard_result_free(res) };
+        let st = unsafe { contractpin_gate_page(self.0, res.0, kind) };
         assert_eq!(st, contractpin_status::Ok);
     }
 
@@ -92,8 +88,19 @@ const TOOLS: [&str; 5] = [
     "export_data",
 ];
 
-/// `contractpin_guard_page` for server `example`; the result must be freed.
-fn decide(lock: &Lock, page: &[u8], flags: u32) -> *mut contractpin_guard_result {
+/// Owns a `contractpin_guard_result` (each test decides a page once: the
+/// decisions are the slow part under Miri).
+struct Res(*mut contractpin_guard_result);
+
+impl Drop for Res {
+    fn drop(&mut self) {
+        // SAFETY: from contractpin_guard_page, freed once.
+        unsafe { contractpin_guard_result_free(self.0) };
+    }
+}
+
+/// `contractpin_guard_page` of the example for server `example`.
+fn decide(lock: &Lock, page: &[u8], flags: u32) -> Res {
     let mut out = ptr::null_mut();
     // SAFETY: valid handle, buffers and out-parameters.
     let st = unsafe {
@@ -110,22 +117,25 @@ fn decide(lock: &Lock, page: &[u8], flags: u32) -> *mut contractpin_guard_result
         )
     };
     assert_eq!(st, contractpin_status::Ok);
-    out
+    Res(out)
 }
 
 #[test]
 fn a_session_of_listings_changes_and_refusals() {
     let lock = Lock::parse(LOCK);
+    let clean = decide(&lock, PAGE, 0);
+    let drifted = decide(&lock, DRIFTED, 0);
+    let observed = decide(&lock, DRIFTED, CONTRACTPIN_GUARD_OBSERVE);
     let g = Gate::new();
     assert_eq!(g.verdicts(), [NoListing; 5]);
     // A clean listing: the four pinned tools.
-    g.page(&lock, PAGE, 0, CONTRACTPIN_PAGE_FIRST);
+    g.page(&clean, CONTRACTPIN_PAGE_FIRST);
     assert_eq!(
         g.verdicts(),
         [Callable, Callable, Callable, Callable, NotListed]
     );
     // The drifted listing replaces it.
-    g.page(&lock, DRIFTED, 0, CONTRACTPIN_PAGE_FIRST);
+    g.page(&drifted, CONTRACTPIN_PAGE_FIRST);
     assert_eq!(
         g.verdicts(),
         [Drifted, Drifted, Callable, NotListed, Unpinned]
@@ -133,37 +143,32 @@ fn a_session_of_listings_changes_and_refusals() {
     // The tools changed: nothing, and a late cursor page adds nothing.
     g.list_changed();
     assert_eq!(g.verdicts(), [ListChanged; 5]);
-    g.page(&lock, PAGE, 0, CONTRACTPIN_PAGE_NEXT);
+    g.page(&clean, CONTRACTPIN_PAGE_NEXT);
     assert_eq!(g.verdicts(), [ListChanged; 5]);
     // Listed again.
-    g.page(&lock, PAGE, 0, CONTRACTPIN_PAGE_FIRST);
+    g.page(&clean, CONTRACTPIN_PAGE_FIRST);
     assert_eq!(
         g.verdicts(),
         [Callable, Callable, Callable, Callable, NotListed]
     );
     // An unrequested page only takes away what it reports.
-    g.page(&lock, DRIFTED, 0, CONTRACTPIN_PAGE_UNMATCHED);
+    g.page(&drifted, CONTRACTPIN_PAGE_UNMATCHED);
     assert_eq!(
         g.verdicts(),
         [Drifted, Drifted, Callable, Callable, NotListed]
     );
     // A cursor page of the current listing adds; then one is refused, and
     // the refused listing's later pages add nothing.
-    g.page(&lock, PAGE, 0, CONTRACTPIN_PAGE_NEXT);
+    g.page(&clean, CONTRACTPIN_PAGE_NEXT);
     assert_eq!(g.verdicts()[..4], [Callable; 4]);
     // (The reasons the listing kept still say why a tool is refused.)
     g.refused(CONTRACTPIN_PAGE_NEXT);
     let refused = [Drifted, Drifted, NotListed, NotListed, NotListed];
     assert_eq!(g.verdicts(), refused);
-    g.page(&lock, PAGE, 0, CONTRACTPIN_PAGE_NEXT);
+    g.page(&clean, CONTRACTPIN_PAGE_NEXT);
     assert_eq!(g.verdicts(), refused);
     // Observe mode keeps the drifted and unpinned tools callable.
-    g.page(
-        &lock,
-        DRIFTED,
-        CONTRACTPIN_GUARD_OBSERVE,
-        CONTRACTPIN_PAGE_FIRST,
-    );
+    g.page(&observed, CONTRACTPIN_PAGE_FIRST);
     assert_eq!(
         g.verdicts(),
         [Callable, Callable, Callable, NotListed, Callable]
@@ -178,13 +183,13 @@ fn a_session_of_listings_changes_and_refusals() {
 
 #[test]
 fn a_refused_cursor_page_before_any_listing_or_after_a_change_keeps_that_state() {
-    let lock = Lock::parse(LOCK);
+    let clean = decide(&Lock::parse(LOCK), PAGE, 0);
     let g = Gate::new();
     g.refused(CONTRACTPIN_PAGE_NEXT);
-    g.page(&lock, PAGE, 0, CONTRACTPIN_PAGE_NEXT);
-    g.page(&lock, PAGE, 0, CONTRACTPIN_PAGE_UNMATCHED);
+    g.page(&clean, CONTRACTPIN_PAGE_NEXT);
+    g.page(&clean, CONTRACTPIN_PAGE_UNMATCHED);
     assert_eq!(g.verdicts(), [NoListing; 5]);
-    g.page(&lock, PAGE, 0, CONTRACTPIN_PAGE_FIRST);
+    g.page(&clean, CONTRACTPIN_PAGE_FIRST);
     g.list_changed();
     g.refused(CONTRACTPIN_PAGE_UNMATCHED);
     assert_eq!(g.verdicts(), [ListChanged; 5]);
@@ -193,9 +198,11 @@ fn a_refused_cursor_page_before_any_listing_or_after_a_change_keeps_that_state()
 #[test]
 fn argument_errors_leave_the_gate_as_it_was() {
     let lock = Lock::parse(LOCK);
+    let clean = decide(&lock, PAGE, 0);
     let g = Gate::new();
-    g.page(&lock, PAGE, 0, CONTRACTPIN_PAGE_FIRST);
-    let res = decide(&lock, DRIFTED, 0);
+    g.page(&clean, CONTRACTPIN_PAGE_FIRST);
+    let drifted = decide(&lock, DRIFTED, 0);
+    let res = drifted.0;
     // SAFETY: live or NULL handles; the result is freed once, below.
     unsafe {
         assert_eq!(
@@ -236,7 +243,6 @@ fn argument_errors_leave_the_gate_as_it_was() {
             contractpin_status::NullArgument
         );
         contractpin_gate_free(ptr::null_mut());
-        contractpin_guard_result_free(res);
     }
     assert_eq!(
         g.verdicts(),

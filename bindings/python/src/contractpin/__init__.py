@@ -20,7 +20,7 @@ import operator
 import os
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Mapping, Optional, Union
+from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Mapping, Optional, TypeVar, Union
 
 from . import _lib
 from ._lib import library_path
@@ -657,7 +657,33 @@ def _take_instructions_result(res: "ctypes.c_void_p") -> InstructionsResult:
         _lib_.contractpin_guard_instructions_result_free(res)
 
 
-class Lock:
+_Self = TypeVar("_Self", bound="_Closing")
+
+
+class _Closing:
+    """``with`` and garbage collection for a class owning a library handle
+    in ``_handle`` that ``close()`` releases."""
+
+    _handle: Any
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self: _Self) -> _Self:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if getattr(self, "_handle", None) is not None:
+            try:
+                self.close()
+            except Exception:  # interpreter shutdown
+                pass
+
+
+class Lock(_Closing):
     """A ``contractpin.lock`` parsed and validated once, to verify or guard
     any number of tools/list documents against it at run time.
 
@@ -738,18 +764,6 @@ class Lock:
             handle, self._handle = self._handle, None
         _lib_.contractpin_lock_free(handle)
 
-    def __enter__(self) -> "Lock":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        if getattr(self, "_handle", None) is not None:
-            try:
-                self.close()
-            except Exception:  # interpreter shutdown
-                pass
 
     def verify(
         self, server: str, tools_list: bytes, allow_new: bool = False, *, limits: Optional[Limits] = None
@@ -936,7 +950,7 @@ def _page_kind(kind: PageKind) -> PageKind:
     return PageKind(kind)
 
 
-class Gate:
+class Gate(_Closing):
     """Which tools a client may call right now, across the pages,
     notifications and refusals of one session: the library's
     ``contractpin_gate``, the state ``contractpin proxy`` keeps per session
@@ -1043,15 +1057,3 @@ class Gate:
         if handle is not None:
             _lib_.contractpin_gate_free(handle)
 
-    def __enter__(self) -> "Gate":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        if getattr(self, "_handle", None) is not None:
-            try:
-                self.close()
-            except Exception:  # interpreter shutdown
-                pass
