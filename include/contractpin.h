@@ -51,8 +51,9 @@
 #define CONTRACTPIN_PAGE_NEXT 1
 
 /**
- * A `tools` result that answers no `tools/list` request of the client's
- * (it can only take tools away).
+ * Any other response whose `result` has a `tools` member: one that
+ * answers none of the client's `tools/list` requests (an unrequested id,
+ * or the answer to another request); it can only take tools away.
  */
 #define CONTRACTPIN_PAGE_UNMATCHED 2
 
@@ -287,7 +288,8 @@ enum contractpin_refusal
      */
     CONTRACTPIN_REFUSAL_CALLABLE = 0,
     /**
-     * No page has been given yet: list the tools first.
+     * No listing has started yet (no `CONTRACTPIN_PAGE_FIRST` page given):
+     * list the tools first.
      */
     CONTRACTPIN_REFUSAL_NO_LISTING = 1,
     /**
@@ -792,19 +794,29 @@ void contractpin_gate_free(struct contractpin_gate *gate);
  * Gives the gate the decision `res` of one page (`contractpin_guard_page`)
  * that the client passed on:
  *
- * - `CONTRACTPIN_PAGE_FIRST` (the answer to `tools/list` without a
- *   cursor): a new listing, whose callable tools are this page's
- *   (`contractpin_guard_result_callable`);
- * - `CONTRACTPIN_PAGE_NEXT` (with a cursor): adds this page's callable
- *   tools to the current listing; after `contractpin_gate_list_changed` or
- *   a refused page it adds nothing;
- * - `CONTRACTPIN_PAGE_UNMATCHED` (a `tools` result the client did not ask
- *   for): its reported tools become uncallable; it adds nothing.
+ * - `CONTRACTPIN_PAGE_FIRST` (the answer to the client's `tools/list`
+ *   without a cursor): a new listing, whose callable tools are this page's
+ *   passing tools;
+ * - `CONTRACTPIN_PAGE_NEXT` (the answer to one with a cursor): adds this
+ *   page's passing tools to the current listing; after
+ *   `contractpin_gate_list_changed` or a refused page it adds nothing;
+ * - `CONTRACTPIN_PAGE_UNMATCHED`: any other response whose `result` is an
+ *   object with a `tools` member (one that answers none of the client's
+ *   `tools/list` requests: an unrequested id, the answer to `initialize`,
+ *   `resources/list` or any other request): its reported tools become
+ *   uncallable; it adds nothing.
  *
- * Checked in this order: a NULL `gate` or `res` is
- * `CONTRACTPIN_STATUS_NULL_ARGUMENT`, another `page` value
- * `CONTRACTPIN_STATUS_INVALID_ARGUMENT`. The gate is unchanged on
- * failure. `res` is only read, and may be freed afterwards.
+ * The gate takes the page's passing tools in either mode: in observe mode
+ * (`CONTRACTPIN_GUARD_OBSERVE`) its verdicts are still the proxy's, and
+ * the client sends a refused call anyway and logs the refusal, as
+ * `contractpin proxy --mode observe` does.
+ *
+ * Fails closed. A NULL `gate` is `CONTRACTPIN_STATUS_NULL_ARGUMENT`;
+ * otherwise a NULL `res` (`CONTRACTPIN_STATUS_NULL_ARGUMENT`) or another
+ * `page` value (`CONTRACTPIN_STATUS_INVALID_ARGUMENT`) leaves the gate as
+ * `contractpin_gate_refused` with this `page` does (an unknown `page` as
+ * `CONTRACTPIN_PAGE_FIRST`): nothing callable until a new listing. `res`
+ * is only read, and may be freed afterwards.
  *
  * # Safety
  * `gate` NULL or live and not in use by another call; `res` NULL or live.
@@ -819,8 +831,9 @@ contractpin_status contractpin_gate_page(struct contractpin_gate *gate,
  * nothing is callable until a new listing, and the refused listing's
  * later cursor pages add nothing.
  *
- * Checked in this order: a NULL `gate` is `CONTRACTPIN_STATUS_NULL_ARGUMENT`,
- * another `page` value `CONTRACTPIN_STATUS_INVALID_ARGUMENT`.
+ * A NULL `gate` is `CONTRACTPIN_STATUS_NULL_ARGUMENT`. Another `page`
+ * value is `CONTRACTPIN_STATUS_INVALID_ARGUMENT`, and is refused as
+ * `CONTRACTPIN_PAGE_FIRST` (fail closed).
  *
  * # Safety
  * `gate` NULL or live and not in use by another call.

@@ -167,11 +167,13 @@ fn a_session_of_listings_changes_and_refusals() {
     assert_eq!(g.verdicts(), refused);
     g.page(&clean, CONTRACTPIN_PAGE_NEXT);
     assert_eq!(g.verdicts(), refused);
-    // Observe mode keeps the drifted and unpinned tools callable.
+    // A page decided in observe mode (the drifted and unpinned tools kept
+    // in the page) gets the proxy's verdicts too: in observe mode the
+    // client sends a refused call anyway, and logs why.
     g.page(&observed, CONTRACTPIN_PAGE_FIRST);
     assert_eq!(
         g.verdicts(),
-        [Callable, Callable, Callable, NotListed, Callable]
+        [Drifted, Drifted, Callable, NotListed, Unpinned]
     );
     // A refused first page leaves nothing.
     g.refused(CONTRACTPIN_PAGE_FIRST);
@@ -196,30 +198,39 @@ fn a_refused_cursor_page_before_any_listing_or_after_a_change_keeps_that_state()
 }
 
 #[test]
-fn argument_errors_leave_the_gate_as_it_was() {
+fn argument_errors_fail_closed() {
     let lock = Lock::parse(LOCK);
     let clean = decide(&lock, PAGE, 0);
     let g = Gate::new();
+    let listed = [Callable, Callable, Callable, Callable, NotListed];
+    // Each failure with a gate leaves it refusing until a new listing.
+    for kind in [3, u32::MAX] {
+        g.page(&clean, CONTRACTPIN_PAGE_FIRST);
+        // SAFETY: live handles.
+        let st = unsafe { contractpin_gate_page(g.0, clean.0, kind) };
+        assert_eq!(st, contractpin_status::InvalidArgument);
+        assert_eq!(g.verdicts(), [NotListed; 5], "page kind {kind}");
+        g.page(&clean, CONTRACTPIN_PAGE_FIRST);
+        // SAFETY: a live gate.
+        let st = unsafe { contractpin_gate_refused(g.0, kind) };
+        assert_eq!(st, contractpin_status::InvalidArgument);
+        assert_eq!(g.verdicts(), [NotListed; 5], "refused kind {kind}");
+        // An unknown kind is refused as a first page: a cursor page adds nothing.
+        g.page(&clean, CONTRACTPIN_PAGE_NEXT);
+        assert_eq!(g.verdicts(), [NotListed; 5], "then a cursor page");
+    }
     g.page(&clean, CONTRACTPIN_PAGE_FIRST);
-    let drifted = decide(&lock, DRIFTED, 0);
-    let res = drifted.0;
-    // SAFETY: live or NULL handles; the result is freed once, below.
+    assert_eq!(g.verdicts(), listed);
+    // SAFETY: a live gate, a NULL result.
+    let st = unsafe { contractpin_gate_page(g.0, ptr::null(), CONTRACTPIN_PAGE_NEXT) };
+    assert_eq!(st, contractpin_status::NullArgument);
+    assert_eq!(g.verdicts(), [NotListed; 5]);
+    g.page(&clean, CONTRACTPIN_PAGE_FIRST);
+    // SAFETY: NULL gates and results, or live ones.
     unsafe {
         assert_eq!(
-            contractpin_gate_page(g.0, res, 3),
-            contractpin_status::InvalidArgument
-        );
-        assert_eq!(
-            contractpin_gate_page(g.0, ptr::null(), CONTRACTPIN_PAGE_FIRST),
+            contractpin_gate_page(ptr::null_mut(), clean.0, CONTRACTPIN_PAGE_FIRST),
             contractpin_status::NullArgument
-        );
-        assert_eq!(
-            contractpin_gate_page(ptr::null_mut(), res, CONTRACTPIN_PAGE_FIRST),
-            contractpin_status::NullArgument
-        );
-        assert_eq!(
-            contractpin_gate_refused(g.0, u32::MAX),
-            contractpin_status::InvalidArgument
         );
         assert_eq!(
             contractpin_gate_refused(ptr::null_mut(), CONTRACTPIN_PAGE_FIRST),
@@ -244,10 +255,7 @@ fn argument_errors_leave_the_gate_as_it_was() {
         );
         contractpin_gate_free(ptr::null_mut());
     }
-    assert_eq!(
-        g.verdicts(),
-        [Callable, Callable, Callable, Callable, NotListed]
-    );
+    assert_eq!(g.verdicts(), listed);
     // SAFETY: NULL or live gates; NULL or readable names.
     unsafe {
         assert_eq!(

@@ -6,10 +6,12 @@
 //!
 //! The client feeds it what it sees: each page's decision
 //! ([`contractpin_gate_page`], with the page's kind: the first page of a
-//! listing, a cursor page, or a `tools` result that answers no request of
-//! its own), each page it did not pass on ([`contractpin_gate_refused`]) and
-//! each `notifications/tools/list_changed` ([`contractpin_gate_list_changed`]);
-//! before sending a `tools/call` it asks [`contractpin_gate_check`].
+//! listing, a cursor page, or any other response with a `tools` result),
+//! each page it did not pass on ([`contractpin_gate_refused`]) and each
+//! `notifications/tools/list_changed` ([`contractpin_gate_list_changed`]);
+//! before sending a `tools/call` it asks [`contractpin_gate_check`] with the
+//! request's decoded name (its byte length: a JSON name may hold a NUL).
+//! Every failure with a gate leaves it refusing (fail closed).
 
 use alloc::boxed::Box;
 use core::ffi::c_char;
@@ -26,8 +28,9 @@ pub const CONTRACTPIN_PAGE_FIRST: u32 = 0;
 /// The answer to the client's `tools/list` request with a cursor (a later
 /// page of the current listing).
 pub const CONTRACTPIN_PAGE_NEXT: u32 = 1;
-/// A `tools` result that answers no `tools/list` request of the client's
-/// (it can only take tools away).
+/// Any other response whose `result` has a `tools` member: one that
+/// answers none of the client's `tools/list` requests (an unrequested id,
+/// or the answer to another request); it can only take tools away.
 pub const CONTRACTPIN_PAGE_UNMATCHED: u32 = 2;
 
 /// The verdict of `contractpin_gate_check`: 0 lets the call through, every
@@ -38,7 +41,8 @@ pub const CONTRACTPIN_PAGE_UNMATCHED: u32 = 2;
 pub enum contractpin_refusal {
     /// The tool passed on the current listing: send the call.
     Callable = 0,
-    /// No page has been given yet: list the tools first.
+    /// No listing has started yet (no `CONTRACTPIN_PAGE_FIRST` page given):
+    /// list the tools first.
     NoListing = 1,
     /// `notifications/tools/list_changed` came after the latest listing.
     ListChanged = 2,
@@ -160,19 +164,29 @@ pub unsafe extern "C" fn contractpin_gate_free(gate: *mut contractpin_gate) {
 /// Gives the gate the decision `res` of one page (`contractpin_guard_page`)
 /// that the client passed on:
 ///
-/// - `CONTRACTPIN_PAGE_FIRST` (the answer to `tools/list` without a
-///   cursor): a new listing, whose callable tools are this page's
-///   (`contractpin_guard_result_callable`);
-/// - `CONTRACTPIN_PAGE_NEXT` (with a cursor): adds this page's callable
-///   tools to the current listing; after `contractpin_gate_list_changed` or
-///   a refused page it adds nothing;
-/// - `CONTRACTPIN_PAGE_UNMATCHED` (a `tools` result the client did not ask
-///   for): its reported tools become uncallable; it adds nothing.
+/// - `CONTRACTPIN_PAGE_FIRST` (the answer to the client's `tools/list`
+///   without a cursor): a new listing, whose callable tools are this page's
+///   passing tools;
+/// - `CONTRACTPIN_PAGE_NEXT` (the answer to one with a cursor): adds this
+///   page's passing tools to the current listing; after
+///   `contractpin_gate_list_changed` or a refused page it adds nothing;
+/// - `CONTRACTPIN_PAGE_UNMATCHED`: any other response whose `result` is an
+///   object with a `tools` member (one that answers none of the client's
+///   `tools/list` requests: an unrequested id, the answer to `initialize`,
+///   `resources/list` or any other request): its reported tools become
+///   uncallable; it adds nothing.
 ///
-/// Checked in this order: a NULL `gate` or `res` is
-/// `CONTRACTPIN_STATUS_NULL_ARGUMENT`, another `page` value
-/// `CONTRACTPIN_STATUS_INVALID_ARGUMENT`. The gate is unchanged on
-/// failure. `res` is only read, and may be freed afterwards.
+/// The gate takes the page's passing tools in either mode: in observe mode
+/// (`CONTRACTPIN_GUARD_OBSERVE`) its verdicts are still the proxy's, and
+/// the client sends a refused call anyway and logs the refusal, as
+/// `contractpin proxy --mode observe` does.
+///
+/// Fails closed. A NULL `gate` is `CONTRACTPIN_STATUS_NULL_ARGUMENT`;
+/// otherwise a NULL `res` (`CONTRACTPIN_STATUS_NULL_ARGUMENT`) or another
+/// `page` value (`CONTRACTPIN_STATUS_INVALID_ARGUMENT`) leaves the gate as
+/// `contractpin_gate_refused` with this `page` does (an unknown `page` as
+/// `CONTRACTPIN_PAGE_FIRST`): nothing callable until a new listing. `res`
+/// is only read, and may be freed afterwards.
 ///
 /// # Safety
 /// `gate` NULL or live and not in use by another call; `res` NULL or live.
@@ -183,12 +197,20 @@ pub unsafe extern "C" fn contractpin_gate_page(
     page: u32,
 ) -> contractpin_status {
     status_of(|| {
-        // SAFETY: NULL or live and unaliased, and NULL or live, by the
-        // caller's contract.
-        let (g, r) = unsafe { (borrow_mut(gate)?, borrow_result(res)?) };
-        let page = page_of(page)?;
-        g.decided(page, &r.decision, r.mode);
-        Ok(())
+        // SAFETY: NULL or live and unaliased by the caller's contract.
+        let g = unsafe { borrow_mut(gate)? };
+        // SAFETY: NULL or live by the caller's contract.
+        let given = unsafe { borrow_result(res) }.and_then(|r| Ok((r, page_of(page)?)));
+        match given {
+            Ok((r, kind)) => {
+                g.decided(kind, &r.decision);
+                Ok(())
+            }
+            Err(failure) => {
+                g.refused(page_of(page).unwrap_or(Page::First));
+                Err(failure)
+            }
+        }
     })
 }
 
@@ -197,8 +219,9 @@ pub unsafe extern "C" fn contractpin_gate_page(
 /// nothing is callable until a new listing, and the refused listing's
 /// later cursor pages add nothing.
 ///
-/// Checked in this order: a NULL `gate` is `CONTRACTPIN_STATUS_NULL_ARGUMENT`,
-/// another `page` value `CONTRACTPIN_STATUS_INVALID_ARGUMENT`.
+/// A NULL `gate` is `CONTRACTPIN_STATUS_NULL_ARGUMENT`. Another `page`
+/// value is `CONTRACTPIN_STATUS_INVALID_ARGUMENT`, and is refused as
+/// `CONTRACTPIN_PAGE_FIRST` (fail closed).
 ///
 /// # Safety
 /// `gate` NULL or live and not in use by another call.
@@ -210,8 +233,9 @@ pub unsafe extern "C" fn contractpin_gate_refused(
     status_of(|| {
         // SAFETY: NULL or live and unaliased by the caller's contract.
         let g = unsafe { borrow_mut(gate)? };
-        g.refused(page_of(page)?);
-        Ok(())
+        let kind = page_of(page);
+        g.refused(*kind.as_ref().unwrap_or(&Page::First));
+        kind.map(|_| ())
     })
 }
 

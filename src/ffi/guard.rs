@@ -95,8 +95,6 @@ impl Strings {
 /// the lock it was made from (the lock may be freed first).
 pub struct contractpin_guard_result {
     pub(super) decision: GuardDecision,
-    /// The mode the page was decided in.
-    pub(super) mode: GuardMode,
     /// The result bytes (followed by a NUL byte).
     result: NulStr,
     passed: Strings,
@@ -129,7 +127,6 @@ impl contractpin_guard_result {
         callable.sort_by(|a, b| cmp_utf16(a, b));
         contractpin_guard_result {
             decision,
-            mode,
             result,
             passed,
             tools,

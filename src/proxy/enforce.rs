@@ -476,9 +476,7 @@ impl Enforcer {
             );
             return Elem::Replace(error_response(id_raw, INTERNAL_ERROR, &msg, None));
         }
-        let reported = decision.events.iter().map(|e| (e.tool.as_str(), e.status));
-        self.gate()
-            .page(page, decision.passed.iter().map(String::as_str), reported);
+        self.gate().decided(page, &decision);
         if decision.events.is_empty() || !enforcing {
             return Elem::Keep;
         }

@@ -768,3 +768,46 @@ fn a_request_that_is_also_a_response_is_dropped() {
         );
     }
 }
+
+/// The `data` of each refused call, byte for byte: the sentences the proxy
+/// sends its client (the C ABI's `contractpin_refusal_message` gives the
+/// same ones after `contractpin proxy: `), written out here as they were
+/// before the policy moved into `guard::gate`.
+#[test]
+fn each_refusal_says_the_proxys_sentence() {
+    let (e, _) = enforcer(GuardMode::Enforce, OnDrift::Hide);
+    let data = |f: FromClient| {
+        let reply = String::from_utf8(f.reply.expect("refused")).unwrap();
+        let at = reply.find(r#""data":"#).expect(&reply) + 7;
+        reply[at..].trim_end().to_string()
+    };
+    let said = |s: &str| std::format!(r#"{{"contractpin":"contractpin proxy: {s}"}}}}}}"#);
+    let no_name = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"arguments":{}}}"#;
+    assert_eq!(
+        data(client(&e, no_name)),
+        said("the request has no tool name")
+    );
+    assert_eq!(
+        data(call(&e, 1, "b")),
+        said("no tools/list answer has been checked yet; list the tools first")
+    );
+    list(&e, "2", DRIFTED).unwrap();
+    assert_eq!(
+        data(call(&e, 3, "a")),
+        said("the tool's contract differs from the one pinned in contractpin.lock")
+    );
+    assert_eq!(
+        data(call(&e, 4, "c")),
+        said("the tool is not pinned in contractpin.lock")
+    );
+    assert_eq!(
+        data(call(&e, 5, "zzz")),
+        said("the tool was not in the latest checked tools/list")
+    );
+    let changed = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
+    assert!(server(&e, changed).is_some());
+    assert_eq!(
+        data(call(&e, 6, "b")),
+        said("the server announced that its tools changed (notifications/tools/list_changed); list the tools again")
+    );
+}

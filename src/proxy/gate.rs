@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 
 use crate::guard::gate::Gate as Calls;
 pub(crate) use crate::guard::gate::{Page, Refusal};
-use crate::guard::GuardStatus;
+use crate::guard::GuardDecision;
 
 use super::message::IdKey;
 
@@ -48,12 +48,18 @@ impl Gate {
         self.calls.list_changed();
     }
 
+    /// A checked page's decision (see [`Calls::decided`]).
+    pub fn decided(&mut self, page: Page, decision: &GuardDecision) {
+        self.calls.decided(page, decision);
+    }
+
     /// A checked page (see [`Calls::page`]).
+    #[cfg(test)]
     pub fn page<'a>(
         &mut self,
         page: Page,
         callable: impl Iterator<Item = &'a str>,
-        reported: impl Iterator<Item = (&'a str, GuardStatus)>,
+        reported: impl Iterator<Item = (&'a str, crate::guard::GuardStatus)>,
     ) {
         self.calls.page(page, callable, reported);
     }

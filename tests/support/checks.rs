@@ -1449,21 +1449,21 @@ mod ffi_checks {
         // SAFETY: `out` is live until freed just after; out-pointers are locals.
         unsafe {
             guard_result_matches(out, &decision, mode, b);
-            gate_matches(out, &decision, mode, b);
+            gate_matches(out, &decision, b);
             contractpin_guard_result_free(out);
         }
     }
 
     /// A `contractpin_gate` given `r` and other events in a random order
-    /// (page kinds past the last refused) agrees with the library's
-    /// `guard::gate::Gate` on every status and on each tool's verdict.
+    /// (page kinds past the last refused, and refusing the gate) agrees
+    /// with the library's `guard::gate::Gate` on every status and on each
+    /// tool's verdict.
     ///
     /// # Safety
     /// `r` is a live result of `contractpin_guard_page`.
     unsafe fn gate_matches(
         r: *const contractpin_guard_result,
         decision: &GuardDecision,
-        mode: GuardMode,
         b: &mut Bytes<'_>,
     ) {
         use contractpin::guard::gate::{Gate, Page};
@@ -1487,11 +1487,11 @@ mod ffi_checks {
                     _ => contractpin_gate_list_changed(gate),
                 }
             };
+            // A failure with a gate refuses (an unknown kind as a first page).
             match (op, page(kind)) {
-                (0, Some(p)) => model.decided(p, decision, mode),
-                (1, Some(p)) => model.refused(p),
-                (2, _) => model.list_changed(),
-                _ => {}
+                (0, Some(p)) => model.decided(p, decision),
+                (0 | 1, p) => model.refused(p.unwrap_or(Page::First)),
+                _ => model.list_changed(),
             }
             assert_eq!(
                 code(st),
