@@ -101,9 +101,10 @@ def test_a_session_of_listings_changes_and_refusals(lock, gate):
     assert verdicts(gate) == refused
     feed(gate, lock, PAGE, PageKind.NEXT)
     assert verdicts(gate) == refused
-    # Observe mode keeps the drifted and unpinned tools callable.
+    # A page decided in observe mode gets the proxy's verdicts too (an
+    # observe-mode client sends a refused call anyway, and logs why).
     feed(gate, lock, DRIFTED, PageKind.FIRST, observe=True)
-    assert verdicts(gate) == [CALLABLE, CALLABLE, CALLABLE, NOT_LISTED, CALLABLE]
+    assert verdicts(gate) == [DRIFTED_, DRIFTED_, CALLABLE, NOT_LISTED, UNPINNED]
     # A refused first page leaves nothing.
     gate.refused(PageKind.FIRST)
     assert verdicts(gate) == [DRIFTED_, DRIFTED_, NOT_LISTED, NOT_LISTED, UNPINNED]
@@ -126,21 +127,16 @@ def test_page_kinds_may_be_plain_numbers(lock, gate):
     assert verdicts(gate) == [NOT_LISTED] * 5
 
 
-def test_argument_errors_leave_the_gate_as_it_was(lock, gate):
-    feed(gate, lock, PAGE, PageKind.FIRST)
+def test_argument_errors_fail_closed(lock, gate):
+    """Every failure leaves the gate refusing until a new listing (an
+    unknown kind refused as a first page)."""
     decision = lock.guard_page("example", DRIFTED)
+    failing = []
     for bad in (3, -1, 1 << 32):
-        with pytest.raises(ValueError):
-            gate.page(decision, bad)
-        with pytest.raises(ValueError):
-            gate.refused(bad)
+        failing += [(ValueError, gate.page, (decision, bad)), (ValueError, gate.refused, (bad,))]
     for bad in ("first", None, 0.0, True):
-        with pytest.raises(TypeError):
-            gate.page(decision, bad)
-        with pytest.raises(TypeError):
-            gate.refused(bad)
-    with pytest.raises(TypeError):
-        gate.page(decision.result, PageKind.FIRST)
+        failing += [(TypeError, gate.page, (decision, bad)), (TypeError, gate.refused, (bad,))]
+    failing.append((TypeError, gate.page, (decision.result, PageKind.FIRST)))
     # A GuardResult without its library object: made by hand, or unpickled.
     handmade = contractpin.GuardResult(
         result=PAGE, passed=["search_web"], events=[], observe=False, _callable=frozenset(["search_web"])
@@ -148,8 +144,16 @@ def test_argument_errors_leave_the_gate_as_it_was(lock, gate):
     unpickled = pickle.loads(pickle.dumps(decision))
     assert unpickled == decision
     for result in (handmade, unpickled):
-        with pytest.raises(ValueError, match="library object"):
-            gate.page(result, PageKind.FIRST)
+        failing.append((ValueError, gate.page, (result, PageKind.NEXT)))
+    for error, call, args in failing:
+        feed(gate, lock, PAGE, PageKind.FIRST)
+        with pytest.raises(error):
+            call(*args)
+        assert verdicts(gate) == [NOT_LISTED] * 5, (call, args)
+        # Refused as a first page: a cursor page adds nothing.
+        feed(gate, lock, PAGE, PageKind.NEXT)
+        assert verdicts(gate) == [NOT_LISTED] * 5, (call, args)
+    feed(gate, lock, PAGE, PageKind.FIRST)
     # Copies share it.
     assert copy.copy(decision)._handle is decision._handle
     assert copy.deepcopy(decision)._handle is decision._handle
@@ -173,20 +177,28 @@ def test_the_c_functions_argument_errors(lock):
     g = handle.value
     try:
         clean = lock.guard_page("example", PAGE)
-        assert lib.contractpin_gate_page(g, clean._handle.value, 0) == 0
         res = lock.guard_page("example", DRIFTED)._handle
-        assert lib.contractpin_gate_page(g, res.value, 3) == 101
-        assert lib.contractpin_gate_page(g, None, 0) == 100
+
+        def now():
+            return [lib.contractpin_gate_check(g, t.encode(), len(t.encode())) for t in TOOLS]
+
+        # With a gate, each failure leaves it refusing (5: not-listed).
+        for failed in (
+            lambda: lib.contractpin_gate_page(g, res.value, 3) == 101,
+            lambda: lib.contractpin_gate_page(g, None, 0) == 100,
+            lambda: lib.contractpin_gate_refused(g, 0xFFFFFFFF) == 101,
+        ):
+            assert lib.contractpin_gate_page(g, clean._handle.value, 0) == 0
+            assert failed()
+            assert now() == [5] * 5
+        # Without one, nothing happens to any gate.
+        assert lib.contractpin_gate_page(g, clean._handle.value, 0) == 0
         assert lib.contractpin_gate_page(None, res.value, 0) == 100
-        assert lib.contractpin_gate_refused(g, 0xFFFFFFFF) == 101
         assert lib.contractpin_gate_refused(None, 0) == 100
         assert lib.contractpin_gate_list_changed(None) == 100
         assert lib.contractpin_gate_new(None) == 100
         lib.contractpin_gate_free(None)
-        # The gate is as it was: the clean listing.
-        for name, want in zip(TOOLS, CLEAN):
-            data = name.encode()
-            assert lib.contractpin_gate_check(g, data, len(data)) == want
+        assert now() == [int(v) for v in CLEAN]
         assert lib.contractpin_gate_check(None, b"translate", 9) == 7
         assert lib.contractpin_gate_check(g, None, 9) == 7
         assert lib.contractpin_gate_check(g, b"\xfftranslate", 10) == 7
@@ -288,7 +300,7 @@ def test_tool_refused_error_gives_the_proxy_s_sentence(lock):
     e = ToolRefusedError("x", None, refusal=Refusal.LIST_CHANGED)
     assert str(e) == f"contractpin: refusing to call tool 'x': {Refusal.LIST_CHANGED.message}"
     e = ToolRefusedError("", None, refusal=Refusal.NO_NAME)
-    assert str(e) == "contractpin: refusing to call tool '': the tools/call request names no tool"
+    assert str(e) == "contractpin: refusing to call tool '': the request has no tool name"
     # Without a refusal: the event's, or not listed.
     assert ToolRefusedError("export_data", event["export_data"]).refusal is Refusal.UNPINNED
     assert ToolRefusedError("read_file", event["read_file"]).refusal is Refusal.DRIFTED

@@ -639,6 +639,26 @@ class PagedStub:
         return "called"
 
 
+class SendingStub(PagedStub):
+    """A PagedStub whose call_tool sends a tools/call request through its
+    send_request, as the SDK's ClientSession does."""
+
+    def __init__(self, pages: Dict[Optional[str], Dict[str, Any]]) -> None:
+        super().__init__(pages)
+        self.sent: List[str] = []
+
+    async def send_request(self, request: Any, result_type: Any, *args: Any, **kwargs: Any) -> Any:
+        inner = getattr(request, "root", request)
+        if getattr(inner, "method", None) == "tools/call":
+            self.sent.append(inner.params.name)
+            return "called"
+        return await PagedStub.send_request(self, request, result_type, *args, **kwargs)
+
+    async def call_tool(self, name: str, arguments: Any = None, *args: Any, **kwargs: Any) -> str:
+        result: str = await self.send_request(call_request(name, arguments or {}), None)
+        return result
+
+
 class PolicyTest(unittest.IsolatedAsyncioTestCase):
     """The call policy of contractpin proxy (src/guard/gate.rs), kept by
     GuardedSession (findings of an adversarial review, 2026-12-07)."""
@@ -659,6 +679,36 @@ class PolicyTest(unittest.IsolatedAsyncioTestCase):
             await guarded.call_tool("lookup", {})
         self.assertIn("no tools/list answer has been checked yet", str(refused.exception))
         self.assertEqual(stub.calls, [])
+
+    async def test_observe_sends_a_refused_call_and_logs_it_once(self) -> None:
+        """Observe mode is the proxy's: the call the gate refuses is sent,
+        with one call-unverified line naming the refusal's word."""
+        lock: contractpin.Lock = _state["lock"]
+        stub = PagedStub({None: {"tools": []}})
+        guarded = GuardedSession(stub, lock, "vendor", observe=True)
+        with self.assertLogs("contractpin", "WARNING") as logs:
+            self.assertEqual(await guarded.call_tool("lookup", {}), "called")
+        self.assertEqual(stub.calls, ["lookup"])
+        self.assertEqual(
+            logs.output,
+            ['WARNING:contractpin:{"reason":"no-listing","server":"vendor","status":"call-unverified","tool":"lookup"}'],
+        )
+        # A session whose call_tool sends through its (guarded) send_request,
+        # as the SDK's does: still one line for the one call.
+        sending = SendingStub({None: {"tools": []}})
+        guarded = GuardedSession(sending, lock, "vendor", observe=True)
+        with self.assertLogs("contractpin", "WARNING") as logs:
+            await guarded.call_tool("lookup", {})
+        self.assertEqual(sending.sent, ["lookup"])
+        self.assertEqual(
+            logs.output,
+            ['WARNING:contractpin:{"reason":"no-listing","server":"vendor","status":"call-unverified","tool":"lookup"}'],
+        )
+        # Enforce mode refuses the same call, and sends nothing.
+        enforcing = GuardedSession(PagedStub({None: {"tools": []}}), lock, "vendor")
+        with self.assertRaises(ToolRefusedError) as refused:
+            await enforcing.call_tool("lookup", {})
+        self.assertIs(refused.exception.refusal, contractpin.Refusal.NO_LISTING)
 
     async def test_results_are_read_by_alias_as_the_sdk_reads_them(self) -> None:
         """mcp 2.x's models also accept `output_schema`; the SDK's own

@@ -996,31 +996,49 @@ class Gate(_Closing):
     def page(self, result: GuardResult, kind: PageKind) -> None:
         """Gives the gate the decision of one page the client passed on
         (:meth:`Lock.guard_page`'s result): with :attr:`PageKind.FIRST` a
-        new listing whose callable tools are the page's; with
-        :attr:`PageKind.NEXT` the page's callable tools join the current
+        new listing whose callable tools are the page's passing ones; with
+        :attr:`PageKind.NEXT` the page's passing tools join the current
         listing (none after :meth:`list_changed` or a refused page); with
-        :attr:`PageKind.UNMATCHED` the page's reported tools become
-        uncallable and none is added. ``observe`` was decided with the page.
+        :attr:`PageKind.UNMATCHED` (any other response whose result has a
+        ``tools`` member) the page's reported tools become uncallable and
+        none is added. A page decided in observe mode gives the same
+        verdicts: an observe-mode client sends a refused call anyway and
+        logs why, as ``contractpin proxy --mode observe`` does.
 
         ``TypeError`` for another kind of argument, ``ValueError`` for
         another kind number or a GuardResult without its library object (one
-        not made by :meth:`Lock.guard_page`, or unpickled). The gate is
-        unchanged on error."""
-        if not isinstance(result, GuardResult):
-            raise TypeError(f"result must be a contractpin.GuardResult, not {type(result).__name__}")
-        number = _page_kind(kind)
-        # `result` holds the handle (and so the library object) alive for the call.
-        res = result._handle
-        if res is None or res.value is None:
-            raise ValueError("the GuardResult has no library object (make it with Lock.guard_page)")
+        not made by :meth:`Lock.guard_page`, or unpickled). Fails closed: on
+        any of these the gate refuses as :meth:`refused` does (an unknown
+        kind as :attr:`PageKind.FIRST`)."""
+        try:
+            if not isinstance(result, GuardResult):
+                raise TypeError(f"result must be a contractpin.GuardResult, not {type(result).__name__}")
+            number = _page_kind(kind)
+            # `result` holds the handle (and so the library object) alive for the call.
+            res = result._handle
+            if res is None or res.value is None:
+                raise ValueError("the GuardResult has no library object (make it with Lock.guard_page)")
+        except (TypeError, ValueError):
+            self._refuse(kind)
+            raise
         with self._use() as gate:
             self._call(_lib_.contractpin_gate_page(gate, res.value, number))
 
     def refused(self, kind: PageKind) -> None:
         """A page of ``kind`` that was not passed on: nothing is callable
         until a new listing, and the refused listing's later cursor pages
-        add nothing. Argument errors as in :meth:`page`."""
-        number = _page_kind(kind)
+        add nothing. Argument errors as in :meth:`page`, after refusing as
+        a first page."""
+        self._refuse(kind)
+        _page_kind(kind)
+
+    def _refuse(self, kind: Any) -> None:
+        """:meth:`refused` for ``kind``, or as a first page when ``kind`` is
+        no page kind (fail closed)."""
+        try:
+            number = _page_kind(kind)
+        except (TypeError, ValueError):
+            number = PageKind.FIRST
         with self._use() as gate:
             self._call(_lib_.contractpin_gate_refused(gate, number))
 

@@ -65,6 +65,7 @@ policy there. SDK internals below ``send_request`` (mcp 2.x's dispatcher)
 are not guarded.
 """
 
+import contextvars
 import importlib
 import json
 import logging
@@ -121,6 +122,22 @@ class ToolRefusedError(PermissionError):
 # The refusal a guard event's status gives (a gate refuses a reported tool
 # for the reason its latest listing reported).
 _REFUSAL_OF_STATUS = {"drifted": Refusal.DRIFTED, "unpinned": Refusal.UNPINNED}
+
+
+# The tool :meth:`GuardedSession.call_tool` has checked (and, in observe
+# mode, logged) for the session call it is awaiting.
+_CHECKED_CALL: "contextvars.ContextVar[Optional[str]]" = contextvars.ContextVar(
+    "contractpin_checked_call", default=None
+)
+
+
+def _log_unverified_call(server: str, tool: Optional[str], refusal: Refusal) -> None:
+    """The line ``contractpin proxy --mode observe`` logs for a call it
+    forwards although the gate refuses it (without its ``at`` time)."""
+    fields: Dict[str, Any] = {"reason": refusal.kind, "server": server, "status": "call-unverified"}
+    if tool is not None:
+        fields["tool"] = tool
+    logger.warning("%s", json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
 
 
 def _log_event(event: GuardEvent) -> None:
@@ -370,9 +387,11 @@ class GuardedSession:
     guarded, the session's own ``list_tools`` is :meth:`list_tools`, so the
     listings the SDK makes by itself are decided too. The last
     :class:`GuardedSession` made for a session is the one its
-    ``send_request`` consults. ``observe`` keeps and
-    allows drifted and unpinned tools, and still reports them to
-    ``on_event``.
+    ``send_request`` consults. ``observe`` keeps drifted and unpinned
+    tools in the listing, still reports them to ``on_event``, and sends
+    every call: one the gate refuses is logged as ``contractpin proxy
+    --mode observe`` logs it (a ``call-unverified`` line with the refusal's
+    word on the ``contractpin`` logger), not refused.
     """
 
     def __init__(
@@ -431,8 +450,6 @@ class GuardedSession:
             async def send_request(request: Any, result_type: Any, *args: Any, **kwargs: Any) -> Any:
                 is_call, name = _tools_call(request)
                 if is_call:
-                    if name is None:
-                        raise ToolRefusedError("", None, refusal=Refusal.NO_NAME)
                     self._check_call(name)
                 return await unguarded(request, result_type, *args, **kwargs)
 
@@ -489,15 +506,23 @@ class GuardedSession:
         }
 
     def callable(self, name: str) -> bool:
-        """Whether :meth:`call_tool` lets ``name`` through (the gate's
-        verdict)."""
-        return self._gate.callable(name)
+        """Whether :meth:`call_tool` lets ``name`` through: the gate's
+        verdict; in observe mode every call goes through."""
+        return self.observe or self._gate.callable(name)
 
-    def _check_call(self, name: str) -> None:
-        """:class:`ToolRefusedError` unless the gate lets ``name`` through."""
-        refusal = self._gate.check(name)
+    def _check_call(self, name: Optional[str]) -> None:
+        """:class:`ToolRefusedError` unless the gate lets ``name`` through
+        (``None``: the request names no tool); in observe mode a refusal is
+        logged and the call goes through."""
+        refusal = Refusal.NO_NAME if name is None else self._gate.check(name)
         if refusal is Refusal.CALLABLE:
             return
+        if self.observe:
+            if _CHECKED_CALL.get() != name:
+                _log_unverified_call(self.server, name, refusal)
+            return
+        if name is None:
+            raise ToolRefusedError("", None, refusal=refusal)
         event = self._events.get(name)
         if event is not None and _REFUSAL_OF_STATUS.get(event.status) is not refusal:
             event = None  # not why the gate refuses it now
@@ -507,7 +532,13 @@ class GuardedSession:
         """``session.call_tool`` for a tool that passed on the current
         listing; :class:`ToolRefusedError` for any other."""
         self._check_call(name)
-        return await self.session.call_tool(name, arguments, *args, **kwargs)
+        # The session's guarded send_request checks the call again (the
+        # SDK's call_tool goes through it), without logging it twice.
+        token = _CHECKED_CALL.set(name)
+        try:
+            return await self.session.call_tool(name, arguments, *args, **kwargs)
+        finally:
+            _CHECKED_CALL.reset(token)
 
     def __getattr__(self, attr: str) -> Any:
         return getattr(self.session, attr)
