@@ -8,7 +8,9 @@
  * the proxy's per-session state: it is given each page's decision, and every
  * tools/call is checked with it first; a call for a tool that did not pass
  * on the current listing is refused, and so is every call after a refused
- * page.
+ * page. The gate's verdicts are the same in either mode; with --observe a
+ * refused call is sent anyway and its refusal logged, as `contractpin proxy
+ * --mode observe` does (call-unverified).
  *
  *   example_guard [--observe] LOCK SERVER PAGE [TOOL...]
  *
@@ -17,9 +19,10 @@
  * its pin (stderr, the proxy's log format), and for every TOOL (stdout)
  * "call TOOL: allowed", or "call TOOL: refused" followed by a line
  * "  REFUSAL: MESSAGE" (the refusal's stable word, as in the proxy's log,
- * and the sentence the proxy gives its client). Exit 0 when the page was
- * decided, 1 when it was refused whole (not a valid tools/list result), 2
- * on a usage or lock error.
+ * and the sentence the proxy gives its client), or with --observe
+ * "call TOOL: allowed (observe: REFUSAL)" (sent anyway). Exit 0 when the
+ * page was decided, 1 when it was refused whole (not a valid tools/list
+ * result), 2 on a usage or lock error.
  *
  * Build: cc -std=c99 example_guard.c $(pkg-config --cflags --libs contractpin)
  */
@@ -65,11 +68,10 @@ static int guard_page(const contractpin_lock *lock, contractpin_gate *gate, cons
         return st == CONTRACTPIN_STATUS_LOCK_UNKNOWN_SERVER ? 2 : 1;
     }
     /* The answer to a tools/list without a cursor starts a new listing:
-     * its passing tools (in observe mode its reported ones too) become the
-     * callable ones. */
+     * its passing tools become the callable ones, in either mode. */
     st = contractpin_gate_page(gate, res, CONTRACTPIN_PAGE_FIRST);
     if (st != CONTRACTPIN_STATUS_OK) {
-        (void)contractpin_gate_refused(gate, CONTRACTPIN_PAGE_FIRST);
+        /* Fail closed: the gate now refuses; the page is not handed on. */
         contractpin_guard_result_free(res);
         fprintf(stderr, "refusing page: %s\n", contractpin_status_name(st));
         return 1;
@@ -90,11 +92,18 @@ static int guard_page(const contractpin_lock *lock, contractpin_gate *gate, cons
 }
 
 /* Before sending a tools/call: the gate's verdict, and the call is sent
- * only on CONTRACTPIN_REFUSAL_CALLABLE. */
-static void call_tool(const contractpin_gate *gate, const char *tool) {
+ * only on CONTRACTPIN_REFUSAL_CALLABLE; in observe mode a refused call is
+ * sent anyway and its refusal logged. tool is a command-line argument; a
+ * name decoded from a request's JSON is checked with its decoded byte
+ * length, never strlen (it may hold \u0000). */
+static void call_tool(const contractpin_gate *gate, const char *tool, int observe) {
     contractpin_refusal why = contractpin_gate_check(gate, (const uint8_t *)tool, strlen(tool));
     if (why == CONTRACTPIN_REFUSAL_CALLABLE) {
         printf("call %s: allowed\n", tool); /* send it */
+        return;
+    }
+    if (observe) { /* send it anyway, and log the refusal's word */
+        printf("call %s: allowed (observe: %s)\n", tool, contractpin_refusal_name(why));
         return;
     }
     /* Refused: not sent (contractpin proxy answers the client with an error
@@ -137,7 +146,8 @@ int main(int argc, char **argv) {
     }
     int code = guard_page(lock, gate, argv[2], page, page_len, flags);
     free(page);
-    for (int i = 4; i < argc; i++) call_tool(gate, argv[i]);
+    int observe = (flags & CONTRACTPIN_GUARD_OBSERVE) != 0;
+    for (int i = 4; i < argc; i++) call_tool(gate, argv[i], observe);
     contractpin_gate_free(gate);
     contractpin_lock_free(lock);
     return code;

@@ -72,7 +72,10 @@ func ExampleLock_GuardPage() {
 // An MCP client keeps one Gate per session: each tools/list page it passes
 // on goes to Page, and every tools/call is checked first, as `contractpin
 // proxy` would (here against the shipped example: search_web and read_file
-// drifted, export_data added, delete_record gone).
+// drifted, export_data added, delete_record gone). In observe mode
+// (GuardPage with observe true) the verdicts are the same; the client then
+// sends a refused call anyway and logs the refusal's word, as `contractpin
+// proxy --mode observe` does (call-unverified).
 func ExampleGate() {
 	dir := filepath.Join("..", "..", "examples")
 	lockBytes, _ := os.ReadFile(filepath.Join(dir, "contractpin.lock"))
@@ -97,10 +100,16 @@ func ExampleGate() {
 		fmt.Println("refusing page:", err)
 		return
 	}
-	_ = gate.Page(decision, contractpin.PageFirst) // then hand on decision.Result
-	decision.Close()
+	err = gate.Page(decision, contractpin.PageFirst)
+	decision.Close() // optional: frees the library's copy early
+	if err != nil {
+		fmt.Println("refusing page:", err) // do not pass the page on; the gate now refuses
+		return
+	}
+	// Then hand on decision.Result.
 
-	// Before every tools/call:
+	// Before every tools/call (name: the request's name as decoded from
+	// its JSON, whole):
 	for _, name := range []string{"translate", "search_web", "export_data", "delete_record"} {
 		var refused *contractpin.CallRefusedError
 		if err := gate.Check(name); errors.As(err, &refused) {
@@ -118,6 +127,56 @@ func ExampleGate() {
 	// refuse export_data unpinned
 	// refuse delete_record not-listed
 	// contractpin: tools/call of "translate" refused: list-changed: the server announced that its tools changed (notifications/tools/list_changed); list the tools again
+}
+
+// In observe mode the gate's verdicts are the same (a page decided with
+// observe true keeps its drifted and unpinned tools, but Check refuses
+// them); the client sends a refused call anyway and logs the refusal's
+// word, as `contractpin proxy --mode observe` logs call-unverified.
+func ExampleGate_observe() {
+	dir := filepath.Join("..", "..", "examples")
+	lockBytes, _ := os.ReadFile(filepath.Join(dir, "contractpin.lock"))
+	lock, err := contractpin.ParseLock(lockBytes)
+	if err != nil {
+		fmt.Println("refusing to start:", err)
+		return
+	}
+	defer lock.Close()
+	gate, err := contractpin.NewGate()
+	if err != nil {
+		fmt.Println("refusing to start:", err)
+		return
+	}
+	defer gate.Close()
+
+	page, _ := os.ReadFile(filepath.Join(dir, "drifted-tools-list.json"))
+	decision, err := lock.GuardPage("example", page, true) // observe
+	if err != nil {
+		_ = gate.Refused(contractpin.PageFirst)
+		fmt.Println("unchecked page:", err)
+		return
+	}
+	err = gate.Page(decision, contractpin.PageFirst)
+	decision.Close()
+	if err != nil {
+		fmt.Println("refusing page:", err) // the gate now refuses
+		return
+	}
+	for _, name := range []string{"translate", "search_web", "export_data"} {
+		var refused *contractpin.CallRefusedError
+		if err := gate.Check(name); errors.As(err, &refused) {
+			fmt.Println("call-unverified", name, refused.Refusal) // log it, then send it anyway
+		} else if err != nil {
+			fmt.Println("call-unverified", name, err)
+		}
+		fmt.Println("send", name)
+	}
+	// Output:
+	// send translate
+	// call-unverified search_web drifted
+	// send search_web
+	// call-unverified export_data unpinned
+	// send export_data
 }
 
 func ExampleToolDigest() {

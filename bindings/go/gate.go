@@ -16,7 +16,8 @@ import (
 var ErrGateClosed = errors.New("contractpin: gate is closed")
 
 // ErrResultClosed is returned by (*Gate).Page for a GuardResult after its
-// Close.
+// Close; the gate then refuses every call until a new listing (fail
+// closed).
 var ErrResultClosed = errors.New("contractpin: guard result is closed")
 
 // PageKind says how a checked tools/list page relates to the session's
@@ -31,8 +32,10 @@ const (
 	// PageNext: the answer to a tools/list request with a cursor, a later
 	// page of the current listing.
 	PageNext PageKind = C.CONTRACTPIN_PAGE_NEXT
-	// PageUnmatched: a tools result that answers no tools/list request of
-	// the client's; it can only take tools away.
+	// PageUnmatched: any other response whose result is an object with a
+	// tools member, one that answers none of the client's tools/list
+	// requests (an unrequested id, or the answer to initialize,
+	// resources/list or any other request); it can only take tools away.
 	PageUnmatched PageKind = C.CONTRACTPIN_PAGE_UNMATCHED
 )
 
@@ -49,7 +52,8 @@ type Refusal uint32
 const (
 	// RefusalCallable: the tool passed on the current listing.
 	RefusalCallable Refusal = C.CONTRACTPIN_REFUSAL_CALLABLE
-	// RefusalNoListing: no page has been given yet; list the tools first.
+	// RefusalNoListing: no listing has started yet (no PageFirst page
+	// given); list the tools first.
 	RefusalNoListing Refusal = C.CONTRACTPIN_REFUSAL_NO_LISTING
 	// RefusalListChanged: notifications/tools/list_changed came after the
 	// latest listing.
@@ -105,6 +109,15 @@ func (e *CallRefusedError) Error() string {
 // on, Refused for each page not passed on, ListChanged for each
 // notifications/tools/list_changed; ask Check before every tools/call.
 //
+// The verdicts are the proxy's in either mode: a page decided in observe
+// mode (GuardPage with observe) keeps its drifted and unpinned tools, but
+// Check still refuses them. Observe mode is the client's behaviour, as
+// with `contractpin proxy --mode observe`: it sends a refused call anyway
+// and logs the refusal's word (the proxy logs call-unverified with it).
+//
+// Fails closed: every error of Page and Refused on an open gate leaves it
+// refusing every call until a new listing (a new PageFirst page).
+//
 // Safe for concurrent use (calls are serialized; Checks may run together);
 // Close releases it (a finalizer does otherwise).
 type Gate struct {
@@ -143,17 +156,29 @@ func (g *Gate) Close() {
 // Page gives the gate the decision of one page the client passed on
 // (result, from GuardPage), of kind:
 //
-//   - PageFirst (the answer to tools/list without a cursor): a new listing,
-//     whose callable tools are this page's (result.Callable);
-//   - PageNext (with a cursor): adds this page's callable tools to the
-//     current listing; after ListChanged or a refused page it adds nothing;
-//   - PageUnmatched (a tools result the client did not ask for): its
-//     reported tools become uncallable; it adds nothing.
+//   - PageFirst (the answer to the client's tools/list without a cursor):
+//     a new listing, whose callable tools are this page's passing tools;
+//   - PageNext (the answer to one with a cursor): adds this page's passing
+//     tools to the current listing; after ListChanged or a refused page it
+//     adds nothing;
+//   - PageUnmatched (any other response whose result is an object with a
+//     tools member: an unrequested id, the answer to initialize,
+//     resources/list or any other request): its reported tools become
+//     uncallable; it adds nothing.
 //
-// A nil result, or one not made by GuardPage, is an *Error matching
-// ErrNullArgument; a result after its Close is ErrResultClosed; a kind
-// other than the three an *Error matching ErrInvalidArgument. The gate is
-// unchanged on error. The result may be closed afterwards.
+// The gate takes the page's passing tools in either mode: a result decided
+// in observe mode gives the same verdicts as in enforce mode (its drifted
+// and unpinned tools are refused by Check, though result.Callable says
+// true for them); an observe-mode client sends a refused call anyway and
+// logs the refusal.
+//
+// Fails closed. A nil result, or one not made by GuardPage, is an *Error
+// matching ErrNullArgument; a result after its Close is ErrResultClosed
+// (both checked before the kind); a kind other than the three is an
+// *Error matching ErrInvalidArgument. Each of them leaves the gate as
+// Refused(kind) does (an unknown kind as PageFirst): nothing callable until
+// a new listing. Do not pass that page on. On a closed gate it is
+// ErrGateClosed. The result may be closed afterwards.
 func (g *Gate) Page(result *GuardResult, kind PageKind) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -169,6 +194,8 @@ func (g *Gate) Page(result *GuardResult, kind PageKind) error {
 		c.mu.RLock()
 		defer c.mu.RUnlock()
 		if c.h == nil {
+			// Fail closed, as the library does for a NULL result.
+			C.contractpin_gate_refused(g.h, C.uint32_t(kind))
 			return ErrResultClosed
 		}
 		res = c.h
@@ -185,7 +212,7 @@ func (g *Gate) Page(result *GuardResult, kind PageKind) error {
 // rejected it, the client blocked the listing, or reading it failed):
 // nothing is callable until a new listing, and the refused listing's later
 // cursor pages add nothing. A kind other than the three is an *Error
-// matching ErrInvalidArgument, and the gate is unchanged.
+// matching ErrInvalidArgument, and is refused as PageFirst (fail closed).
 func (g *Gate) Refused(kind PageKind) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -216,8 +243,11 @@ func (g *Gate) ListChanged() error {
 // Check tells whether the client may send a tools/call for tool name now:
 // nil for a tool that passed on the current listing, a *CallRefusedError
 // otherwise (a name that is not UTF-8 is RefusalInvalidArgument), or
-// ErrGateClosed. Fail closed: send the call only on nil. Names are exact
-// (no case folding, no trimming).
+// ErrGateClosed. Fail closed: send the call only on nil (in observe mode,
+// send it anyway and log the refusal). Names are exact (no case folding,
+// no trimming, no cutting at a NUL byte): pass the tools/call request's
+// name as decoded from its JSON, whole (a JSON name may hold \u0000, which
+// a Go string keeps).
 func (g *Gate) Check(name string) error {
 	g.mu.RLock()
 	defer g.mu.RUnlock()

@@ -1,6 +1,7 @@
 package contractpin
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -141,12 +142,15 @@ func TestGateSession(t *testing.T) {
 	s.want("list changed", all(RefusalListChanged))
 	s.page(s.clean, false, PageNext)
 	s.want("a cursor page after the change", all(RefusalListChanged))
-	// Listed again.
-	s.page(s.clean, false, PageFirst)
-	s.want("listed again", cleanListing)
-	// An unrequested page only takes away what it reports.
-	s.page(s.drifted, false, PageUnmatched)
-	s.want("unmatched page", [5]Refusal{drifted, drifted, callable, callable, notListed})
+	// Listed again. An unrequested page (any other response with a tools
+	// result) only takes away what it reports, whichever mode decided it.
+	for _, observe := range []bool{true, false} {
+		s.page(s.clean, false, PageFirst)
+		s.want("listed again", cleanListing)
+		s.page(s.drifted, observe, PageUnmatched)
+		s.want(fmt.Sprintf("unmatched page (observe %v)", observe),
+			[5]Refusal{drifted, drifted, callable, callable, notListed})
+	}
 	// A cursor page of the current listing adds; then one is refused, and
 	// the refused listing's later pages add nothing (the reasons the
 	// listing kept still say why a tool is refused).
@@ -157,9 +161,19 @@ func TestGateSession(t *testing.T) {
 	s.want("refused cursor page", refused)
 	s.page(s.clean, false, PageNext)
 	s.want("a cursor page of the refused listing", refused)
-	// Observe mode keeps the drifted and unpinned tools callable.
-	s.page(s.drifted, true, PageFirst)
-	s.want("observe", [5]Refusal{callable, callable, callable, notListed, callable})
+	// A page decided in observe mode keeps its drifted and unpinned tools
+	// (its own Callable says so), but the gate gives the proxy's verdicts
+	// in either mode: an observe-mode client sends a refused call anyway
+	// and logs the refusal, as `contractpin proxy --mode observe` does.
+	observed := s.decide(s.drifted, true)
+	if !observed.Callable("search_web") || !observed.Callable("export_data") {
+		t.Error("observe: the decision does not keep its reported tools")
+	}
+	if err := s.g.Page(observed, PageFirst); err != nil {
+		t.Fatal(err)
+	}
+	observed.Close()
+	s.want("observe", [5]Refusal{drifted, drifted, callable, notListed, unpinned})
 	// A refused first page leaves nothing.
 	s.refused(PageFirst)
 	s.want("refused first page", [5]Refusal{drifted, drifted, notListed, notListed, unpinned})
@@ -177,6 +191,25 @@ func TestGateRefusedCursorPageKeepsState(t *testing.T) {
 	s.listChanged()
 	s.refused(PageUnmatched)
 	s.want("after a change", all(RefusalListChanged))
+
+	// A cursor page that fails is refused as a cursor page (fail closed):
+	// it keeps those states too.
+	closed := s.decide(s.clean, false)
+	closed.Close()
+	for what, page := range map[string]func(*Gate) error{
+		"nil result":    func(g *Gate) error { return g.Page(nil, PageNext) },
+		"closed result": func(g *Gate) error { return g.Page(closed, PageNext) },
+	} {
+		before := newGateSession(t)
+		if page(before.g) == nil {
+			t.Errorf("%s: no error", what)
+		}
+		before.want(what+", before any listing", all(RefusalNoListing))
+		if page(s.g) == nil {
+			t.Errorf("%s: no error", what)
+		}
+		s.want(what+", after a change", all(RefusalListChanged))
+	}
 }
 
 // A result outlives its lock, and one result may be given to several gates.
@@ -205,6 +238,9 @@ func TestGateResultOutlivesLock(t *testing.T) {
 	if err := s.g.Page(&cp, PageFirst); !errors.Is(err, ErrResultClosed) {
 		t.Errorf("a copy of a closed result: %v", err)
 	}
+	// That failure refused the page: nothing is callable (the drifted
+	// listing's reasons still say why).
+	s.want("a closed result", [5]Refusal{drifted, drifted, notListed, notListed, unpinned})
 	if !r.Callable("translate") || r.Callable("search_web") {
 		t.Error("Callable after Close")
 	}
@@ -219,24 +255,57 @@ func wantStatus(t *testing.T, what string, err error, kind Status) {
 	}
 }
 
+// Every failure of Page or Refused with a live gate leaves it refusing
+// until a new listing (fail closed): after a clean listing, nothing is
+// callable, a cursor page adds nothing, and a new first page restores it.
 func TestGateArgumentErrors(t *testing.T) {
 	s := newGateSession(t)
-	s.page(s.clean, false, PageFirst)
 	cleanListing := [5]Refusal{callable, callable, callable, callable, notListed}
 	r := s.decide(s.drifted, false)
-	wantStatus(t, "unknown page kind", s.g.Page(r, PageKind(3)), ErrInvalidArgument)
-	wantStatus(t, "unknown page kind", s.g.Page(r, PageKind(math.MaxUint32)), ErrInvalidArgument)
-	wantStatus(t, "nil result", s.g.Page(nil, PageFirst), ErrNullArgument)
-	// NULL is checked before the kind.
-	wantStatus(t, "nil result, unknown kind", s.g.Page(nil, PageKind(3)), ErrNullArgument)
-	wantStatus(t, "a result not from GuardPage", s.g.Page(&GuardResult{}, PageFirst), ErrNullArgument)
-	r.Close()
-	r.Close()
-	if err := s.g.Page(r, PageFirst); !errors.Is(err, ErrResultClosed) {
-		t.Errorf("closed result: %v", err)
+	defer r.Close()
+	closed := s.decide(s.clean, false)
+	closed.Close()
+	closed.Close()
+	unknown := []PageKind{3, math.MaxUint32}
+	type failure struct {
+		what string
+		do   func() error
+		want error // ErrResultClosed, or the Status of an *Error
 	}
-	wantStatus(t, "refused, unknown kind", s.g.Refused(PageKind(math.MaxUint32)), ErrInvalidArgument)
-	s.want("after the argument errors", cleanListing)
+	var failures []failure
+	for _, k := range unknown {
+		k := k // go 1.21: one variable for the loop
+		failures = append(failures,
+			failure{fmt.Sprintf("page kind %d", k), func() error { return s.g.Page(r, k) }, ErrInvalidArgument},
+			failure{fmt.Sprintf("refused, kind %d", k), func() error { return s.g.Refused(k) }, ErrInvalidArgument},
+			// A missing or closed result is checked before the kind.
+			failure{fmt.Sprintf("nil result, kind %d", k), func() error { return s.g.Page(nil, k) }, ErrNullArgument},
+			failure{fmt.Sprintf("closed result, kind %d", k), func() error { return s.g.Page(closed, k) }, ErrResultClosed},
+		)
+	}
+	for _, k := range []PageKind{PageFirst, PageNext, PageUnmatched} {
+		k := k // go 1.21: one variable for the loop
+		failures = append(failures,
+			failure{fmt.Sprintf("nil result, kind %d", k), func() error { return s.g.Page(nil, k) }, ErrNullArgument},
+			failure{fmt.Sprintf("a result not from GuardPage, kind %d", k), func() error { return s.g.Page(&GuardResult{}, k) }, ErrNullArgument},
+			failure{fmt.Sprintf("closed result, kind %d", k), func() error { return s.g.Page(closed, k) }, ErrResultClosed},
+		)
+	}
+	for _, f := range failures {
+		s.page(s.clean, false, PageFirst)
+		s.want(f.what+": the listing before", cleanListing)
+		err := f.do()
+		if kind, ok := f.want.(Status); ok {
+			wantStatus(t, f.what, err, kind)
+		} else if err != f.want {
+			t.Errorf("%s: %v, want %v", f.what, err, f.want)
+		}
+		s.want(f.what, all(notListed))
+		s.page(s.clean, false, PageNext)
+		s.want(f.what+", then a cursor page", all(notListed))
+		s.page(s.clean, false, PageFirst)
+		s.want(f.what+", then a new listing", cleanListing)
+	}
 
 	// Names are exact; the empty name was never listed; a name that is not
 	// UTF-8 is an invalid argument.
@@ -247,6 +316,21 @@ func TestGateArgumentErrors(t *testing.T) {
 	}
 	if v := verdict(t, s.g, "\xfftranslate"); v != RefusalInvalidArgument {
 		t.Errorf("not UTF-8: %v", v)
+	}
+	// The name as decoded from the request's JSON, whole: a \u0000 in it is
+	// part of the name (never cut there), and escapes are decoded.
+	for raw, want := range map[string]Refusal{
+		`"translate\u0000"`:   notListed,
+		`"search_web\u0000x"`: notListed,
+		`"trans\u006cate"`:    callable,
+	} {
+		var name string
+		if err := json.Unmarshal([]byte(raw), &name); err != nil {
+			t.Fatal(err)
+		}
+		if v := verdict(t, s.g, name); v != want {
+			t.Errorf("decoded %s (%q): %v, want %v", raw, name, v, want)
+		}
 	}
 
 	// A closed gate.

@@ -225,9 +225,10 @@ type GuardResult struct {
 	c *guardResultHandle
 }
 
-// Callable tells whether the client may call tool name: a passing tool of
-// the page, and in observe mode a reported one too. A tool that is not on
-// the page is never callable.
+// Callable tells whether this page allows tool name: a passing tool of the
+// page, and in observe mode a reported one too. A tool that is not on the
+// page is never callable. It is the one page's verdict; across a session,
+// ask a Gate (which also knows about earlier pages and list changes).
 func (r *GuardResult) Callable(name string) bool { return r.callable[name] }
 
 // Close releases the library's copy of the decision, which only

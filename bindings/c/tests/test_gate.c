@@ -116,13 +116,16 @@ static void test_session(const struct pages *p) {
     ALL_VERDICTS(g, LIST_CHANGED);
     give(g, p, CLEAN(p), 0, CONTRACTPIN_PAGE_NEXT);
     ALL_VERDICTS(g, LIST_CHANGED);
-    /* Listed again. */
-    give(g, p, CLEAN(p), 0, CONTRACTPIN_PAGE_FIRST);
-    VERDICTS(g, CALLABLE, CALLABLE, CALLABLE, CALLABLE, NOT_LISTED);
-    /* An unrequested page only takes away what it reports (it does not add
-     * export_data, which it holds). */
-    give(g, p, DRIFT(p), 0, CONTRACTPIN_PAGE_UNMATCHED);
-    VERDICTS(g, DRIFTED, DRIFTED, CALLABLE, CALLABLE, NOT_LISTED);
+    /* Listed again. An unrequested page (any other response with a tools
+     * result) only takes away what it reports (it does not add
+     * export_data, which it holds), whichever mode decided it. */
+    static const uint32_t modes[2] = {CONTRACTPIN_GUARD_OBSERVE, 0};
+    for (int m = 0; m < 2; m++) {
+        give(g, p, CLEAN(p), 0, CONTRACTPIN_PAGE_FIRST);
+        VERDICTS(g, CALLABLE, CALLABLE, CALLABLE, CALLABLE, NOT_LISTED);
+        give(g, p, DRIFT(p), modes[m], CONTRACTPIN_PAGE_UNMATCHED);
+        VERDICTS(g, DRIFTED, DRIFTED, CALLABLE, CALLABLE, NOT_LISTED);
+    }
     /* A cursor page of the current listing adds. */
     give(g, p, CLEAN(p), 0, CONTRACTPIN_PAGE_NEXT);
     VERDICTS(g, CALLABLE, CALLABLE, CALLABLE, CALLABLE, NOT_LISTED);
@@ -133,9 +136,21 @@ static void test_session(const struct pages *p) {
     VERDICTS(g, DRIFTED, DRIFTED, NOT_LISTED, NOT_LISTED, NOT_LISTED);
     give(g, p, CLEAN(p), 0, CONTRACTPIN_PAGE_NEXT);
     VERDICTS(g, DRIFTED, DRIFTED, NOT_LISTED, NOT_LISTED, NOT_LISTED);
-    /* Observe mode keeps the drifted and unpinned tools callable. */
-    give(g, p, DRIFT(p), CONTRACTPIN_GUARD_OBSERVE, CONTRACTPIN_PAGE_FIRST);
-    VERDICTS(g, CALLABLE, CALLABLE, CALLABLE, NOT_LISTED, CALLABLE);
+    /* A page decided in observe mode keeps its drifted and unpinned tools
+     * (contractpin_guard_result_callable says so), but the gate gives the
+     * proxy's verdicts in either mode: an observe-mode client sends a
+     * refused call anyway and logs the refusal, as `contractpin proxy
+     * --mode observe` does. */
+    contractpin_guard_result *observed = decide(p, DRIFT(p), CONTRACTPIN_GUARD_OBSERVE);
+    CHECK(observed != NULL);
+    if (observed != NULL) {
+        CHECK(contractpin_guard_result_callable(observed, U8("search_web"), 10) == 1);
+        CHECK(contractpin_guard_result_callable(observed, U8("export_data"), 11) == 1);
+        CHECK_STATUS(contractpin_gate_page(g, observed, CONTRACTPIN_PAGE_FIRST),
+                     CONTRACTPIN_STATUS_OK);
+        contractpin_guard_result_free(observed);
+    }
+    VERDICTS(g, DRIFTED, DRIFTED, CALLABLE, NOT_LISTED, UNPINNED);
     /* A refused first page leaves nothing. */
     CHECK_STATUS(contractpin_gate_refused(g, CONTRACTPIN_PAGE_FIRST), CONTRACTPIN_STATUS_OK);
     VERDICTS(g, DRIFTED, DRIFTED, NOT_LISTED, NOT_LISTED, UNPINNED);
@@ -182,8 +197,22 @@ static void test_refused_pages(const struct pages *p) {
     contractpin_gate_free(g);
 }
 
-/* tests/ffi_gate.rs argument_errors_leave_the_gate_as_it_was, and names are
- * exact (pointer and length). */
+/* After a clean listing, a failure with a live gate leaves nothing callable
+ * (fail closed), a cursor page adds nothing, and a new first page restores
+ * the listing. */
+static void expect_refusing(contractpin_gate *g, const struct pages *p, int line) {
+    static const uint32_t none[5] = {NOT_LISTED, NOT_LISTED, NOT_LISTED, NOT_LISTED, NOT_LISTED};
+    static const uint32_t listed[5] = {CALLABLE, CALLABLE, CALLABLE, CALLABLE, NOT_LISTED};
+    expect_verdicts(g, none, line);
+    give(g, p, CLEAN(p), 0, CONTRACTPIN_PAGE_NEXT);
+    expect_verdicts(g, none, line);
+    give(g, p, CLEAN(p), 0, CONTRACTPIN_PAGE_FIRST);
+    expect_verdicts(g, listed, line);
+}
+#define REFUSING(g, p) expect_refusing((g), (p), __LINE__)
+
+/* tests/ffi_gate.rs argument_errors_fail_closed, and names are exact
+ * (pointer and length). */
 static void test_argument_errors(const struct pages *p) {
     contractpin_gate *g = new_gate();
     if (g == NULL) return;
@@ -191,24 +220,53 @@ static void test_argument_errors(const struct pages *p) {
     contractpin_guard_result *res = decide(p, DRIFT(p), 0);
     CHECK(res != NULL);
 
-    /* contractpin_gate_page: NULL gate or result first, then the kind. */
-    CHECK_STATUS(contractpin_gate_page(g, res, 3), CONTRACTPIN_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(contractpin_gate_page(g, res, UINT32_MAX), CONTRACTPIN_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(contractpin_gate_page(g, NULL, CONTRACTPIN_PAGE_FIRST),
-                 CONTRACTPIN_STATUS_NULL_ARGUMENT);
+    /* contractpin_gate_page and contractpin_gate_refused with a live gate:
+     * an unknown kind is an invalid argument, refused as a first page; a
+     * NULL result is a null argument (checked before the kind), refused
+     * as its kind. Each leaves the gate refusing until a new listing. */
+    static const uint32_t unknown[] = {3, 255, UINT32_MAX};
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        CHECK_STATUS(contractpin_gate_page(g, res, unknown[i]),
+                     CONTRACTPIN_STATUS_INVALID_ARGUMENT);
+        REFUSING(g, p);
+        CHECK_STATUS(contractpin_gate_refused(g, unknown[i]), CONTRACTPIN_STATUS_INVALID_ARGUMENT);
+        REFUSING(g, p);
+        CHECK_STATUS(contractpin_gate_page(g, NULL, unknown[i]), CONTRACTPIN_STATUS_NULL_ARGUMENT);
+        REFUSING(g, p);
+    }
+    for (uint32_t kind = CONTRACTPIN_PAGE_FIRST; kind <= CONTRACTPIN_PAGE_UNMATCHED; kind++) {
+        CHECK_STATUS(contractpin_gate_page(g, NULL, kind), CONTRACTPIN_STATUS_NULL_ARGUMENT);
+        REFUSING(g, p);
+    }
+
+    /* A failed cursor page is refused as a cursor page: before any listing
+     * and after a change, it keeps that state. */
+    contractpin_gate *fresh = new_gate();
+    if (fresh != NULL) {
+        CHECK_STATUS(contractpin_gate_page(fresh, NULL, CONTRACTPIN_PAGE_NEXT),
+                     CONTRACTPIN_STATUS_NULL_ARGUMENT);
+        ALL_VERDICTS(fresh, NO_LISTING);
+        give(fresh, p, CLEAN(p), 0, CONTRACTPIN_PAGE_FIRST);
+        CHECK_STATUS(contractpin_gate_list_changed(fresh), CONTRACTPIN_STATUS_OK);
+        CHECK_STATUS(contractpin_gate_page(fresh, NULL, CONTRACTPIN_PAGE_NEXT),
+                     CONTRACTPIN_STATUS_NULL_ARGUMENT);
+        ALL_VERDICTS(fresh, LIST_CHANGED);
+        contractpin_gate_free(fresh);
+    }
+
+    /* A NULL gate is a null argument and does nothing. */
     CHECK_STATUS(contractpin_gate_page(NULL, res, CONTRACTPIN_PAGE_FIRST),
                  CONTRACTPIN_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(contractpin_gate_page(g, NULL, 3), CONTRACTPIN_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(contractpin_gate_page(NULL, res, 3), CONTRACTPIN_STATUS_NULL_ARGUMENT);
     CHECK_STATUS(contractpin_gate_page(NULL, NULL, 3), CONTRACTPIN_STATUS_NULL_ARGUMENT);
-    CHECK_STATUS(contractpin_gate_refused(g, 3), CONTRACTPIN_STATUS_INVALID_ARGUMENT);
-    CHECK_STATUS(contractpin_gate_refused(g, UINT32_MAX), CONTRACTPIN_STATUS_INVALID_ARGUMENT);
     CHECK_STATUS(contractpin_gate_refused(NULL, CONTRACTPIN_PAGE_FIRST),
                  CONTRACTPIN_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(contractpin_gate_refused(NULL, 3), CONTRACTPIN_STATUS_NULL_ARGUMENT);
     CHECK_STATUS(contractpin_gate_list_changed(NULL), CONTRACTPIN_STATUS_NULL_ARGUMENT);
     CHECK_STATUS(contractpin_gate_new(NULL), CONTRACTPIN_STATUS_NULL_ARGUMENT);
     contractpin_gate_free(NULL);
     contractpin_guard_result_free(res);
-    /* None of them changed the clean listing. */
+    /* None of those touched the clean listing. */
     VERDICTS(g, CALLABLE, CALLABLE, CALLABLE, CALLABLE, NOT_LISTED);
 
     /* contractpin_gate_check refuses what it cannot read. */
@@ -224,11 +282,16 @@ static void test_argument_errors(const struct pages *p) {
     CHECK(contractpin_gate_check(g, NULL, 0) == NOT_LISTED);
     CHECK(contractpin_gate_check(g, U8(""), 0) == NOT_LISTED);
 
-    /* Names are exact, and the length counts (no NUL termination). */
+    /* Names are exact, and the length counts (no NUL termination): a
+     * name decoded from JSON is given with its decoded byte length, never
+     * strlen (a JSON name may hold \u0000). */
     static const char *const near[] = {"Translate", "translate ", "translat", " translate",
                                        "TRANSLATE", "search-web"};
     for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) CHECK(check(g, near[i]) == NOT_LISTED);
     CHECK(contractpin_gate_check(g, U8("search_web\0"), 11) == NOT_LISTED);
+    /* "translate\u0000" decoded: 10 bytes, not the listed tool (strlen
+     * would cut it to translate). */
+    CHECK(contractpin_gate_check(g, U8("translate\0"), 10) == NOT_LISTED);
     CHECK(contractpin_gate_check(g, U8("translated"), 9) == CALLABLE);
     CHECK(contractpin_gate_check(g, U8("translate"), 8) == NOT_LISTED);
     /* Still as it was after all the checks. */
