@@ -308,3 +308,14 @@ def test_tool_refused_error_gives_the_proxy_s_sentence(lock):
     assert ToolRefusedError("x", None).refusal is Refusal.NOT_LISTED
     assert str(ToolRefusedError("x", None, "because")) == "contractpin: refusing to call tool 'x': because"
     assert isinstance(e, PermissionError)
+
+
+def test_a_gate_or_lock_is_never_copied(lock, gate):
+    """Two objects owning one library object would free it twice (an
+    adversarial review crashed the interpreter with copy.copy)."""
+    for owner in (gate, lock):
+        for copier in (copy.copy, copy.deepcopy, lambda o: pickle.loads(pickle.dumps(o))):
+            with pytest.raises(TypeError):
+                copier(owner)
+    feed(gate, lock, PAGE, PageKind.FIRST)
+    assert verdicts(gate) == CLEAN

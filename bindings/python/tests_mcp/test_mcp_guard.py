@@ -24,6 +24,7 @@ observe mode it is kept, reported and called.
 
 import asyncio
 import contextlib
+import copy
 import importlib.metadata
 import json
 import os
@@ -31,6 +32,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import types
 import unittest
 import warnings
 from pathlib import Path
@@ -305,7 +307,19 @@ class GuardTest(unittest.IsolatedAsyncioTestCase):
                 with self.assertRaises(ToolRefusedError) as refused:
                     await guarded.call_tool("export_contacts")
                 self.assertIn("the tool is not pinned in contractpin.lock", str(refused.exception))
+                # An observe-mode guard cannot downgrade an enforcing one.
+                with self.assertRaises(ValueError):
+                    GuardedSession(session, self.lock, "fake", observe=True)
+                with self.assertRaises(ToolRefusedError):
+                    await session.call_tool("export_contacts")
 
+        await asyncio.wait_for(run(), TIMEOUT)
+        self.assertEqual([m for m, _ in received(record) if m == "tools/call"], [])
+
+        record, session_cm = self.fake("added-tool")
+
+        async def observe() -> None:
+            async with session_cm as session:
                 observing = GuardedSession(session, self.lock, "fake", observe=True,
                                            on_event=self.events.append)
                 result = await observing.list_tools()
@@ -313,9 +327,12 @@ class GuardTest(unittest.IsolatedAsyncioTestCase):
                 self.assertEqual(len(self.events), 2)
                 self.assertTrue(observing.callable("export_contacts"))
                 # Let through to the server (which answers every tools/call).
-                await observing.call_tool("export_contacts")
+                with self.assertLogs("contractpin", "WARNING") as logs:
+                    await observing.call_tool("export_contacts")
+                self.assertEqual(len(logs.output), 1)
+                self.assertIn('"reason":"unpinned"', logs.output[0])
 
-        await asyncio.wait_for(run(), TIMEOUT)
+        await asyncio.wait_for(observe(), TIMEOUT)
         calls = [p["name"] for m, p in received(record) if m == "tools/call"]
         self.assertEqual(calls, ["export_contacts"])
 
@@ -536,6 +553,27 @@ class InstructionsTest(unittest.IsolatedAsyncioTestCase):
 
         await asyncio.wait_for(run(), TIMEOUT)
 
+    async def test_a_guard_made_during_the_handshake_stays(self) -> None:
+        """A GuardedSession made while guarded_initialize runs (here in its
+        on_instructions callback) wraps the handshake's shim; the handshake
+        must not take it off the session when it ends (an adversarial review
+        found the session's tools/call unguarded afterwards)."""
+        made: List[GuardedSession] = []
+
+        async def run() -> None:
+            async with self.fake(DRIFTED_TEXT) as session:
+                def on_instructions(decision: contractpin.InstructionsResult) -> None:
+                    made.append(GuardedSession(session, self.lock, "fake-instr"))
+
+                await guarded_initialize(session, self.lock, "fake-instr", on_instructions=on_instructions)
+                self.assertEqual(len(made), 1)
+                with self.assertRaises(ToolRefusedError):
+                    await session.call_tool("send_email", {})  # no listing on this guard yet
+                await made[0].list_tools()
+                await session.call_tool("send_email", {})  # listed and pinned: sent
+
+        await asyncio.wait_for(run(), TIMEOUT)
+
     async def test_an_initialised_session_cannot_be_guarded_after_the_fact(self) -> None:
         async def run() -> None:
             async with self.fake(DRIFTED_TEXT, initialize=True) as session:
@@ -659,6 +697,17 @@ class SendingStub(PagedStub):
         return result
 
 
+class NotifyingStub(PagedStub):
+    """A PagedStub that records the notifications it sends."""
+
+    def __init__(self, pages: Dict[Optional[str], Dict[str, Any]]) -> None:
+        super().__init__(pages)
+        self.notified: List[str] = []
+
+    async def send_notification(self, notification: Any, *args: Any, **kwargs: Any) -> None:
+        self.notified.append(notification["method"])
+
+
 class PolicyTest(unittest.IsolatedAsyncioTestCase):
     """The call policy of contractpin proxy (src/guard/gate.rs), kept by
     GuardedSession (findings of an adversarial review, 2026-12-07)."""
@@ -709,6 +758,76 @@ class PolicyTest(unittest.IsolatedAsyncioTestCase):
         with self.assertRaises(ToolRefusedError) as refused:
             await enforcing.call_tool("lookup", {})
         self.assertIs(refused.exception.refusal, contractpin.Refusal.NO_LISTING)
+
+    async def test_every_listing_the_session_sends_is_decided(self) -> None:
+        """A raw tools/list sent through the session (not list_tools) is
+        decided and given to the gate like any listing; params given as a
+        dict with a cursor make a cursor page, as the proxy reads the
+        request as sent (an adversarial review found both unguarded)."""
+        lock: contractpin.Lock = _state["lock"]
+        lookup = VENDOR_PAGE["tools"][0]
+        extra = {"name": "export", "inputSchema": {"type": "object"}}
+        stub = PagedStub({None: {"tools": [lookup, extra], "nextCursor": "c2"}, "c2": {"tools": [lookup]}})
+        stub._message_handler = lambda message: asyncio.sleep(0)
+        guarded = GuardedSession(stub, lock, "vendor")
+        raw = await stub.send_request(mcp.types.ListToolsRequest(), mcp.types.ListToolsResult)
+        self.assertEqual(names(raw), ["lookup"])
+        self.assertIs(guarded._gate.check("export"), contractpin.Refusal.UNPINNED)
+        self.assertTrue(guarded.callable("lookup"))
+        # After a change, a cursor page given as a dict adds nothing.
+        await stub._message_handler(types.SimpleNamespace(method="notifications/tools/list_changed"))
+        self.assertEqual(names(await guarded.list_tools(params={"cursor": "c2"})), ["lookup"])
+        with self.assertRaises(ToolRefusedError) as refused:
+            await guarded.call_tool("lookup", {})
+        self.assertIs(refused.exception.refusal, contractpin.Refusal.LIST_CHANGED)
+        self.assertEqual(stub.calls, [])
+
+    async def test_a_tools_call_notification_is_a_call(self) -> None:
+        lock: contractpin.Lock = _state["lock"]
+        stub = NotifyingStub({None: {"tools": []}})
+        GuardedSession(stub, lock, "vendor")
+        with self.assertRaises(ToolRefusedError):
+            await stub.send_notification({"method": "tools/call", "params": {"name": "lookup"}})
+        await stub.send_notification({"method": "notifications/cancelled", "params": {"requestId": 1}})
+        self.assertEqual(stub.notified, ["notifications/cancelled"])
+
+    async def test_a_guarded_session_copies_without_recursion(self) -> None:
+        lock: contractpin.Lock = _state["lock"]
+        guarded = GuardedSession(PagedStub({None: {"tools": []}}), lock, "vendor")
+        self.assertIs(copy.copy(guarded).session, guarded.session)
+        with self.assertRaises(TypeError):
+            copy.copy(lock)
+
+    @unittest.skipUnless(hasattr(mcp, "Client"), "mcp 2.x: Client and its response cache")
+    async def test_a_listing_served_from_a_shared_cache_is_decided(self) -> None:
+        """mcp 2.x's Client serves a cached listing without a request,
+        possibly one another (unguarded) client stored: the guard decides
+        it where the session absorbs it (an adversarial review found the
+        poisoned description served and its tool callable)."""
+        lock: contractpin.Lock = _state["lock"]
+        cache = importlib.import_module("mcp.client")
+        store = cache.InMemoryResponseCacheStore()
+
+        def config() -> Any:
+            return cache.CacheConfig(store=store, partition="team", target_id="fake", default_ttl_ms=600000)
+
+        def params(scenario: str) -> Any:
+            return StdioServerParameters(command=sys.executable, args=_fake_args(scenario))
+
+        async def run() -> None:
+            async with mcp.Client(params("ok"), mode="legacy", cache=config()) as client:
+                guarded = GuardedSession(client.session, lock, "fake")
+                self.assertEqual(names(await client.list_tools()), FAKE_TOOLS)
+                self.assertTrue(guarded.callable("send_email"))
+                # Another client of the same target stores a drifted listing.
+                async with mcp.Client(params("drift-description"), mode="legacy", cache=config()) as other:
+                    drifted = await other.list_tools(cache_mode="refresh")
+                    self.assertIn("send_email", names(drifted))
+                served = await client.list_tools()  # a cache hit: no request
+                self.assertEqual(names(served), ["get_weather", "search_docs"])
+                self.assertIs(guarded._gate.check("send_email"), contractpin.Refusal.DRIFTED)
+
+        await asyncio.wait_for(run(), TIMEOUT)
 
     async def test_results_are_read_by_alias_as_the_sdk_reads_them(self) -> None:
         """mcp 2.x's models also accept `output_schema`; the SDK's own

@@ -672,6 +672,16 @@ class _Closing:
     def __enter__(self: _Self) -> _Self:
         return self
 
+    def __copy__(self) -> Any:
+        # Two objects owning one library object would free it twice.
+        raise TypeError(f"a contractpin.{type(self).__name__} owns a library object: share it, do not copy it")
+
+    def __deepcopy__(self, memo: Any) -> Any:
+        return self.__copy__()
+
+    def __reduce__(self) -> Any:
+        return self.__copy__()
+
     def __exit__(self, *exc: Any) -> None:
         self.close()
 

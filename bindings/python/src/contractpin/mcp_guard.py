@@ -69,7 +69,7 @@ import contextvars
 import importlib
 import json
 import logging
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import Gate, GuardEvent, GuardResult, InstructionsResult, Lock, PageKind, Refusal
 
@@ -124,19 +124,21 @@ class ToolRefusedError(PermissionError):
 _REFUSAL_OF_STATUS = {"drifted": Refusal.DRIFTED, "unpinned": Refusal.UNPINNED}
 
 
-# The tool :meth:`GuardedSession.call_tool` has checked (and, in observe
-# mode, logged) for the session call it is awaiting.
-_CHECKED_CALL: "contextvars.ContextVar[Optional[str]]" = contextvars.ContextVar(
-    "contractpin_checked_call", default=None
+# The refused call :meth:`GuardedSession.call_tool` has logged (observe
+# mode) for the session call it is awaiting: ``[name]`` until the guarded
+# ``send_request`` sees that call and empties it, so it is logged once (a
+# task started meanwhile inherits the same list, and its own call of that
+# name, once the list is empty, is logged again).
+_LOGGED_CALL: "contextvars.ContextVar[Optional[List[str]]]" = contextvars.ContextVar(
+    "contractpin_logged_call", default=None
 )
 
 
 def _log_unverified_call(server: str, tool: Optional[str], refusal: Refusal) -> None:
     """The line ``contractpin proxy --mode observe`` logs for a call it
     forwards although the gate refuses it (without its ``at`` time)."""
-    fields: Dict[str, Any] = {"reason": refusal.kind, "server": server, "status": "call-unverified"}
-    if tool is not None:
-        fields["tool"] = tool
+    # A call that names no tool is logged with the empty name, as the proxy does.
+    fields = {"reason": refusal.kind, "server": server, "status": "call-unverified", "tool": tool or ""}
     logger.warning("%s", json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
 
 
@@ -162,11 +164,29 @@ def _raw_result_type() -> Any:
     return _raw_type
 
 
-def _has_cursor(cursor: Optional[str], params: Any) -> bool:
-    """Whether a tools/list request goes on with a listing (a cursor page)."""
-    if params is None:
-        return cursor is not None
-    return getattr(params, "cursor", None) is not None
+def _dump(request: Any) -> Any:
+    """A request as the SDK sends it: ``model_dump(by_alias=True,
+    mode="json", exclude_none=True)`` in both generations (mcp 1.x wraps
+    the request in a ``ClientRequest`` root model, whose dump is the
+    request's), so a request of any model class is seen as the server will
+    see it."""
+    dump = getattr(request, "model_dump", None)
+    return dump(by_alias=True, mode="json", exclude_none=True) if callable(dump) else request
+
+
+def _method(request: Any) -> Optional[str]:
+    """The ``method`` of a request or notification as sent."""
+    data = _dump(request)
+    method = data.get("method") if isinstance(data, dict) else None
+    return method if isinstance(method, str) else None
+
+
+def _request_has_cursor(request: Any) -> bool:
+    """Whether a tools/list request, as sent, goes on with a listing (a
+    cursor page): ``params.cursor`` is present and not null."""
+    data = _dump(request)
+    params = data.get("params") if isinstance(data, dict) else None
+    return isinstance(params, dict) and params.get("cursor") is not None
 
 
 def _validate(model: Any, doc: Dict[str, Any]) -> Any:
@@ -189,14 +209,10 @@ def _is_tools_list_changed(message: Any) -> bool:
 
 
 def _tools_call(request: Any) -> Tuple[bool, Optional[str]]:
-    """Whether a request handed to the SDK's ``send_request`` is a
-    ``tools/call``, and the tool it names (None if it names none). Read from
-    the dump the SDK itself sends (``model_dump(by_alias=True, mode="json",
-    exclude_none=True)`` in both generations; mcp 1.x wraps the request in a
-    ``ClientRequest`` root model, whose dump is the request's), so a request
-    of any model class is seen as the server will see it."""
-    dump = getattr(request, "model_dump", None)
-    data = dump(by_alias=True, mode="json", exclude_none=True) if callable(dump) else request
+    """Whether a request (or notification) handed to the SDK is a
+    ``tools/call``, and the tool it names (None if it names none), read from
+    the request as the SDK sends it (:func:`_dump`)."""
+    data = _dump(request)
     if not isinstance(data, dict) or data.get("method") != "tools/call":
         return False, None
     params = data.get("params")
@@ -204,22 +220,29 @@ def _tools_call(request: Any) -> Tuple[bool, Optional[str]]:
     return True, name if isinstance(name, str) else None
 
 
-# The attribute of a GuardedSession's send_request wrapper that holds the
-# send_request it wraps (a later GuardedSession for the same session wraps
-# that one, not the earlier guard).
+# The attribute of a GuardedSession's send_request (and send_notification)
+# wrapper that holds the function it wraps (a later GuardedSession for the
+# same session wraps that one, not the earlier guard), and the one that holds
+# the GuardedSession.
 _UNGUARDED = "__contractpin_unguarded__"
+_GUARD = "__contractpin_guard__"
 
 
-async def _fetch_page(session: Any, cursor: Optional[str], params: Any) -> Tuple[Dict[str, Any], bool]:
-    """One tools/list result object, as the server sent it; and whether the
-    request had a cursor."""
+def _list_request(cursor: Optional[str], params: Any) -> Any:
+    """The SDK's tools/list request for ``cursor`` or ``params`` (as its
+    ``list_tools()`` takes them)."""
     types = importlib.import_module("mcp.types")
-    paged = _has_cursor(cursor, params)
     if params is None and cursor is not None:
         params = types.PaginatedRequestParams(cursor=cursor)
-    raw = await session.send_request(types.ListToolsRequest(params=params), _raw_result_type())
+    return types.ListToolsRequest(params=params)
+
+
+async def _fetch_page(send: Callable[..., Any], request: Any) -> Dict[str, Any]:
+    """The result object of one tools/list ``request``, as the server sent
+    it, through ``send`` (a session's ``send_request``)."""
+    raw = await send(request, _raw_result_type())
     page: Dict[str, Any] = raw.root
-    return page, paged
+    return page
 
 
 def _absorb(session: Any, result: Any, complete: bool) -> Any:
@@ -229,6 +252,9 @@ def _absorb(session: Any, result: Any, complete: bool) -> Any:
     internals: used only where present."""
     absorb = getattr(session, "_absorb_tool_listing", None)  # mcp 2.x
     if callable(absorb):
+        # The SDK's own, not a GuardedSession's wrapper of it (which is for
+        # the listings the session did not fetch).
+        absorb = getattr(absorb, _UNGUARDED, absorb)
         return absorb(result, complete=complete)
     schemas = getattr(session, "_tool_output_schemas", None)  # mcp 1.x
     if isinstance(schemas, dict):
@@ -239,22 +265,24 @@ def _absorb(session: Any, result: Any, complete: bool) -> Any:
 
 async def _guarded_page(
     session: Any,
+    send: Callable[..., Any],
     lock: Lock,
     server: str,
-    cursor: Optional[str],
-    params: Any,
+    request: Any,
     observe: bool,
     on_event: Optional[EventHandler],
-) -> Tuple[Any, GuardResult, bool]:
-    page, paged = await _fetch_page(session, cursor, params)
+) -> Tuple[Any, GuardResult]:
+    """One tools/list ``request`` sent through ``send``, its page decided:
+    the SDK's ``ListToolsResult`` of what passed, and the decision."""
+    page = await _fetch_page(send, request)
     decision = lock.guard_page(server, page, observe=observe)
     for event in decision.events:
         (on_event or _log_event)(event)
     doc = json.loads(decision.result)
     types = importlib.import_module("mcp.types")
     result = _validate(types.ListToolsResult, doc)
-    complete = not paged and doc.get("nextCursor") is None
-    return _absorb(session, result, complete), decision, paged
+    complete = not _request_has_cursor(request) and doc.get("nextCursor") is None
+    return _absorb(session, result, complete), decision
 
 
 async def guarded_list_tools(
@@ -276,7 +304,8 @@ async def guarded_list_tools(
     SDK's errors for a failed request. Refusing calls to removed tools is
     the caller's job here; :class:`GuardedSession` does both.
     """
-    result, _, _ = await _guarded_page(session, lock, server, cursor, None, observe, on_event)
+    request = _list_request(cursor, None)
+    result, _ = await _guarded_page(session, session.send_request, lock, server, request, observe, on_event)
     return result
 
 
@@ -325,10 +354,16 @@ async def _guarded_handshake(
     try:
         result = await run()
     finally:
-        for attr in ("send_request", "send_discover"):
+        shims = {"send_request": guarded_request, "send_discover": guarded_discover}
+        for attr, shim in shims.items():
+            held = getattr(session, "__dict__", {}).get(attr)
+            if held is not shim:
+                # Replaced meanwhile (a GuardedSession made during the
+                # handshake wraps the shim): left as it is, still guarded.
+                continue
             if attr in saved:
                 setattr(session, attr, saved[attr])
-            elif attr in getattr(session, "__dict__", {}):
+            else:
                 delattr(session, attr)
     if not decisions:
         raise RuntimeError(
@@ -440,21 +475,89 @@ class GuardedSession:
         if callable(getattr(session, "list_tools", None)):
             session.list_tools = self.list_tools
         send = getattr(session, "send_request", None)
-        if callable(send):
-            # Every request of the SDK goes through send_request (1.x and
-            # 2.x): call_tool, experimental.call_tool_as_task (1.x), the
-            # callers holding the session (2.x Client.call_tool,
-            # ClientSessionGroup.call_tool) and raw requests alike.
-            unguarded = getattr(send, _UNGUARDED, send)
+        if not callable(send):
+            raise TypeError("contractpin: GuardedSession needs a session with send_request (mcp.ClientSession)")
+        earlier = getattr(send, _GUARD, None)
+        if isinstance(earlier, GuardedSession) and not earlier.observe and self.observe:
+            raise ValueError(
+                "contractpin: the session is guarded in enforce mode; an observe-mode GuardedSession "
+                "would let its refused calls through"
+            )
+        # Every request of the SDK goes through send_request (1.x and 2.x):
+        # call_tool, experimental.call_tool_as_task (1.x), the callers holding
+        # the session (2.x Client.call_tool, ClientSessionGroup.call_tool),
+        # its listings and raw requests alike.
+        self._send = getattr(send, _UNGUARDED, send)
 
-            async def send_request(request: Any, result_type: Any, *args: Any, **kwargs: Any) -> Any:
-                is_call, name = _tools_call(request)
-                if is_call:
-                    self._check_call(name)
-                return await unguarded(request, result_type, *args, **kwargs)
+        async def send_request(request: Any, result_type: Any, *args: Any, **kwargs: Any) -> Any:
+            method = _method(request)
+            if method == "tools/call":
+                self._check_call(_tools_call(request)[1])
+            elif method == "tools/list" and result_type is not _raw_result_type():
+                # A listing this guard did not start (a raw request, the
+                # SDK's own): decided and given to the gate all the same.
+                result, decision = await self._list(request)
+                types = importlib.import_module("mcp.types")
+                if result_type is types.ListToolsResult:
+                    return result
+                return _validate(result_type, json.loads(decision.result))
+            return await self._send(request, result_type, *args, **kwargs)
 
-            setattr(send_request, _UNGUARDED, unguarded)
-            session.send_request = send_request
+        setattr(send_request, _UNGUARDED, self._send)
+        setattr(send_request, _GUARD, self)
+        session.send_request = send_request
+        self._watch_served_listings(session)
+        notify = getattr(session, "send_notification", None)
+        if callable(notify):
+            unguarded_notify = getattr(notify, _UNGUARDED, notify)
+
+            async def send_notification(notification: Any, *args: Any, **kwargs: Any) -> Any:
+                # A tools/call sent as a notification is a call all the same
+                # (the proxy refuses one as it refuses the request).
+                if _method(notification) == "tools/call":
+                    self._check_call(_tools_call(notification)[1])
+                return await unguarded_notify(notification, *args, **kwargs)
+
+            setattr(send_notification, _UNGUARDED, unguarded_notify)
+            session.send_notification = send_notification
+
+    def _watch_served_listings(self, session: Any) -> None:
+        """mcp 2.x: a ``Client`` with a response cache serves a listing
+        without sending a request (from a store other clients may fill) and
+        hands it to the session's ``_absorb_tool_listing``: decided there
+        too, as a first page, from the SDK's models as the model will see
+        them, and cut down to the tools that passed (enforce mode)."""
+        absorb = getattr(session, "_absorb_tool_listing", None)
+        if not callable(absorb):
+            return
+        plain = getattr(absorb, _UNGUARDED, absorb)
+
+        def absorb_listing(result: Any, *args: Any, **kwargs: Any) -> Any:
+            self._decide_served(result)
+            return plain(result, *args, **kwargs)
+
+        setattr(absorb_listing, _UNGUARDED, plain)
+        session._absorb_tool_listing = absorb_listing
+
+    def _decide_served(self, result: Any) -> None:
+        """A served ``ListToolsResult`` decided and given to the gate as a
+        first page (refused, and the error raised, if it cannot be)."""
+        try:
+            doc = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+            page = json.dumps(doc).encode("utf-8")
+            decision = self.lock.guard_page(self.server, page, observe=self.observe)
+            for event in decision.events:
+                (self.on_event or _log_event)(event)
+            self._gate.page(decision, PageKind.FIRST)
+        except BaseException:
+            self._gate.refused(PageKind.FIRST)
+            self.last_decision = None
+            raise
+        if not self.observe:
+            passed = set(decision.passed)
+            result.tools = [tool for tool in result.tools if tool.name in passed]
+        self._keep_events(decision)
+        self.last_decision = decision
 
     async def initialize(self, *, on_instructions: Optional[InstructionsHandler] = None) -> Any:
         """The session's ``initialize()``, its instructions guarded (see
@@ -480,10 +583,17 @@ class GuardedSession:
         """One page of tools/list (``cursor`` or ``params`` as in the SDK),
         guarded: the SDK's ``ListToolsResult`` with only the tools the
         model may see."""
-        kind = PageKind.NEXT if _has_cursor(cursor, params) else PageKind.FIRST
+        result, _ = await self._list(_list_request(cursor, params))
+        return result
+
+    async def _list(self, request: Any) -> Tuple[Any, GuardResult]:
+        """A tools/list ``request`` (any the session sends), its page
+        decided and given to the gate (refused on any failure): the SDK's
+        ``ListToolsResult`` of what passed, and the decision."""
+        kind = PageKind.NEXT if _request_has_cursor(request) else PageKind.FIRST
         try:
-            result, decision, _ = await _guarded_page(
-                self.session, self.lock, self.server, cursor, params, self.observe, self.on_event
+            result, decision = await _guarded_page(
+                self.session, self._send, self.lock, self.server, request, self.observe, self.on_event
             )
             self._gate.page(decision, kind)
         except BaseException:
@@ -492,7 +602,7 @@ class GuardedSession:
             raise
         self._keep_events(decision)
         self.last_decision = decision
-        return result
+        return result, decision
 
     def _keep_events(self, decision: GuardResult) -> None:
         """Keeps the page's events for :class:`ToolRefusedError`, and only
@@ -510,17 +620,20 @@ class GuardedSession:
         verdict; in observe mode every call goes through."""
         return self.observe or self._gate.callable(name)
 
-    def _check_call(self, name: Optional[str]) -> None:
+    def _check_call(self, name: Optional[str]) -> bool:
         """:class:`ToolRefusedError` unless the gate lets ``name`` through
         (``None``: the request names no tool); in observe mode a refusal is
-        logged and the call goes through."""
+        logged, once, and the call goes through. Whether it logged."""
         refusal = Refusal.NO_NAME if name is None else self._gate.check(name)
         if refusal is Refusal.CALLABLE:
-            return
+            return False
         if self.observe:
-            if _CHECKED_CALL.get() != name:
-                _log_unverified_call(self.server, name, refusal)
-            return
+            pending = _LOGGED_CALL.get()
+            if pending and name is not None and pending[0] == name:
+                pending.clear()  # call_tool logged this call
+                return False
+            _log_unverified_call(self.server, name, refusal)
+            return True
         if name is None:
             raise ToolRefusedError("", None, refusal=refusal)
         event = self._events.get(name)
@@ -531,14 +644,18 @@ class GuardedSession:
     async def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None, *args: Any, **kwargs: Any) -> Any:
         """``session.call_tool`` for a tool that passed on the current
         listing; :class:`ToolRefusedError` for any other."""
-        self._check_call(name)
+        logged = self._check_call(name)
         # The session's guarded send_request checks the call again (the
         # SDK's call_tool goes through it), without logging it twice.
-        token = _CHECKED_CALL.set(name)
+        token = _LOGGED_CALL.set([name] if logged else None)
         try:
             return await self.session.call_tool(name, arguments, *args, **kwargs)
         finally:
-            _CHECKED_CALL.reset(token)
+            _LOGGED_CALL.reset(token)
 
     def __getattr__(self, attr: str) -> Any:
+        # Only once the session is set (copy and pickle probe attributes of
+        # an instance that has none yet).
+        if attr == "session" or "session" not in self.__dict__:
+            raise AttributeError(attr)
         return getattr(self.session, attr)
