@@ -312,6 +312,9 @@ class GuardTest(unittest.IsolatedAsyncioTestCase):
                     GuardedSession(session, self.lock, "fake", observe=True)
                 with self.assertRaises(ToolRefusedError):
                     await session.call_tool("export_contacts")
+                # The refused guard changed nothing: the session still lists
+                # (reporting export_contacts again).
+                self.assertEqual(names(await session.list_tools()), FAKE_TOOLS)
 
         await asyncio.wait_for(run(), TIMEOUT)
         self.assertEqual([m for m, _ in received(record) if m == "tools/call"], [])
@@ -324,7 +327,7 @@ class GuardTest(unittest.IsolatedAsyncioTestCase):
                                            on_event=self.events.append)
                 result = await observing.list_tools()
                 self.assertEqual(names(result), FAKE_TOOLS + ["export_contacts"])
-                self.assertEqual(len(self.events), 2)
+                self.assertEqual(len(self.events), 3)
                 self.assertTrue(observing.callable("export_contacts"))
                 # Let through to the server (which answers every tools/call).
                 with self.assertLogs("contractpin", "WARNING") as logs:
@@ -667,8 +670,10 @@ class PagedStub:
     def __init__(self, pages: Dict[Optional[str], Dict[str, Any]]) -> None:
         self.pages = pages
         self.calls: List[str] = []
+        self.options: List[Dict[str, Any]] = []
 
     async def send_request(self, request: Any, result_type: Any, *args: Any, **kwargs: Any) -> Any:
+        self.options.append(kwargs)
         cursor = getattr(request.params, "cursor", None) if request.params is not None else None
         return result_type.model_validate(json.loads(json.dumps(self.pages[cursor])))
 
@@ -706,6 +711,24 @@ class NotifyingStub(PagedStub):
 
     async def send_notification(self, notification: Any, *args: Any, **kwargs: Any) -> None:
         self.notified.append(notification["method"])
+
+
+class AbsorbingStub(PagedStub):
+    """A PagedStub whose list_tools does what mcp 2.x's does: send the
+    request through send_request, then absorb the result."""
+
+    def __init__(self, pages: Dict[Optional[str], Dict[str, Any]]) -> None:
+        super().__init__(pages)
+        self.absorbed = 0
+
+    def _absorb_tool_listing(self, result: Any, *, complete: bool) -> Any:
+        self.absorbed += 1
+        return result
+
+    async def list_tools(self, cursor: Optional[str] = None) -> Any:
+        params = mcp.types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+        result = await self.send_request(mcp.types.ListToolsRequest(params=params), mcp.types.ListToolsResult)
+        return self._absorb_tool_listing(result, complete=False)
 
 
 class PolicyTest(unittest.IsolatedAsyncioTestCase):
@@ -770,8 +793,14 @@ class PolicyTest(unittest.IsolatedAsyncioTestCase):
         stub = PagedStub({None: {"tools": [lookup, extra], "nextCursor": "c2"}, "c2": {"tools": [lookup]}})
         stub._message_handler = lambda message: asyncio.sleep(0)
         guarded = GuardedSession(stub, lock, "vendor")
-        raw = await stub.send_request(mcp.types.ListToolsRequest(), mcp.types.ListToolsResult)
+        raw = await stub.send_request(mcp.types.ListToolsRequest(), mcp.types.ListToolsResult,
+                                      request_read_timeout_seconds=5)
         self.assertEqual(names(raw), ["lookup"])
+        # The request's own options reach the session (a review found them dropped).
+        self.assertEqual(stub.options[-1], {"request_read_timeout_seconds": 5})
+        # A TypeAdapter result type, as mcp 2.x's send_request takes.
+        adapter = importlib.import_module("pydantic").TypeAdapter(mcp.types.ListToolsResult)
+        self.assertEqual(names(await stub.send_request(mcp.types.ListToolsRequest(), adapter)), ["lookup"])
         self.assertIs(guarded._gate.check("export"), contractpin.Refusal.UNPINNED)
         self.assertTrue(guarded.callable("lookup"))
         # After a change, a cursor page given as a dict adds nothing.
@@ -781,6 +810,40 @@ class PolicyTest(unittest.IsolatedAsyncioTestCase):
             await guarded.call_tool("lookup", {})
         self.assertIs(refused.exception.refusal, contractpin.Refusal.LIST_CHANGED)
         self.assertEqual(stub.calls, [])
+
+    async def test_the_sdks_own_list_tools_decides_each_page_once(self) -> None:
+        """The SDK's list_tools called past the guard's attribute (unbound,
+        or bound before the guard) sends through the guarded send_request,
+        then absorbs the result; that result is not decided again as a
+        served first page (a review found a cursor page after a list change
+        made callable that way on mcp 2.x)."""
+        lock: contractpin.Lock = _state["lock"]
+        cursor = "c2"
+        lookup = VENDOR_PAGE["tools"][0]
+        stub = AbsorbingStub({None: {"tools": [], "nextCursor": cursor}, cursor: {"tools": [lookup]}})
+        stub._message_handler = lambda message: asyncio.sleep(0)
+        guarded = GuardedSession(stub, lock, "vendor")
+        await guarded.list_tools()
+        await stub._message_handler(types.SimpleNamespace(method="notifications/tools/list_changed"))
+        await AbsorbingStub.list_tools(stub, cursor)  # the SDK's own, unbound
+        self.assertIs(guarded._gate.check("lookup"), contractpin.Refusal.LIST_CHANGED)
+
+    async def test_a_served_copy_of_a_decided_listing_keeps_its_decision(self) -> None:
+        """A response cache serves back the listing the guard returned, as
+        the SDK's models hold it (mcp 2.x's drop members they do not know,
+        such as vendorHint here; 1.x's keep them): judged by the decision on
+        the server's own page, not read as drifted (a review found pinned
+        tools refused that way on mcp 2.x)."""
+        lock: contractpin.Lock = _state["lock"]
+        stub = AbsorbingStub({None: {"tools": [VENDOR_PAGE["tools"][0]]}})
+        guarded = GuardedSession(stub, lock, "vendor")
+        result = await guarded.list_tools()
+        served = mcp.types.ListToolsResult.model_validate(
+            result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        )
+        stub._absorb_tool_listing(served, complete=True)  # as the Client does with a hit
+        self.assertEqual(names(served), ["lookup"])
+        self.assertTrue(guarded.callable("lookup"))
 
     async def test_a_tools_call_notification_is_a_call(self) -> None:
         lock: contractpin.Lock = _state["lock"]

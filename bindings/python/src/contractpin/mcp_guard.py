@@ -194,10 +194,24 @@ def _validate(model: Any, doc: Dict[str, Any]) -> Any:
     validates one: by alias only (mcp 2.x's models accept field names too,
     which the SDK refuses with ``by_name=False``); pydantic before 2.11 has
     no such option and reads aliases only."""
+    # A pydantic TypeAdapter (which mcp 2.x's send_request also takes)
+    # validates with validate_python.
+    validate = getattr(model, "model_validate", None) or model.validate_python
     try:
-        return model.model_validate(doc, by_name=False)
+        return validate(doc, by_name=False)
     except TypeError:
-        return model.model_validate(doc)
+        return validate(doc)
+
+
+# First pages whose decisions GuardedSession keeps for served listings.
+_SERVED_KEPT = 8
+
+
+def _model_key(result: Any) -> str:
+    """A ListToolsResult as a response cache serves it back: its dump, by
+    alias, keys sorted."""
+    doc = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"))
 
 
 def _is_tools_list_changed(message: Any) -> bool:
@@ -348,6 +362,9 @@ async def _guarded_handshake(
         assert send_discover is not None
         return guard(await send_discover(*args, **kwargs))
 
+    # A GuardedSession made during the handshake wraps the shim (so the
+    # handshake's result is still guarded) and sees the guard under it.
+    setattr(guarded_request, _GUARD, getattr(send_request, _GUARD, None))
     session.send_request = guarded_request
     if send_discover is not None:
         session.send_discover = guarded_discover
@@ -451,6 +468,12 @@ class GuardedSession:
         # of each tool while the gate refuses it for that event's reason
         # (drifted, unpinned), so it stays within what the gate keeps.
         self._events: Dict[str, GuardEvent] = {}
+        # The ListToolsResult send_request last handed back, which the SDK's
+        # list_tools then absorbs (not a served listing).
+        self._handed: Any = None
+        # The decisions of the latest first pages, by the served form of the
+        # result they gave (a response cache serves that form back).
+        self._served: Dict[str, GuardResult] = {}
         #: The decision for the last page listed.
         self.last_decision: Optional[GuardResult] = None
         #: The decision on the handshake's instructions (after
@@ -463,6 +486,16 @@ class GuardedSession:
         its ``message_handler``, which still gets every message), makes the
         session's own ``list_tools`` the guarded one, and puts every
         ``tools/call`` the session sends through :meth:`callable`."""
+        # Checked before anything of the session changes.
+        send = getattr(session, "send_request", None)
+        if not callable(send):
+            raise TypeError("contractpin: GuardedSession needs a session with send_request (mcp.ClientSession)")
+        earlier = getattr(send, _GUARD, None)
+        if isinstance(earlier, GuardedSession) and not earlier.observe and self.observe:
+            raise ValueError(
+                "contractpin: the session is guarded in enforce mode; an observe-mode GuardedSession "
+                "would let its refused calls through"
+            )
         inner = getattr(session, "_message_handler", None)
         if callable(inner):
 
@@ -474,15 +507,6 @@ class GuardedSession:
             session._message_handler = watch
         if callable(getattr(session, "list_tools", None)):
             session.list_tools = self.list_tools
-        send = getattr(session, "send_request", None)
-        if not callable(send):
-            raise TypeError("contractpin: GuardedSession needs a session with send_request (mcp.ClientSession)")
-        earlier = getattr(send, _GUARD, None)
-        if isinstance(earlier, GuardedSession) and not earlier.observe and self.observe:
-            raise ValueError(
-                "contractpin: the session is guarded in enforce mode; an observe-mode GuardedSession "
-                "would let its refused calls through"
-            )
         # Every request of the SDK goes through send_request (1.x and 2.x):
         # call_tool, experimental.call_tool_as_task (1.x), the callers holding
         # the session (2.x Client.call_tool, ClientSessionGroup.call_tool),
@@ -496,11 +520,13 @@ class GuardedSession:
             elif method == "tools/list" and result_type is not _raw_result_type():
                 # A listing this guard did not start (a raw request, the
                 # SDK's own): decided and given to the gate all the same.
-                result, decision = await self._list(request)
+                result, decision = await self._list(request, *args, **kwargs)
                 types = importlib.import_module("mcp.types")
-                if result_type is types.ListToolsResult:
-                    return result
-                return _validate(result_type, json.loads(decision.result))
+                if result_type is not types.ListToolsResult:
+                    return _validate(result_type, json.loads(decision.result))
+                # The SDK's list_tools absorbs what it gets back: decided once.
+                self._handed = result
+                return result
             return await self._send(request, result_type, *args, **kwargs)
 
         setattr(send_request, _UNGUARDED, self._send)
@@ -533,7 +559,10 @@ class GuardedSession:
         plain = getattr(absorb, _UNGUARDED, absorb)
 
         def absorb_listing(result: Any, *args: Any, **kwargs: Any) -> Any:
-            self._decide_served(result)
+            if result is self._handed:
+                self._handed = None  # decided on its way back from send_request
+            else:
+                self._decide_served(result)
             return plain(result, *args, **kwargs)
 
         setattr(absorb_listing, _UNGUARDED, plain)
@@ -543,11 +572,16 @@ class GuardedSession:
         """A served ``ListToolsResult`` decided and given to the gate as a
         first page (refused, and the error raised, if it cannot be)."""
         try:
-            doc = result.model_dump(by_alias=True, mode="json", exclude_none=True)
-            page = json.dumps(doc).encode("utf-8")
-            decision = self.lock.guard_page(self.server, page, observe=self.observe)
-            for event in decision.events:
-                (self.on_event or _log_event)(event)
+            # A listing this guard decided from the server's own page, served
+            # back: that decision (the SDK's models drop members the pin may
+            # hold, so the served models alone could read as drifted).
+            decision = self._served.get(_model_key(result))
+            if decision is None:
+                doc = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+                page = json.dumps(doc).encode("utf-8")
+                decision = self.lock.guard_page(self.server, page, observe=self.observe)
+                for event in decision.events:
+                    (self.on_event or _log_event)(event)
             self._gate.page(decision, PageKind.FIRST)
         except BaseException:
             self._gate.refused(PageKind.FIRST)
@@ -586,14 +620,19 @@ class GuardedSession:
         result, _ = await self._list(_list_request(cursor, params))
         return result
 
-    async def _list(self, request: Any) -> Tuple[Any, GuardResult]:
-        """A tools/list ``request`` (any the session sends), its page
-        decided and given to the gate (refused on any failure): the SDK's
+    async def _list(self, request: Any, *args: Any, **kwargs: Any) -> Tuple[Any, GuardResult]:
+        """A tools/list ``request`` (any the session sends; ``args`` and
+        ``kwargs`` go with it, as to ``send_request``), its page decided and
+        given to the gate (refused on any failure): the SDK's
         ``ListToolsResult`` of what passed, and the decision."""
         kind = PageKind.NEXT if _request_has_cursor(request) else PageKind.FIRST
+
+        def send(request: Any, result_type: Any) -> Any:
+            return self._send(request, result_type, *args, **kwargs)
+
         try:
             result, decision = await _guarded_page(
-                self.session, self._send, self.lock, self.server, request, self.observe, self.on_event
+                self.session, send, self.lock, self.server, request, self.observe, self.on_event
             )
             self._gate.page(decision, kind)
         except BaseException:
@@ -602,6 +641,10 @@ class GuardedSession:
             raise
         self._keep_events(decision)
         self.last_decision = decision
+        if kind is PageKind.FIRST:
+            self._served[_model_key(result)] = decision
+            while len(self._served) > _SERVED_KEPT:
+                del self._served[next(iter(self._served))]
         return result, decision
 
     def _keep_events(self, decision: GuardResult) -> None:
