@@ -164,28 +164,30 @@ def _raw_result_type() -> Any:
     return _raw_type
 
 
-def _dump(request: Any) -> Any:
-    """A request as the SDK sends it: ``model_dump(by_alias=True,
-    mode="json", exclude_none=True)`` in both generations (mcp 1.x wraps
-    the request in a ``ClientRequest`` root model, whose dump is the
-    request's), so a request of any model class is seen as the server will
+def _sent(message: Any) -> Tuple[Optional[str], Any]:
+    """The ``method`` and ``params`` of a request or notification as the SDK
+    sends it: read from ``model_dump(by_alias=True, mode="json",
+    exclude_none=True)``, as both generations dump it (mcp 1.x wraps the
+    request in a ``ClientRequest`` root model, whose dump is the
+    request's), so a message of any model class is seen as the server will
     see it."""
-    dump = getattr(request, "model_dump", None)
-    return dump(by_alias=True, mode="json", exclude_none=True) if callable(dump) else request
+    dump = getattr(message, "model_dump", None)
+    data = dump(by_alias=True, mode="json", exclude_none=True) if callable(dump) else message
+    if not isinstance(data, dict):
+        return None, None
+    method = data.get("method")
+    return (method if isinstance(method, str) else None), data.get("params")
 
 
-def _method(request: Any) -> Optional[str]:
-    """The ``method`` of a request or notification as sent."""
-    data = _dump(request)
-    method = data.get("method") if isinstance(data, dict) else None
-    return method if isinstance(method, str) else None
+def _call_name(params: Any) -> Optional[str]:
+    """The tool a ``tools/call``'s ``params`` name (None if they name none)."""
+    name = params.get("name") if isinstance(params, dict) else None
+    return name if isinstance(name, str) else None
 
 
-def _request_has_cursor(request: Any) -> bool:
-    """Whether a tools/list request, as sent, goes on with a listing (a
-    cursor page): ``params.cursor`` is present and not null."""
-    data = _dump(request)
-    params = data.get("params") if isinstance(data, dict) else None
+def _has_cursor(params: Any) -> bool:
+    """Whether a tools/list request's ``params``, as sent, go on with a
+    listing (a cursor page): ``cursor`` is present and not null."""
     return isinstance(params, dict) and params.get("cursor") is not None
 
 
@@ -207,10 +209,15 @@ def _validate(model: Any, doc: Dict[str, Any]) -> Any:
 _SERVED_KEPT = 8
 
 
-def _model_key(result: Any) -> str:
+def _served_form(result: Any) -> Dict[str, Any]:
     """A ListToolsResult as a response cache serves it back: its dump, by
-    alias, keys sorted."""
-    doc = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    alias."""
+    doc: Dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return doc
+
+
+def _served_key(doc: Dict[str, Any]) -> str:
+    """The key of a served form: its JSON, keys sorted."""
     return json.dumps(doc, sort_keys=True, separators=(",", ":"))
 
 
@@ -220,18 +227,6 @@ def _is_tools_list_changed(message: Any) -> bool:
     ``ServerNotification`` root model; 2.x hands the notification itself)."""
     inner = getattr(message, "root", message)
     return getattr(inner, "method", None) == "notifications/tools/list_changed"
-
-
-def _tools_call(request: Any) -> Tuple[bool, Optional[str]]:
-    """Whether a request (or notification) handed to the SDK is a
-    ``tools/call``, and the tool it names (None if it names none), read from
-    the request as the SDK sends it (:func:`_dump`)."""
-    data = _dump(request)
-    if not isinstance(data, dict) or data.get("method") != "tools/call":
-        return False, None
-    params = data.get("params")
-    name = params.get("name") if isinstance(params, dict) else None
-    return True, name if isinstance(name, str) else None
 
 
 # The attribute of a GuardedSession's send_request (and send_notification)
@@ -283,11 +278,13 @@ async def _guarded_page(
     lock: Lock,
     server: str,
     request: Any,
+    paged: bool,
     observe: bool,
     on_event: Optional[EventHandler],
 ) -> Tuple[Any, GuardResult]:
-    """One tools/list ``request`` sent through ``send``, its page decided:
-    the SDK's ``ListToolsResult`` of what passed, and the decision."""
+    """One tools/list ``request`` (``paged``: with a cursor) sent through
+    ``send``, its page decided: the SDK's ``ListToolsResult`` of what
+    passed, and the decision."""
     page = await _fetch_page(send, request)
     decision = lock.guard_page(server, page, observe=observe)
     for event in decision.events:
@@ -295,7 +292,7 @@ async def _guarded_page(
     doc = json.loads(decision.result)
     types = importlib.import_module("mcp.types")
     result = _validate(types.ListToolsResult, doc)
-    complete = not _request_has_cursor(request) and doc.get("nextCursor") is None
+    complete = not paged and doc.get("nextCursor") is None
     return _absorb(session, result, complete), decision
 
 
@@ -319,7 +316,8 @@ async def guarded_list_tools(
     the caller's job here; :class:`GuardedSession` does both.
     """
     request = _list_request(cursor, None)
-    result, _ = await _guarded_page(session, session.send_request, lock, server, request, observe, on_event)
+    send = session.send_request
+    result, _ = await _guarded_page(session, send, lock, server, request, cursor is not None, observe, on_event)
     return result
 
 
@@ -514,13 +512,13 @@ class GuardedSession:
         self._send = getattr(send, _UNGUARDED, send)
 
         async def send_request(request: Any, result_type: Any, *args: Any, **kwargs: Any) -> Any:
-            method = _method(request)
+            method, params = _sent(request)
             if method == "tools/call":
-                self._check_call(_tools_call(request)[1])
+                self._check_call(_call_name(params))
             elif method == "tools/list" and result_type is not _raw_result_type():
                 # A listing this guard did not start (a raw request, the
                 # SDK's own): decided and given to the gate all the same.
-                result, decision = await self._list(request, *args, **kwargs)
+                result, decision = await self._list(request, _has_cursor(params), *args, **kwargs)
                 types = importlib.import_module("mcp.types")
                 if result_type is not types.ListToolsResult:
                     return _validate(result_type, json.loads(decision.result))
@@ -540,8 +538,9 @@ class GuardedSession:
             async def send_notification(notification: Any, *args: Any, **kwargs: Any) -> Any:
                 # A tools/call sent as a notification is a call all the same
                 # (the proxy refuses one as it refuses the request).
-                if _method(notification) == "tools/call":
-                    self._check_call(_tools_call(notification)[1])
+                method, params = _sent(notification)
+                if method == "tools/call":
+                    self._check_call(_call_name(params))
                 return await unguarded_notify(notification, *args, **kwargs)
 
             setattr(send_notification, _UNGUARDED, unguarded_notify)
@@ -575,9 +574,9 @@ class GuardedSession:
             # A listing this guard decided from the server's own page, served
             # back: that decision (the SDK's models drop members the pin may
             # hold, so the served models alone could read as drifted).
-            decision = self._served.get(_model_key(result))
+            doc = _served_form(result)
+            decision = self._served.get(_served_key(doc))
             if decision is None:
-                doc = result.model_dump(by_alias=True, mode="json", exclude_none=True)
                 page = json.dumps(doc).encode("utf-8")
                 decision = self.lock.guard_page(self.server, page, observe=self.observe)
                 for event in decision.events:
@@ -617,22 +616,24 @@ class GuardedSession:
         """One page of tools/list (``cursor`` or ``params`` as in the SDK),
         guarded: the SDK's ``ListToolsResult`` with only the tools the
         model may see."""
-        result, _ = await self._list(_list_request(cursor, params))
+        request = _list_request(cursor, params)
+        result, _ = await self._list(request, _has_cursor(_sent(request)[1]))
         return result
 
-    async def _list(self, request: Any, *args: Any, **kwargs: Any) -> Tuple[Any, GuardResult]:
-        """A tools/list ``request`` (any the session sends; ``args`` and
-        ``kwargs`` go with it, as to ``send_request``), its page decided and
-        given to the gate (refused on any failure): the SDK's
-        ``ListToolsResult`` of what passed, and the decision."""
-        kind = PageKind.NEXT if _request_has_cursor(request) else PageKind.FIRST
+    async def _list(self, request: Any, paged: bool, *args: Any, **kwargs: Any) -> Tuple[Any, GuardResult]:
+        """A tools/list ``request`` (any the session sends; ``paged``: with a
+        cursor, as sent; ``args`` and ``kwargs`` go with it, as to
+        ``send_request``), its page decided and given to the gate (refused
+        on any failure): the SDK's ``ListToolsResult`` of what passed, and
+        the decision."""
+        kind = PageKind.NEXT if paged else PageKind.FIRST
 
         def send(request: Any, result_type: Any) -> Any:
             return self._send(request, result_type, *args, **kwargs)
 
         try:
             result, decision = await _guarded_page(
-                self.session, send, self.lock, self.server, request, self.observe, self.on_event
+                self.session, send, self.lock, self.server, request, paged, self.observe, self.on_event
             )
             self._gate.page(decision, kind)
         except BaseException:
@@ -642,7 +643,7 @@ class GuardedSession:
         self._keep_events(decision)
         self.last_decision = decision
         if kind is PageKind.FIRST:
-            self._served[_model_key(result)] = decision
+            self._served[_served_key(_served_form(result))] = decision
             while len(self._served) > _SERVED_KEPT:
                 del self._served[next(iter(self._served))]
         return result, decision
