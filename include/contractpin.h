@@ -38,6 +38,22 @@
 #define CONTRACTPIN_DIGEST_TEXT_SIZE 72
 
 /**
+ * `flags` bit of `contractpin_enforcer_new`: answer a `tools/list` whose
+ * page has a drifted or unpinned tool with a JSON-RPC error naming them
+ * (and a handshake whose instructions drifted with one), as `contractpin
+ * proxy --on-drift block`. Without it those tools are removed from the
+ * page (and drifted instructions from the handshake result).
+ */
+#define CONTRACTPIN_ENFORCER_BLOCK 2
+
+/**
+ * `flags` bit of `contractpin_enforcer_new`: do not compare the
+ * handshake's `instructions` with the pin (`contractpin proxy
+ * --ignore-instructions`).
+ */
+#define CONTRACTPIN_ENFORCER_IGNORE_INSTRUCTIONS 4
+
+/**
  * `page` of `contractpin_gate_page` and `contractpin_gate_refused`: the
  * answer to the client's `tools/list` request without a cursor (it starts
  * a new listing).
@@ -274,6 +290,36 @@ typedef uint32_t contractpin_status;
 #endif // __cplusplus
 
 /**
+ * What to do with a message (`contractpin_decision_action`). Stable
+ * numbers.
+ */
+enum contractpin_action
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Pass the message on as received.
+     */
+    CONTRACTPIN_ACTION_FORWARD = 0,
+    /**
+     * Pass on `contractpin_decision_bytes` instead.
+     */
+    CONTRACTPIN_ACTION_REPLACE = 1,
+    /**
+     * Pass nothing on (a NULL decision says this too).
+     */
+    CONTRACTPIN_ACTION_DROP = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum contractpin_action contractpin_action;
+#else
+typedef uint32_t contractpin_action;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * The verdict of `contractpin_gate_check`: 0 lets the call through, every
  * other value refuses it. Stable numbers; `contractpin_refusal_name` and
  * `contractpin_refusal_message` describe each.
@@ -503,6 +549,25 @@ typedef enum contractpin_tool_status contractpin_tool_status;
 typedef uint32_t contractpin_tool_status;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
+
+/**
+ * The decision on one message (an opaque, library-allocated object),
+ * released by `contractpin_decision_free`. Immutable: its accessors may be
+ * called from several threads at once. Independent of the enforcer and of
+ * the message bytes it was made from.
+ */
+typedef struct contractpin_decision contractpin_decision;
+
+/**
+ * The run-time check of one session with one server (an opaque,
+ * library-allocated object): the server's pins and what the session has
+ * seen. Made by `contractpin_enforcer_new`, released by
+ * `contractpin_enforcer_free`. Calls on one enforcer must not overlap: a
+ * client that reads and writes on two threads holds one mutex around each
+ * `contractpin_enforcer_client` and `contractpin_enforcer_server` call, so
+ * that the messages are decided in the order the session sees them.
+ */
+typedef struct contractpin_enforcer contractpin_enforcer;
 
 /**
  * The tool-call state of one session (an opaque, library-allocated
@@ -768,6 +833,173 @@ contractpin_status contractpin_tool_digest_bytes(const uint8_t *tool,
  * valid for writing 72 bytes.
  */
 contractpin_status contractpin_digest_to_text(const uint8_t *digest, char *out);
+
+/**
+ * A new enforcer for one session with server `server_name` of a parsed
+ * lock: nothing is callable until a listing passed.
+ *
+ * - `lock` (required): from `contractpin_lock_parse`; the server's pins
+ *   are copied, so the lock may be freed afterwards.
+ * - `server_name`, `server_name_len`: the server's key in the lock (UTF-8;
+ *   `CONTRACTPIN_STATUS_INVALID_ARGUMENT` if not UTF-8,
+ *   `CONTRACTPIN_STATUS_LOCK_UNKNOWN_SERVER` if absent).
+ * - `flags`: 0 (enforce, as `contractpin proxy`), or a combination of
+ *   `CONTRACTPIN_GUARD_OBSERVE` (report, never change or refuse),
+ *   `CONTRACTPIN_ENFORCER_BLOCK` (enforce mode only: observe with block is
+ *   `CONTRACTPIN_STATUS_INVALID_ARGUMENT`, as the proxy refuses it) and
+ *   `CONTRACTPIN_ENFORCER_IGNORE_INSTRUCTIONS`; other bits are
+ *   `CONTRACTPIN_STATUS_INVALID_ARGUMENT`.
+ * - `limits`: NULL for the defaults; applies to each `tools` page.
+ * - `out` (required): on success a new `contractpin_enforcer *` owned by
+ *   the caller, released with `contractpin_enforcer_free`. Not written on
+ *   failure.
+ *
+ * # Safety
+ * `lock` NULL or live; `server_name` NULL or readable for its length;
+ * `limits` NULL or readable; `out` NULL or writable for a pointer.
+ */
+contractpin_status contractpin_enforcer_new(const struct contractpin_lock *lock,
+                                            const uint8_t *server_name,
+                                            size_t server_name_len,
+                                            uint32_t flags,
+                                            const struct contractpin_limits *limits,
+                                            struct contractpin_enforcer **out);
+
+/**
+ * Releases an enforcer. NULL is a no-op. Decisions made by it stay valid.
+ *
+ * # Safety
+ * `enforcer` NULL or a pointer from `contractpin_enforcer_new`, not yet
+ * freed; not used afterwards.
+ */
+void contractpin_enforcer_free(struct contractpin_enforcer *enforcer);
+
+/**
+ * Decides one message the client is about to send to the server: one
+ * JSON-RPC message or batch, the exact bytes (a stdio line without its
+ * newline, an HTTP request body). A `tools/call` for a tool the latest
+ * listing did not pass is `CONTRACTPIN_ACTION_DROP` with a `-32602`
+ * `Unknown tool` answer in `contractpin_decision_reply` (in enforce mode);
+ * a message that is not JSON-RPC is dropped and answered with `-32700` or
+ * `-32600`; every other message is `CONTRACTPIN_ACTION_FORWARD`. A batch
+ * can be `CONTRACTPIN_ACTION_REPLACE` (the elements to send) with a reply
+ * (the answers to the others).
+ *
+ * - `enforcer` (required), `message`/`message_len` (NULL with length 0 is
+ *   an empty message: dropped), `out` (required: on success a new
+ *   `contractpin_decision *`, released with `contractpin_decision_free`;
+ *   not written on failure).
+ *
+ * Never fails on the message's content; a failure status (a NULL
+ * argument, a panic) means: send nothing (fail closed).
+ *
+ * # Safety
+ * `enforcer` NULL or live and not in use by another call; `message` NULL
+ * or readable for `message_len` bytes; `out` NULL or writable.
+ */
+contractpin_status contractpin_enforcer_client(struct contractpin_enforcer *enforcer,
+                                               const uint8_t *message,
+                                               size_t message_len,
+                                               struct contractpin_decision **out);
+
+/**
+ * Decides one message the server sent, before the client reads it (the
+ * same conventions as `contractpin_enforcer_client`; never a reply). A
+ * `tools` result with drifted or unpinned tools is
+ * `CONTRACTPIN_ACTION_REPLACE` (those tools removed, every other byte
+ * kept; with `CONTRACTPIN_ENFORCER_BLOCK` a `-32603` error instead), as is
+ * a handshake result with drifted instructions; a message that is not
+ * JSON-RPC (or that the strict parser refuses) is
+ * `CONTRACTPIN_ACTION_DROP`. On a failure status the client must not read
+ * the message (fail closed).
+ *
+ * # Safety
+ * As `contractpin_enforcer_client`.
+ */
+contractpin_status contractpin_enforcer_server(struct contractpin_enforcer *enforcer,
+                                               const uint8_t *message,
+                                               size_t message_len,
+                                               struct contractpin_decision **out);
+
+/**
+ * Releases a decision. NULL is a no-op. Every pointer obtained from its
+ * accessors becomes invalid.
+ *
+ * # Safety
+ * `d` NULL or a pointer from `contractpin_enforcer_client` or
+ * `contractpin_enforcer_server`, not yet freed; not used afterwards.
+ */
+void contractpin_decision_free(struct contractpin_decision *d);
+
+/**
+ * What to do with the message: `CONTRACTPIN_ACTION_FORWARD`,
+ * `CONTRACTPIN_ACTION_REPLACE` or `CONTRACTPIN_ACTION_DROP`. A NULL
+ * decision is `CONTRACTPIN_ACTION_DROP` (fail closed).
+ *
+ * # Safety
+ * `d` NULL or live.
+ */
+contractpin_action contractpin_decision_action(const struct contractpin_decision *d);
+
+/**
+ * The bytes to pass on instead of the message (a complete JSON-RPC
+ * message or batch, no newline), owned by `d` and followed by a NUL byte
+ * not counted in `*bytes_len`. Only for `CONTRACTPIN_ACTION_REPLACE`;
+ * otherwise `CONTRACTPIN_STATUS_NOT_FOUND`. Both out-parameters are
+ * required and written only on success.
+ *
+ * # Safety
+ * `d` NULL or live; `bytes` and `bytes_len` NULL or writable.
+ */
+contractpin_status contractpin_decision_bytes(const struct contractpin_decision *d,
+                                              const uint8_t **bytes,
+                                              size_t *bytes_len);
+
+/**
+ * The answer to send back to the sender (a client message's refused
+ * `tools/call`, or the error for a message that is not JSON-RPC: a
+ * complete JSON-RPC response or batch of them, no newline), owned by `d`
+ * and followed by a NUL byte. `CONTRACTPIN_STATUS_NOT_FOUND` when there is
+ * none. Both out-parameters are required and written only on success.
+ *
+ * # Safety
+ * `d` NULL or live; `reply` and `reply_len` NULL or writable.
+ */
+contractpin_status contractpin_decision_reply(const struct contractpin_decision *d,
+                                              const uint8_t **reply,
+                                              size_t *reply_len);
+
+/**
+ * How many events the decision reported (0 for NULL).
+ *
+ * # Safety
+ * `d` NULL or live.
+ */
+size_t contractpin_decision_event_count(const struct contractpin_decision *d);
+
+/**
+ * Event `index` (in the order they happened) as one canonical JSON object:
+ * the line `contractpin proxy --log` writes, without its `at` member (a
+ * client adds its own time): `server`, `status` (`drifted`, `unpinned`,
+ * `call-refused`, `call-unverified`, `listing-blocked`, `page-rejected`,
+ * `page-unchecked`, `instructions-drifted`, `instructions-added`,
+ * `instructions-removed`, `client`, `capabilities-differ`, `skipped`) and
+ * what the status carries (`tool`, `reason`, `changed`, `live`,
+ * `pinned`). Owned by `d`, followed by a NUL byte not counted in
+ * `*json_len`. Both out-parameters are required; an index past the count
+ * is `CONTRACTPIN_STATUS_INDEX_OUT_OF_RANGE`.
+ *
+ * Server-controlled text in it (a tool name, a dropped message's head) is
+ * JSON-escaped but otherwise as sent: escape it before showing it on a
+ * terminal.
+ *
+ * # Safety
+ * `d` NULL or live; `json` and `json_len` NULL or writable.
+ */
+contractpin_status contractpin_decision_event_json(const struct contractpin_decision *d,
+                                                   size_t index,
+                                                   const uint8_t **json,
+                                                   size_t *json_len);
 
 /**
  * A new gate for one session: nothing is callable until the first page

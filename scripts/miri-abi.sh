@@ -2,7 +2,8 @@
 # Miri on the C ABI's `unsafe` code (suite `miri-abi` of scripts/test.sh, and
 # the last step of scripts/test-bindings.sh): tests/ffi_abi.rs,
 # tests/ffi_verify.rs, tests/ffi_lock.rs, tests/ffi_guard.rs,
-# tests/ffi_guard_instructions.rs, tests/ffi_gate.rs and tests/ffi_verify_server.rs (the exports
+# tests/ffi_guard_instructions.rs, tests/ffi_gate.rs, tests/ffi_enforcer.rs and
+# tests/ffi_verify_server.rs (the exports
 # called from Rust: pointer casts, the caller-allocated SHA-256 state,
 # out-parameter writes) under `cargo +nightly miri`, on a plain build (SSE2).
 #
@@ -28,11 +29,11 @@ miri_run() {
     grep -E '^(test result|error|failures)|Undefined Behavior'
   return "${PIPESTATUS[0]}"
 }
-miri_lane_a() { miri_run --test ffi_guard --test ffi_verify --test ffi_abi; }
+miri_lane_a() { miri_run --test ffi_guard --test ffi_verify --test ffi_abi --test ffi_enforcer; }
 miri_lane_b() { miri_run --test ffi_verify_server --test ffi_lock --test ffi_guard_instructions --test ffi_gate; }
 
 # Miri's sysroot, then the build, once: two lanes would both make them.
 out="$(cargo +nightly miri setup 2>&1)" || { echo "$out"; exit 1; }
 out="$(miri_run --test ffi_guard --test ffi_verify --test ffi_abi --test ffi_verify_server \
-  --test ffi_lock --test ffi_guard_instructions --test ffi_gate --no-run)" || { echo "$out"; exit 1; }
+  --test ffi_lock --test ffi_guard_instructions --test ffi_gate --test ffi_enforcer --no-run)" || { echo "$out"; exit 1; }
 lanes miri_lane_a miri_lane_b

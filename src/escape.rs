@@ -145,6 +145,18 @@ pub fn escape_cut(text: &str, max_chars: usize) -> String {
     render(text, Mode::Value, max_chars)
 }
 
+/// Server text in a message (and a whole message) is cut after this many
+/// characters.
+pub(crate) const ONE_LINE_CHARS: usize = 300;
+
+/// Makes server-controlled text safe to print on one line
+/// ([`escape_cut`]: hidden characters, newlines and ANSI escapes included,
+/// are shown as `\u{..}`, a backslash as `\\`), cut at
+/// [`ONE_LINE_CHARS`] characters.
+pub(crate) fn one_line(text: &str) -> String {
+    escape_cut(text, ONE_LINE_CHARS)
+}
+
 /// Composed text (our words and already escaped values) made safe to
 /// display: hidden characters become `\u{..}`; backslashes and existing
 /// escapes are kept, so `escape_hidden(escape_hidden(t)) == escape_hidden(t)`.

@@ -58,14 +58,14 @@ impl From<GuardStatus> for contractpin_guard_status {
 }
 
 /// UTF-8 strings stored back to back, each followed by a NUL byte.
-struct Strings {
+pub(super) struct Strings {
     bytes: Vec<u8>,
     /// (start, length) of each string in `bytes`.
     spans: Vec<(usize, usize)>,
 }
 
 impl Strings {
-    fn new<'a>(items: impl Iterator<Item = &'a [u8]>) -> Strings {
+    pub(super) fn new<'a>(items: impl Iterator<Item = &'a [u8]>) -> Strings {
         let mut bytes = Vec::new();
         let mut spans = Vec::new();
         for s in items {
@@ -77,7 +77,7 @@ impl Strings {
     }
 
     /// The string at `index` as (pointer, length), the pointer owned by self.
-    fn get(&self, index: usize) -> Result<(*const u8, usize), Failure> {
+    pub(super) fn get(&self, index: usize) -> Result<(*const u8, usize), Failure> {
         let &(start, len) = self
             .spans
             .get(index)
@@ -160,7 +160,7 @@ pub(super) unsafe fn borrow<'a>(
 ///
 /// # Safety
 /// `ptr_out` and `len_out` are NULL or writable.
-unsafe fn write_span(
+pub(super) unsafe fn write_span(
     (ptr, len): (*const u8, usize),
     ptr_out: *mut *const u8,
     len_out: *mut usize,

@@ -17,7 +17,7 @@
 //! - library-allocated results ([`contractpin_server`],
 //!   [`contractpin_report`], [`contractpin_lock`], [`contractpin_lock_error`],
 //!   [`contractpin_guard_result`], [`contractpin_guard_instructions_result`],
-//!   [`contractpin_gate`])
+//!   [`contractpin_gate`], [`contractpin_enforcer`], [`contractpin_decision`])
 //!   are opaque and freed by a matching `*_free`;
 //! - the streaming SHA-256 state [`contractpin_sha256`] is caller-allocated,
 //!   with a fixed size and alignment;
@@ -33,7 +33,9 @@
 //! handshake, as `contractpin verify` does) and the run-time guard
 //! ([`contractpin_guard_page`] and [`contractpin_guard_instructions`], the
 //! decisions of `contractpin proxy`, built on [`crate::guard`], and
-//! [`contractpin_gate_new`], the proxy's tool-call state), needs only
+//! [`contractpin_gate_new`], the proxy's tool-call state, and
+//! [`contractpin_enforcer_new`], the proxy's decisions on whole messages),
+//! needs only
 //! `alloc`. The
 //! shipped `cdylib`/`staticlib` (`scripts/build-lib.sh`) are built with the
 //! features `ffi,std`: `std` gives the panic boundary, the panic handler and
@@ -50,6 +52,7 @@
 mod boundary;
 mod canon;
 mod digest_text;
+mod enforcer;
 mod gate;
 mod guard;
 mod limits;
@@ -68,6 +71,14 @@ pub use canon::{
 pub use digest_text::{
     contractpin_digest_to_text, CONTRACTPIN_DIGEST_SIZE, CONTRACTPIN_DIGEST_TEXT_LEN,
     CONTRACTPIN_DIGEST_TEXT_SIZE,
+};
+pub use enforcer::{
+    contractpin_action, contractpin_decision, contractpin_decision_action,
+    contractpin_decision_bytes, contractpin_decision_event_count, contractpin_decision_event_json,
+    contractpin_decision_free, contractpin_decision_reply, contractpin_enforcer,
+    contractpin_enforcer_client, contractpin_enforcer_free, contractpin_enforcer_new,
+    contractpin_enforcer_server, CONTRACTPIN_ENFORCER_BLOCK,
+    CONTRACTPIN_ENFORCER_IGNORE_INSTRUCTIONS,
 };
 pub use gate::{
     contractpin_gate, contractpin_gate_check, contractpin_gate_free, contractpin_gate_list_changed,

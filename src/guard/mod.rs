@@ -17,10 +17,14 @@
 //!
 //! Which tools stay callable across a session's listings, notifications
 //! and refused pages is [`gate`]'s [`gate::Gate`], kept by the proxy and by
-//! an embedding client alike.
+//! an embedding client alike. A whole session, message by message (which
+//! responses are `tools` pages and handshakes, what is replaced, answered
+//! or dropped), is [`session::Session`]: the proxy's decisions, which an
+//! embedding client can run at its own transport.
 
 pub mod gate;
 pub mod instructions;
+pub mod session;
 
 use alloc::string::String;
 use alloc::vec::Vec;

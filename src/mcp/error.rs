@@ -195,8 +195,7 @@ impl std::error::Error for McpError {
 /// Marks where server text was cut ([`one_line`], and the start of a stderr tail).
 pub(crate) use crate::escape::CUT;
 
-/// Server text in a message (and a whole message) is cut after this many characters.
-const ONE_LINE_CHARS: usize = 300;
+use crate::escape::ONE_LINE_CHARS;
 
 /// Fragments shorter than this at a cut are left alone (too short to matter,
 /// and masking them would garble ordinary text).
@@ -276,13 +275,7 @@ fn mask_cut_fragments(text: &str, secret: &str) -> String {
     }
 }
 
-/// Makes server-controlled text safe to print on one line
-/// ([`crate::escape::escape_cut`]: hidden characters, newlines and ANSI
-/// escapes included, are shown as `\u{..}`, a backslash as `\\`), cut at
-/// 300 characters.
-pub(crate) fn one_line(text: &str) -> String {
-    crate::escape::escape_cut(text, ONE_LINE_CHARS)
-}
+pub(crate) use crate::escape::one_line;
 
 /// Makes server-controlled multi-line text safe to print: each line (LF or
 /// CRLF ends one) is escaped like [`one_line`], without the cut.

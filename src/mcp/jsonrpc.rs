@@ -118,22 +118,7 @@ pub(crate) fn classify(msg: &[u8], want: u64) -> Result<Scan, McpError> {
     Ok(scan)
 }
 
-/// Whether message `m`, which has the string `method`, could be read as a
-/// response too: an empty method (mcp-go takes a message whose method is
-/// `""` for a response) or a `result` or `error` beside it. The MCP client
-/// and the proxy refuse such a message: which of the two a client takes
-/// decides whether its `result` is checked.
-pub(crate) fn is_request_and_response(m: Value<'_>, method: Value<'_>) -> bool {
-    method.str_eq("") || m.get("result").is_some() || m.get("error").is_some()
-}
-
-/// Whether text that does not parse looks like a JSON-RPC message (starts
-/// with `{` or `[` and mentions `"jsonrpc"`).
-pub(crate) fn looks_like_message(msg: &[u8]) -> bool {
-    let start = msg.iter().position(|b| !b" \t\r\n".contains(b));
-    matches!(start.map(|i| msg[i]), Some(b'{') | Some(b'['))
-        && msg.windows(9).any(|w| w == b"\"jsonrpc\"")
-}
+pub(crate) use crate::guard::session::message::{is_request_and_response, looks_like_message};
 
 fn one(m: Value<'_>, want: u64, scan: &mut Scan) -> Result<(), McpError> {
     if m.tag() != Tag::Object {

@@ -6,7 +6,10 @@ use std::sync::{Arc, Mutex};
 use std::vec::Vec;
 
 use super::*;
+use crate::guard::session::OnDrift;
+use crate::guard::GuardMode;
 use crate::lock::{LockServer, Source};
+use crate::Limits;
 
 const PINNED: &[u8] = br#"{"tools":[{"name":"a","description":"A","inputSchema":{"type":"object"}},{"name":"b","description":"B","inputSchema":{"type":"object"}}]}"#;
 /// `a` drifted, `b` as pinned, `c` unpinned, with other members around.
@@ -29,33 +32,40 @@ impl Sink {
     }
 }
 
-fn enforcer(mode: GuardMode, on_drift: OnDrift) -> (Enforcer, Sink) {
+fn policy(mode: GuardMode, on_drift: OnDrift) -> Policy {
     let digests = crate::digest_tools_list(PINNED).unwrap();
     let pinned = LockServer::from_server_digest(Source::File { path: "x".into() }, &digests);
-    let sink = Sink::default();
-    let policy = Policy {
+    Policy {
         server: "srv".into(),
         pinned,
         mode,
         on_drift,
         limits: Limits::DEFAULT,
         check_instructions: true,
-    };
+    }
+}
+
+fn enforcer_of(policy: Policy) -> (Enforcer, Sink) {
+    let sink = Sink::default();
     let log = EventLog::new(Box::new(sink.clone()), "srv", Vec::new());
     (Enforcer::new(policy, log), sink)
 }
 
+fn enforcer(mode: GuardMode, on_drift: OnDrift) -> (Enforcer, Sink) {
+    enforcer_of(policy(mode, on_drift))
+}
+
 fn client(e: &Enforcer, line: &str) -> FromClient {
-    e.client(line.as_bytes(), &mut Scratch::default())
+    e.client(line.as_bytes())
 }
 
 fn server(e: &Enforcer, line: &str) -> Option<String> {
-    e.server(line.as_bytes().to_vec(), &mut Scratch::default())
+    e.server(line.as_bytes().to_vec())
         .map(|b| String::from_utf8(b).unwrap())
 }
 
 fn forwarded(f: &FromClient) -> bool {
-    f.forward == ToServer::Same && f.reply.is_none()
+    f.forward == Forward::Same && f.reply.is_none()
 }
 
 fn list(e: &Enforcer, id: &str, result: &str) -> Option<String> {
@@ -79,7 +89,7 @@ fn call(e: &Enforcer, id: u32, name: &str) -> FromClient {
 fn refused(f: &FromClient, id: u32, name: &str) -> bool {
     let Some(reply) = &f.reply else { return false };
     let text = String::from_utf8_lossy(reply);
-    f.forward == ToServer::Nothing
+    f.forward == Forward::Nothing
         && text.starts_with(&std::format!(
             r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32602,"message":"Unknown tool: {name}","data":"#
         ))
@@ -353,14 +363,14 @@ fn the_client_side() {
         (r#"{"jsonrpc":"2.0","id":1}"#, "-32600"),
     ] {
         let f = client(&e, bad);
-        assert_eq!(f.forward, ToServer::Nothing, "{bad}");
+        assert_eq!(f.forward, Forward::Nothing, "{bad}");
         let reply = String::from_utf8(f.reply.unwrap()).unwrap();
         assert!(
             reply.contains(&std::format!(r#""id":null,"error":{{"code":{code},"#)),
             "{reply}"
         );
     }
-    assert_eq!(client(&e, "").forward, ToServer::Nothing);
+    assert_eq!(client(&e, "").forward, Forward::Nothing);
     // Everything else is forwarded as is: responses to server requests, notifications.
     for ok in [
         r#"{"jsonrpc":"2.0","id":"s1","result":{"role":"assistant"}}"#,
@@ -375,7 +385,7 @@ fn the_client_side() {
     let f = client(&e, batch);
     assert_eq!(
         f.forward,
-        ToServer::Rebuilt(
+        Forward::Replaced(
             br#"[{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a"}}]"#.to_vec()
         )
     );
@@ -394,7 +404,7 @@ fn the_client_side() {
     assert_eq!(
         f,
         FromClient {
-            forward: ToServer::Nothing,
+            forward: Forward::Nothing,
             reply: None
         }
     );
@@ -416,9 +426,9 @@ fn the_real_clients_declaration_is_logged_and_a_difference_warned() {
     );
     assert!(text.contains(r#""status":"capabilities-differ""#), "{text}");
     // Pinned with the same capabilities: logged, no warning.
-    let (mut e2, log2) = enforcer(GuardMode::Enforce, OnDrift::Hide);
-    e2.policy.pinned.client_capabilities =
-        Some(std::vec!["roots".to_string(), "sampling".to_string()]);
+    let mut p = policy(GuardMode::Enforce, OnDrift::Hide);
+    p.pinned.client_capabilities = Some(std::vec!["roots".to_string(), "sampling".to_string()]);
+    let (e2, log2) = enforcer_of(p);
     assert!(forwarded(&client(&e2, init)));
     assert!(log2.text().contains(r#""status":"client""#));
     assert!(
@@ -441,11 +451,14 @@ const POISON_DIGEST: &str =
     "sha256:6b9a934458acfbd0053c387d1c065e131741248adb93209f54a3ae6119ccbd41";
 const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
 
+fn pinned_policy(mode: GuardMode, on_drift: OnDrift, pin: Option<&str>) -> Policy {
+    let mut p = policy(mode, on_drift);
+    p.pinned.instructions_digest = pin.map(|d| crate::digest::Digest::parse(d.as_bytes()).unwrap());
+    p
+}
+
 fn with_pin(mode: GuardMode, on_drift: OnDrift, pin: Option<&str>) -> (Enforcer, Sink) {
-    let (mut e, log) = enforcer(mode, on_drift);
-    e.policy.pinned.instructions_digest =
-        pin.map(|p| crate::digest::Digest::parse(p.as_bytes()).unwrap());
-    (e, log)
+    enforcer_of(pinned_policy(mode, on_drift, pin))
 }
 
 /// The answer to a forwarded `initialize` whose result holds `members`.
@@ -600,8 +613,9 @@ fn added_not_a_string_and_removed_instructions() {
 
 #[test]
 fn ignore_instructions_passes_them_through() {
-    let (mut e, log) = with_pin(GuardMode::Enforce, OnDrift::Block, Some(PINNED_DIGEST));
-    e.policy.check_instructions = false;
+    let mut p = pinned_policy(GuardMode::Enforce, OnDrift::Block, Some(PINNED_DIGEST));
+    p.check_instructions = false;
+    let (e, log) = enforcer_of(p);
     let members = std::format!(r#""capabilities":{{}},"instructions":{POISON_TEXT}"#);
     let want = std::format!(r#"{{"jsonrpc":"2.0","id":0,"result":{{{members}}}}}"#) + "\n";
     assert_eq!(init_answer(&e, &members).unwrap(), want);

@@ -33,10 +33,10 @@ use std::format;
 use std::string::String;
 use std::vec::Vec;
 
-use super::enforce::{Enforcer, Policy, ToServer};
+use super::enforce::{Enforcer, Forward, Policy};
 use super::log::EventLog;
-use super::message::{decode, id_key, kind, IdKey, Kind, Scratch};
-use super::OnDrift;
+use crate::guard::session::message::{decode, id_key, kind, IdKey, Kind, Scratch};
+use crate::guard::session::OnDrift;
 use crate::guard::GuardMode;
 use crate::json::{Tag, Value};
 use crate::lock::{LockServer, Source};
@@ -374,7 +374,6 @@ pub fn check_session(data: &[u8]) {
         shown: BTreeSet::new(),
         listings: Some(Listings::default()),
     };
-    let mut scratch = Scratch::default();
     for _ in 0..MAX_STEPS {
         if b.0.is_empty() {
             break;
@@ -383,8 +382,8 @@ pub fn check_session(data: &[u8]) {
         // The pump splits lines at newlines: none reaches a decision.
         line.retain(|&c| c != b'\n');
         match side {
-            Side::Client => model.client(&enforcer, &line, &mut scratch),
-            Side::Server => model.server(&enforcer, &line, &mut scratch),
+            Side::Client => model.client(&enforcer, &line),
+            Side::Server => model.server(&enforcer, &line),
         }
     }
 }
@@ -457,15 +456,15 @@ impl Model {
         self.mode == GuardMode::Enforce
     }
 
-    fn client(&mut self, e: &Enforcer, line: &[u8], scratch: &mut Scratch) {
-        let decision = e.client(line, scratch);
+    fn client(&mut self, e: &Enforcer, line: &[u8]) {
+        let decision = e.client(line);
         if let Some(reply) = &decision.reply {
             parsed(reply, true, |_| {});
         }
         let sent = match &decision.forward {
-            ToServer::Same => line,
-            ToServer::Rebuilt(b) => b.as_slice(),
-            ToServer::Nothing => return,
+            Forward::Same => line,
+            Forward::Replaced(b) => b.as_slice(),
+            Forward::Nothing => return,
         };
         if !self.enforcing() {
             return parsed(sent, false, |_| {});
@@ -506,8 +505,8 @@ impl Model {
         }
     }
 
-    fn server(&mut self, e: &Enforcer, line: &[u8], scratch: &mut Scratch) {
-        let Some(out) = e.server(line.to_vec(), scratch) else {
+    fn server(&mut self, e: &Enforcer, line: &[u8]) {
+        let Some(out) = e.server(line.to_vec()) else {
             return;
         };
         parsed(&out, true, |output| {

@@ -1,32 +1,14 @@
 //! The proxy's event log: one JSON object per line, keys in canonical order,
 //! to `--log FILE` (appended) or stderr.
 //!
-//! Every line has `at` (UTC, milliseconds), `server` (the lock's name) and
-//! `status`:
+//! Every line is one event of the session
+//! ([`crate::guard::session::events`]: `server`, `status` and what the
+//! status carries) with `at` (UTC, milliseconds) first, except:
 //!
-//! - `drifted` / `unpinned`: a tool of a `tools/list` page did not match its
-//!   pin: exactly [`GuardEvent::to_json`] plus `at` (`changed`, `live`,
-//!   `tool`);
-//! - `call-refused` (enforce) / `call-unverified` (observe): a `tools/call`
-//!   for a tool that is not callable, with `tool` and `reason`
-//!   ([`Refusal::code`](super::gate::Refusal::code));
-//! - `listing-blocked`: `--on-drift block` answered a `tools/list` with an
-//!   error, `reason` naming the tools;
-//! - `page-rejected` (enforce) / `page-unchecked` (observe): the guard
-//!   could not check a page, `reason` says why;
-//! - `instructions-drifted` / `instructions-added` / `instructions-removed`:
-//!   the `instructions` of a handshake result do not match the lock's
-//!   `instructions_digest` (`src/proxy/instructions.rs`), with `live` and
-//!   `pinned` (digests, each when there is one) and `reason` saying what the
-//!   proxy did (removed them, blocked the answer, or kept them): exactly
-//!   the guard's event line (`guard::instructions::event_json`, what the C
-//!   ABI reports to an embedding client) plus `at`;
-//! - `skipped`: a line from the server that is not a JSON-RPC message,
-//!   never forwarded; `reason` and the first 80 characters, escaped. Only
-//!   the first [`LOGGED_SKIPS`] of each kind ([`Dropped`]: junk, or a
-//!   refused message) in a session get a line each (a server writing 2-byte
-//!   junk lines made a log ~89 times its output; a junk flood cannot hide
-//!   the refused messages after it);
+//! - `skipped` lines: only the first [`LOGGED_SKIPS`] of each kind
+//!   ([`Dropped`]: junk, or a refused message) in a session get a line each
+//!   (a server writing 2-byte junk lines made a log ~89 times its output; a
+//!   junk flood cannot hide the refused messages after it);
 //! - `skipped-more`: how many more lines were dropped without a line of
 //!   their own (`count`), at most one every [`SKIP_SUMMARY_EVERY`] while
 //!   they keep coming and one at the end of the session for the rest.
@@ -42,9 +24,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use std::vec::Vec;
 
-use super::instructions::Finding;
-use crate::guard::instructions::event_json;
-use crate::guard::GuardEvent;
+use crate::guard::session::{Dropped, Event};
 use crate::jcs;
 use crate::mcp::error::redact;
 
@@ -64,32 +44,20 @@ struct Skips {
     since: Option<Instant>,
 }
 
-/// What kind of server line was dropped; each kind has its own
-/// [`LOGGED_SKIPS`], so a flood of junk cannot hide a refused message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Dropped {
-    /// Not JSON, or JSON that is not a JSON-RPC message (stray output).
-    Junk,
-    /// A JSON-RPC message the proxy refused to forward (a case-variant key,
-    /// a message that is both a request and a response, a batch left empty).
-    Refused,
+/// The bound of each kind of dropped line.
+fn index(kind: Dropped) -> usize {
+    kind as usize
 }
 
-impl Dropped {
-    fn index(self) -> usize {
-        self as usize
-    }
-
-    /// The `skipped-more` line's words for `n` lines of this kind.
-    fn summary(self, n: u64) -> String {
-        let what = match self {
-            Dropped::Junk => "server line(s) that are not JSON-RPC messages were dropped",
-            Dropped::Refused => "JSON-RPC message(s) from the server were refused",
-        };
-        std::format!(
-            "{n} more {what}; only the first {LOGGED_SKIPS} of a session are logged one by one"
-        )
-    }
+/// The `skipped-more` line's words for `n` lines of `kind`.
+fn summary(kind: Dropped, n: u64) -> String {
+    let what = match kind {
+        Dropped::Junk => "server line(s) that are not JSON-RPC messages were dropped",
+        Dropped::Refused => "JSON-RPC message(s) from the server were refused",
+    };
+    std::format!(
+        "{n} more {what}; only the first {LOGGED_SKIPS} of a session are logged one by one"
+    )
 }
 
 /// Where the lines go, shared by the proxy's threads.
@@ -113,44 +81,24 @@ impl EventLog {
         }
     }
 
-    /// A guard event.
-    pub fn guard(&self, e: &GuardEvent) {
-        self.write(with_at(&e.to_json(&self.server)));
+    /// An event of the session; a `skipped` one counts against its kind's
+    /// bound ([`LOGGED_SKIPS`], then a `skipped-more` line at most every
+    /// [`SKIP_SUMMARY_EVERY`] and at [`finish`](Self::finish)).
+    pub fn session_event(&self, e: &Event) {
+        match e.dropped() {
+            None => self.write(with_at(e.json())),
+            Some(kind) => self.skipped(kind, e),
+        }
     }
 
-    /// Any other event (`tool` and `reason` when they apply).
-    pub fn event(&self, status: &str, tool: Option<&str>, reason: Option<&str>) {
-        let mut line = Vec::with_capacity(128);
-        line.extend_from_slice(b"{\"at\":");
-        jcs::write_str(&mut line, &now());
-        if let Some(r) = reason {
-            line.extend_from_slice(b",\"reason\":");
-            jcs::write_str(&mut line, r);
-        }
-        line.extend_from_slice(b",\"server\":");
-        jcs::write_str(&mut line, &self.server);
-        line.extend_from_slice(b",\"status\":");
-        jcs::write_str(&mut line, status);
-        if let Some(t) = tool {
-            line.extend_from_slice(b",\"tool\":");
-            jcs::write_str(&mut line, t);
-        }
-        line.push(b'}');
-        self.write(line);
-    }
-
-    /// A server line that was dropped (`reason` says why and shows it): a
-    /// `skipped` line for the first [`LOGGED_SKIPS`] of its kind in the
-    /// session, then only counted, with a `skipped-more` line at most every
-    /// [`SKIP_SUMMARY_EVERY`] (and at [`finish`](Self::finish)).
-    pub fn skipped(&self, kind: Dropped, reason: &str) {
-        let mut s = self.skips[kind.index()]
+    fn skipped(&self, kind: Dropped, e: &Event) {
+        let mut s = self.skips[index(kind)]
             .lock()
             .unwrap_or_else(|p| p.into_inner());
         if s.logged < LOGGED_SKIPS {
             s.logged += 1;
             drop(s);
-            self.event("skipped", None, Some(reason));
+            self.write(with_at(e.json()));
             return;
         }
         s.unlogged += 1;
@@ -168,7 +116,7 @@ impl EventLog {
     pub fn finish(&self) {
         for kind in [Dropped::Junk, Dropped::Refused] {
             let n = {
-                let mut s = self.skips[kind.index()]
+                let mut s = self.skips[index(kind)]
                     .lock()
                     .unwrap_or_else(|p| p.into_inner());
                 core::mem::take(&mut s.unlogged)
@@ -184,17 +132,11 @@ impl EventLog {
         line.extend_from_slice(b"{\"at\":");
         jcs::write_str(&mut line, &now());
         line.extend_from_slice(std::format!(",\"count\":{n},\"reason\":").as_bytes());
-        jcs::write_str(&mut line, &kind.summary(n));
+        jcs::write_str(&mut line, &summary(kind, n));
         line.extend_from_slice(b",\"server\":");
         jcs::write_str(&mut line, &self.server);
         line.extend_from_slice(b",\"status\":\"skipped-more\"}");
         self.write(line);
-    }
-
-    /// Instructions that do not match their pin, and what was done
-    /// (`reason`): exactly the guard's [`event_json`] plus `at`.
-    pub fn instructions(&self, f: &Finding, reason: &str) {
-        self.write(with_at(&event_json(f, &self.server, reason)));
     }
 
     /// Masks the secrets in a text meant for the user (stderr messages).
@@ -266,10 +208,14 @@ mod tests {
         let out = Shared::default();
         let log = EventLog::new(Box::new(out.clone()), "srv", Vec::new());
         for _ in 0..LOGGED_SKIPS + 5000 {
-            log.skipped(Dropped::Junk, "junk");
+            log.session_event(&Event::skipped("srv", Dropped::Junk, "junk"));
         }
         // A refused message after the junk flood still gets its line.
-        log.skipped(Dropped::Refused, "a case-variant key");
+        log.session_event(&Event::skipped(
+            "srv",
+            Dropped::Refused,
+            "a case-variant key",
+        ));
         log.finish();
         log.finish(); // nothing more to say
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
@@ -296,14 +242,19 @@ mod tests {
             "srv",
             std::vec![String::from("s3cr3t-token")],
         );
-        log.event("call-refused", Some("x\"s3cr3t-token"), Some("not-listed"));
-        let e = GuardEvent {
+        log.session_event(&Event::new(
+            "srv",
+            "call-refused",
+            Some("x\"s3cr3t-token"),
+            Some("not-listed"),
+        ));
+        let e = crate::guard::GuardEvent {
             tool: String::from("t"),
             status: crate::guard::GuardStatus::Unpinned,
             changed: Vec::new(),
             live_digest: crate::digest_tools_list(b"[]").unwrap().digest,
         };
-        log.guard(&e);
+        log.session_event(&Event::guard("srv", &e));
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 2, "{text}");

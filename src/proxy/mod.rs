@@ -45,12 +45,9 @@ mod enforce;
 #[cfg(any(test, fuzzing))]
 #[doc(hidden)]
 pub mod fuzzing;
-mod gate;
 #[cfg(feature = "mcp-http")]
 pub(crate) mod http;
-mod instructions;
 mod log;
-mod message;
 mod pump;
 mod signals;
 mod stdio;
@@ -85,19 +82,7 @@ pub fn received_signal() -> Option<(i32, &'static str)> {
 
 use upstream::Upstream;
 
-/// What enforce mode does with a listing that has drifted or unpinned tools.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OnDrift {
-    /// Remove those tools from the page (the default): the client sees the
-    /// tools that match their pins.
-    Hide,
-    /// Answer the whole `tools/list` request with a JSON-RPC error
-    /// (`-32603`) naming them: the client sees no tool of that listing.
-    /// Drifted or added instructions make the answer to the client's
-    /// `initialize` (or `server/discover`) such an error too: its
-    /// handshake fails.
-    Block,
-}
+pub use crate::guard::session::OnDrift;
 
 /// How the proxy runs.
 #[derive(Clone, Debug)]

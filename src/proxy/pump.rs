@@ -31,8 +31,7 @@ use std::vec::Vec;
 use crate::mcp::byte_queue::{byte_queue, Receiver, Sender};
 use crate::mcp::stdio::{read_lines, Event};
 
-use super::enforce::{Enforcer, ToServer};
-use super::message::Scratch;
+use super::enforce::{Enforcer, Forward};
 use super::signals;
 use super::upstream::{Deliver, FromServer, Upstream};
 use super::Ending;
@@ -170,9 +169,8 @@ fn wait_for_server_close(rx: &mpsc::Receiver<End>) {
 
 /// The upstream's callback: each server message decided and queued.
 fn deliver(enforcer: Arc<Enforcer>, out: Arc<Sender<Out>>, end: mpsc::Sender<End>) -> Deliver {
-    let mut scratch = Scratch::default();
     Box::new(move |m| match m {
-        FromServer::Message(bytes) => match enforcer.server(bytes, &mut scratch) {
+        FromServer::Message(bytes) => match enforcer.server(bytes) {
             Some(line) => {
                 let cost = line.capacity();
                 out.send(Some(line), cost).is_ok()
@@ -249,9 +247,8 @@ fn spawn_reader<R: Read + Send + 'static>(
     out: Arc<Sender<Out>>,
     end: mpsc::Sender<End>,
 ) -> std::io::Result<()> {
-    let mut scratch = Scratch::default();
-    let mut on_event = move |ev: Event| match ev {
-        Event::Line(line) => client_line(&line, &enforcer, &mut scratch, &upstream, &out, &end),
+    let on_event = move |ev: Event| match ev {
+        Event::Line(line) => client_line(&line, &enforcer, &upstream, &out, &end),
         Event::Eof => {
             let _ = end.send(End::ClientEof);
             false
@@ -279,12 +276,11 @@ fn spawn_reader<R: Read + Send + 'static>(
 fn client_line(
     line: &[u8],
     enforcer: &Enforcer,
-    scratch: &mut Scratch,
     upstream: &SharedUpstream,
     out: &Sender<Out>,
     end: &mpsc::Sender<End>,
 ) -> bool {
-    let decided = enforcer.client(line, scratch);
+    let decided = enforcer.client(line);
     if let Some(reply) = decided.reply {
         let cost = reply.capacity();
         if out.send(Some(reply), cost).is_err() {
@@ -292,9 +288,9 @@ fn client_line(
         }
     }
     let sent = match &decided.forward {
-        ToServer::Same => lock(upstream).send(line),
-        ToServer::Rebuilt(b) => lock(upstream).send(b),
-        ToServer::Nothing => return true,
+        Forward::Same => lock(upstream).send(line),
+        Forward::Replaced(b) => lock(upstream).send(b),
+        Forward::Nothing => return true,
     };
     match sent {
         Ok(()) => true,

@@ -46,6 +46,7 @@ long run_abi_tests(const char *testdata_dir);
 long run_guard_tests(const char *testdata_dir);
 long run_guard_instructions_tests(const char *testdata_dir);
 long run_gate_tests(const char *testdata_dir);
+long run_enforcer_tests(const char *testdata_dir);
 long run_verify_server_tests(const char *testdata_dir);
 long run_vector_tests(const char *vectors_path);
 

@@ -1,5 +1,6 @@
 /* contractpin C test driver: ABI edge cases, the guard, the tool-call gate,
- * the one-call verify of a server, then every conformance vector.
+ * the message-level enforcer, the one-call verify of a server, then every
+ * conformance vector.
  *
  *   test_static|test_dynamic VECTORS.tsv TESTDATA_DIR
  */
@@ -77,14 +78,16 @@ int main(int argc, char **argv) {
     long guard = run_guard_tests(argv[2]);
     long instructions = run_guard_instructions_tests(argv[2]);
     long gate = run_gate_tests(argv[2]);
+    long enforcer = run_enforcer_tests(argv[2]);
     long verify_server = run_verify_server_tests(argv[2]);
     long vectors = run_vector_tests(argv[1]);
     printf("C %s: %ld ABI tests, %ld guard tests, %ld instructions guard tests, "
-           "%ld gate tests, %ld verify-server tests, %ld vectors, %ld checks, %ld failed\n",
-           argv[0], abi, guard, instructions, gate, verify_server, vectors, checks_run,
+           "%ld gate tests, %ld enforcer tests, %ld verify-server tests, %ld vectors, %ld checks, "
+           "%ld failed\n",
+           argv[0], abi, guard, instructions, gate, enforcer, verify_server, vectors, checks_run,
            checks_failed);
     return checks_failed == 0 && vectors > 0 && guard == 4 && instructions == 4 && gate == 4 &&
-                   verify_server == 4
+                   enforcer == 2 && verify_server == 4
                ? 0
                : 1;
 }

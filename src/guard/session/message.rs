@@ -1,11 +1,12 @@
-//! JSON-RPC messages as the proxy sees them: parsed with the crate's strict
-//! parser (duplicate keys, invalid UTF-8, lone surrogates and the like are
-//! refused, so the proxy never lets through a message it read differently
+//! JSON-RPC messages as a guarded session sees them: parsed with the
+//! crate's strict parser (duplicate keys, invalid UTF-8, lone surrogates and
+//! the like are refused, so nothing is let through that was read differently
 //! from the peer), classified, and cut into byte spans so that everything
-//! the proxy forwards is the peer's own bytes except the part it replaces.
+//! passed on is the peer's own bytes except the part replaced. The one home
+//! of the JSON-RPC shape rules the MCP client (`src/mcp/jsonrpc.rs`) shares.
 
-use std::string::String;
-use std::vec::Vec;
+use alloc::string::String;
+use alloc::vec::Vec;
 
 use crate::jcs;
 use crate::json::{self, Node, Tag, Tape, Value};
@@ -15,8 +16,8 @@ use crate::{Error, Limits, MAX_INPUT};
 /// them (a 16 MiB line may need millions; the usual message needs dozens).
 const KEEP_NODES: usize = 1 << 16;
 
-/// Reusable parser scratch for one thread.
-#[derive(Default)]
+/// Reusable parser scratch.
+#[derive(Debug, Default)]
 pub(crate) struct Scratch {
     nodes: Vec<Node>,
 }
@@ -62,7 +63,6 @@ pub(crate) enum Kind<'a> {
     Invalid(&'static str),
 }
 
-/// Classifies one element (a message object, or anything else).
 /// Why a message that is both a request and a response is dropped.
 const BOTH: &str =
     "a message that is both a request and a response (an empty method, or a method beside a result or error)";
@@ -71,12 +71,25 @@ const BOTH: &str =
 /// log's limits).
 pub(crate) const NOT_A_MESSAGE: &str = "JSON that is not a JSON-RPC message";
 
-/// Whether a line that does not parse looks like a JSON-RPC message:
-/// dropping it is a refusal, not the removal of stray output.
-pub(crate) use crate::mcp::jsonrpc::looks_like_message;
+/// Whether message `m`, which has the string `method`, could be read as a
+/// response too: an empty method (mcp-go takes a message whose method is
+/// `""` for a response) or a `result` or `error` beside it. The MCP client
+/// and the guarded session refuse such a message: which of the two a client
+/// takes decides whether its `result` is checked.
+pub(crate) fn is_request_and_response(m: Value<'_>, method: Value<'_>) -> bool {
+    method.str_eq("") || m.get("result").is_some() || m.get("error").is_some()
+}
 
-use crate::mcp::jsonrpc::is_request_and_response;
+/// Whether text that does not parse looks like a JSON-RPC message (starts
+/// with `{` or `[` and mentions `"jsonrpc"`): dropping it is a refusal, not
+/// the removal of stray output.
+pub(crate) fn looks_like_message(msg: &[u8]) -> bool {
+    let start = msg.iter().position(|b| !b" \t\r\n".contains(b));
+    matches!(start.map(|i| msg[i]), Some(b'{') | Some(b'['))
+        && msg.windows(9).any(|w| w == b"\"jsonrpc\"")
+}
 
+/// Classifies one element (a message object, or anything else).
 pub(crate) fn kind(m: Value<'_>) -> Kind<'_> {
     if m.tag() != Tag::Object {
         return Kind::Invalid(NOT_A_MESSAGE);
@@ -175,7 +188,7 @@ pub(crate) fn error_response(id: &[u8], code: i64, message: &str, data: Option<&
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     out.extend_from_slice(id);
     out.extend_from_slice(b",\"error\":{\"code\":");
-    out.extend_from_slice(std::format!("{code}").as_bytes());
+    out.extend_from_slice(alloc::format!("{code}").as_bytes());
     out.extend_from_slice(b",\"message\":");
     jcs::write_str(&mut out, message);
     if let Some(d) = data {
