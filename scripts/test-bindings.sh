@@ -173,7 +173,7 @@ python_mcp_suite() {
     echo "mcp_guard with $("$py" -c 'import importlib.metadata as m; print("mcp", m.version("mcp"))' 2>&1)"
     (cd bindings/python/tests_mcp &&
       CONTRACTPIN_LIB="$lib_dir/libcontractpin.so" CONTRACTPIN_CLI="$cli" CONTRACTPIN_REPO="$root" \
-        PYTHONPATH="$root/bindings/python/src" "$py" -m unittest -v test_mcp_guard) || rc=1
+        PYTHONPATH="$root/bindings/python/src" "$py" -m unittest -v test_mcp_guard test_mcp_enforcer) || rc=1
   done
   return $rc
 }

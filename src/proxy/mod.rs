@@ -11,7 +11,10 @@
 //! proxy forwards the client's own `initialize`, so the server sees the real
 //! client, and checks every listing the client gets.
 //!
-//! What it does (details in `src/proxy/enforce.rs`, `src/proxy/gate.rs` and `src/guard/gate.rs`):
+//! What it does (the decisions on each message are the core's
+//! [`crate::guard::session::Session`], `src/guard/session/`, which an
+//! embedding client runs too through the C ABI's `contractpin_enforcer_*`;
+//! `src/proxy/enforce.rs` shares one session between the two directions):
 //!
 //! - every message passes through untouched in both directions (requests,
 //!   responses, notifications, the server's requests such as sampling,
@@ -30,7 +33,7 @@
 //!   `server/discover`) are compared with the lock's `instructions_digest`:
 //!   drifted or added ones are removed from the result in enforce mode
 //!   (the whole answer becomes an error with [`OnDrift::Block`]), kept and
-//!   logged in observe mode (`src/proxy/instructions.rs`);
+//!   logged in observe mode;
 //! - a page the guard rejects is an error for the client (fail closed);
 //!   a server line that is not a JSON-RPC message is dropped and logged.
 //!

@@ -679,7 +679,7 @@ mod ffi_checks {
         let params = b.take(24).to_vec();
         let payload = b.rest();
         let mut b = Bytes::new(&params);
-        match op % 12 {
+        match op % 13 {
             0 => canonicalize(&mut b, payload),
             1 => tool_contract(&mut b, payload),
             2 => tool_digest(&mut b, payload),
@@ -691,6 +691,7 @@ mod ffi_checks {
             8 => guard(&mut b, payload),
             9 => guard_instructions(&mut b, payload),
             10 => lock(&mut b, payload),
+            11 => enforcer(&mut b, payload),
             _ => verify_server(&mut b, payload),
         }
     }
@@ -1452,6 +1453,139 @@ mod ffi_checks {
             gate_matches(out, &decision, b);
             contractpin_guard_result_free(out);
         }
+    }
+
+    /// A `contractpin_enforcer` with random flags, given the example's
+    /// drifted listing and then the payload's messages (split at newlines;
+    /// a message's first byte says which side sent it), decides each
+    /// exactly as a library `guard::session::Session` with the same policy:
+    /// action, replacement, reply and event lines, through every accessor.
+    fn enforcer(b: &mut Bytes<'_>, payload: &[u8]) {
+        use contractpin::guard::session::{OnDrift, Policy, Session};
+        let flags = b.u8() as u32 % 9;
+        let lock = Lock::parse(EXAMPLE_LOCK);
+        let mut e = ptr::null_mut();
+        // SAFETY: a live lock, a readable name, a local out-pointer.
+        let st = unsafe {
+            contractpin_enforcer_new(lock.0, b"example".as_ptr(), 7, flags, ptr::null(), &mut e)
+        };
+        drop(lock);
+        let observe_block = CONTRACTPIN_GUARD_OBSERVE | CONTRACTPIN_ENFORCER_BLOCK;
+        if flags > 7 || flags & observe_block == observe_block {
+            assert_eq!(code(st), 101, "flags {flags}");
+            assert!(e.is_null(), "not written on failure");
+            return;
+        }
+        assert_eq!(code(st), 0);
+        let pinned = contractpin::lock::Lock::parse(EXAMPLE_LOCK)
+            .unwrap()
+            .servers["example"]
+            .clone();
+        let mut model = Session::new(Policy {
+            server: "example".into(),
+            pinned,
+            mode: guard_mode(flags & CONTRACTPIN_GUARD_OBSERVE),
+            on_drift: if flags & CONTRACTPIN_ENFORCER_BLOCK != 0 {
+                OnDrift::Block
+            } else {
+                OnDrift::Hide
+            },
+            limits: Limits::DEFAULT,
+            check_instructions: flags & CONTRACTPIN_ENFORCER_IGNORE_INSTRUCTIONS == 0,
+        });
+        let mut answer = br#"{"jsonrpc":"2.0","id":1,"result":"#.to_vec();
+        answer.extend_from_slice(DRIFTED_LIST);
+        answer.push(b'}');
+        let start: [(bool, &[u8]); 2] = [
+            (true, br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#),
+            (false, &answer),
+        ];
+        let rest = payload
+            .split(|&c| c == b'\n')
+            .filter_map(|m| m.split_first())
+            .map(|(side, m)| (side % 2 == 0, m));
+        for (client, message) in start.into_iter().chain(rest).take(16) {
+            let want = if client {
+                model.client(message)
+            } else {
+                model.server(message)
+            };
+            let side = if client {
+                contractpin_enforcer_client
+            } else {
+                contractpin_enforcer_server
+            };
+            let mut d = ptr::null_mut();
+            // SAFETY: a live enforcer, a readable message, a local out-pointer.
+            assert_eq!(
+                code(unsafe { side(e, message.as_ptr(), message.len(), &mut d) }),
+                0
+            );
+            // SAFETY: `d` is live until freed just after.
+            unsafe {
+                decision_matches(d, &want.forward, want.reply.as_deref(), &want.events);
+                contractpin_decision_free(d);
+            }
+        }
+        // SAFETY: from contractpin_enforcer_new, freed once.
+        unsafe { contractpin_enforcer_free(e) };
+    }
+
+    /// The accessors of a live decision agree with the library's.
+    ///
+    /// # Safety
+    /// `d` is a live decision.
+    unsafe fn decision_matches(
+        d: *const contractpin_decision,
+        forward: &contractpin::guard::session::Forward,
+        reply: Option<&[u8]>,
+        events: &[contractpin::guard::session::Event],
+    ) {
+        use contractpin::guard::session::Forward;
+        type Accessor = unsafe extern "C" fn(
+            *const contractpin_decision,
+            *mut *const u8,
+            *mut usize,
+        ) -> contractpin_status;
+        let read = |f: Accessor| -> Option<Vec<u8>> {
+            let (mut p, mut n) = (ptr::null(), usize::MAX);
+            // SAFETY: `d` is live; local out-pointers.
+            match code(unsafe { f(d, &mut p, &mut n) }) {
+                0 => {
+                    // SAFETY: the library lends `n + 1` bytes, a NUL last.
+                    let all = unsafe { std::slice::from_raw_parts(p, n + 1) };
+                    assert_eq!(all[n], 0);
+                    Some(all[..n].to_vec())
+                }
+                105 => None,
+                other => panic!("status {other}"),
+            }
+        };
+        let (action, bytes) = match forward {
+            Forward::Same => (contractpin_action::Forward, None),
+            Forward::Replaced(b) => (contractpin_action::Replace, Some(b.clone())),
+            Forward::Nothing => (contractpin_action::Drop, None),
+        };
+        // SAFETY: `d` is live.
+        assert_eq!(unsafe { contractpin_decision_action(d) }, action);
+        assert_eq!(read(contractpin_decision_bytes), bytes);
+        assert_eq!(read(contractpin_decision_reply).as_deref(), reply);
+        // SAFETY: `d` is live.
+        assert_eq!(unsafe { contractpin_decision_event_count(d) }, events.len());
+        for (i, want) in events.iter().enumerate() {
+            let (mut p, mut n) = (ptr::null(), 0);
+            // SAFETY: `d` is live; local out-pointers.
+            assert_eq!(
+                code(unsafe { contractpin_decision_event_json(d, i, &mut p, &mut n) }),
+                0
+            );
+            // SAFETY: the library lends `n` bytes at `p`.
+            assert_eq!(unsafe { std::slice::from_raw_parts(p, n) }, want.json());
+        }
+        let (mut p, mut n) = (ptr::null(), 0);
+        // SAFETY: `d` is live; local out-pointers.
+        let past = unsafe { contractpin_decision_event_json(d, events.len(), &mut p, &mut n) };
+        assert_eq!(code(past), 103, "an index past the events");
     }
 
     /// A `contractpin_gate` given `r` and other events in a random order

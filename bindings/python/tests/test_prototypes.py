@@ -30,6 +30,7 @@ SCALARS: Dict[str, Tuple[Optional[type], ...]] = {
     "int32_t": (ctypes.c_int32,),
     "contractpin_status": (ctypes.c_uint32,),
     "contractpin_refusal": (ctypes.c_uint32,),
+    "contractpin_action": (ctypes.c_uint32,),
     "const char *": (ctypes.c_char_p,),
     "char *": (ctypes.c_char_p,),
     # Input bytes: from Python bytes (c_char_p) or a ctypes buffer.

@@ -20,7 +20,7 @@ import operator
 import os
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Mapping, Optional, TypeVar, Union
+from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Mapping, Optional, Tuple, TypeVar, Union
 
 from . import _lib
 from ._lib import library_path
@@ -37,6 +37,9 @@ from .errors import (
 from .errors import *  # noqa: F401,F403  (every per-kind exception class)
 
 __all__ = [
+    "Action",
+    "Decision",
+    "Enforcer",
     "Gate",
     "GuardEvent",
     "GuardResult",
@@ -1085,3 +1088,209 @@ class Gate(_Closing):
         if handle is not None:
             _lib_.contractpin_gate_free(handle)
 
+
+class Action(enum.IntEnum):
+    """What to do with one message (:attr:`Decision.action`; the header's
+    ``contractpin_action``, stable numbers)."""
+
+    #: Pass the message on as received.
+    FORWARD = 0
+    #: Pass on :attr:`Decision.replacement` instead.
+    REPLACE = 1
+    #: Pass nothing on.
+    DROP = 2
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The decision of :meth:`Enforcer.client` or :meth:`Enforcer.server`
+    on one message: exactly what ``contractpin proxy`` does with it. A copy
+    of the library's decision (which is freed at once): plain bytes."""
+
+    #: What to do with the message; :meth:`forwarded` applies it.
+    action: Action
+    #: For :attr:`Action.REPLACE`: the complete JSON-RPC message or batch to
+    #: pass on instead (no newline); ``None`` otherwise.
+    replacement: Optional[bytes]
+    #: The answer to send back to the message's sender (no newline): a
+    #: refused ``tools/call``'s ``-32602`` ``Unknown tool`` error, the
+    #: ``-32700``/``-32600`` error for a client message that is not JSON-RPC,
+    #: for a batch the answers to the elements not passed on; ``None`` when
+    #: there is none (always for :meth:`Enforcer.server`).
+    reply: Optional[bytes]
+    #: The events, in the order they happened, each one canonical JSON
+    #: object: the line ``contractpin proxy --log`` writes, without ``at``
+    #: (add your own time). Server-controlled text in them is JSON-escaped
+    #: but otherwise as sent.
+    events: Tuple[bytes, ...]
+
+    def forwarded(self, message: bytes) -> Optional[bytes]:
+        """What to pass on in place of ``message`` (the bytes this decision
+        was made on): ``message`` for :attr:`Action.FORWARD`, the
+        :attr:`replacement` for :attr:`Action.REPLACE`, ``None`` (nothing)
+        for :attr:`Action.DROP`."""
+        if self.action is Action.FORWARD:
+            return message
+        if self.action is Action.REPLACE:
+            return self.replacement
+        return None
+
+    def event_dicts(self) -> List[Dict[str, Any]]:
+        """:attr:`events`, parsed."""
+        return [json.loads(line) for line in self.events]
+
+
+def _optional_span(call: Callable[[Any, Any], int]) -> Optional[bytes]:
+    """:func:`_span`, or None when the library has none (not-found)."""
+    try:
+        return _span(call)
+    except ContractpinError as e:
+        if e.code != _NOT_FOUND:
+            raise
+        return None
+
+
+def _take_decision(d: "ctypes.c_void_p") -> Decision:
+    """Reads a contractpin_decision into a Decision, and frees it."""
+    try:
+        action = Action(_lib_.contractpin_decision_action(d))
+        replacement = _optional_span(lambda p, n: _lib_.contractpin_decision_bytes(d, p, n))
+        reply = _optional_span(lambda p, n: _lib_.contractpin_decision_reply(d, p, n))
+        events = tuple(
+            _span(lambda p, n: _lib_.contractpin_decision_event_json(d, i, p, n))
+            for i in range(_lib_.contractpin_decision_event_count(d))
+        )
+        if action is Action.REPLACE and replacement is None:
+            raise InternalError("contractpin: a REPLACE decision without its bytes")
+        return Decision(action=action, replacement=replacement, reply=reply, events=events)
+    finally:
+        _lib_.contractpin_decision_free(d)
+
+
+_ENFORCER_BLOCK = 2
+_ENFORCER_IGNORE_INSTRUCTIONS = 4
+
+
+class Enforcer(_Closing):
+    """The whole run-time check of one session with one server, at the
+    transport: the library's ``contractpin_enforcer``, what ``contractpin
+    proxy`` does to every message, for a client that owns its transport.
+    Give it every message the client sends (:meth:`client`) and every one
+    the server sent (:meth:`server`), the exact bytes (a stdio line without
+    its newline, an HTTP body), and do what the :class:`Decision` says:
+    pass on :meth:`Decision.forwarded` (nothing when ``None``), and send
+    :attr:`Decision.reply`, when there is one, back to the sender. It keeps
+    the session's state itself: the requests' ids, the listings, the
+    ``notifications/tools/list_changed``, the call policy of :class:`Gate`.
+
+    ``lock`` is a :class:`Lock` (the server's pins are copied: it may be
+    closed afterwards) and ``server`` the server's key in it. By default
+    it enforces, as ``contractpin proxy``: drifted and unpinned tools are
+    removed from the listings (and drifted instructions from the handshake),
+    a ``tools/call`` of a tool the latest listing did not pass is dropped
+    and answered with a ``-32602`` ``Unknown tool`` error. ``observe=True``
+    is ``--mode observe`` (report, never change or refuse); ``block=True``
+    is ``--on-drift block`` (such a listing is answered with a ``-32603``
+    error instead; not with ``observe``: :class:`ValueError`);
+    ``ignore_instructions=True`` is ``--ignore-instructions``; ``limits``
+    applies to each ``tools`` page.
+
+    Raises :class:`LockUnknownServerError` when the lock has no such server.
+    :meth:`client` and :meth:`server` take bytes (else ``TypeError``) and
+    otherwise raise only when the library fails (:class:`InternalError`,
+    never on a message's content): then pass nothing on (fail closed). One
+    enforcer per session; its calls are serialized (a mutex), so the
+    messages are decided in the order the session sees them, and it may be
+    shared by a reading and a writing thread. The library object is released by :meth:`close` (or ``with``),
+    else when the Enforcer is garbage-collected; a closed Enforcer raises
+    ``ValueError``.
+    """
+
+    def __init__(
+        self,
+        lock: Lock,
+        server: str,
+        *,
+        observe: bool = False,
+        block: bool = False,
+        ignore_instructions: bool = False,
+        limits: Optional[Limits] = None,
+    ) -> None:
+        self._mutex = threading.Lock()
+        self._handle: Optional[int] = None
+        if not isinstance(lock, Lock):
+            raise TypeError(f"lock must be a contractpin.Lock, not {type(lock).__name__}")
+        if not isinstance(server, str):
+            raise TypeError(f"server must be a str, not {type(server).__name__}")
+        if observe and block:
+            raise ValueError(
+                "observe and block exclude each other "
+                "(contractpin proxy refuses --mode observe with --on-drift block)"
+            )
+        flags = (
+            (_OBSERVE if observe else 0)
+            | (_ENFORCER_BLOCK if block else 0)
+            | (_ENFORCER_IGNORE_INSTRUCTIONS if ignore_instructions else 0)
+        )
+        # surrogatepass: a lone surrogate reaches the library as bytes that
+        # are not UTF-8, which it refuses (InvalidArgumentError).
+        name = server.encode("utf-8", "surrogatepass")
+        handle = ctypes.c_void_p()
+        with lock._borrow() as lock_handle:
+            status = _lib_.contractpin_enforcer_new(
+                lock_handle, name, len(name), flags, _limits(limits), ctypes.byref(handle)
+            )
+        if status != _OK:
+            raise _error(status, 0)
+        self._handle = handle.value
+        #: The server's key in the lock.
+        self.server_name = server
+        #: Whether it only observes (``--mode observe``).
+        self.observe = bool(observe)
+        #: Whether it answers a listing with drifted or unpinned tools with
+        #: an error (``--on-drift block``).
+        self.block = bool(block)
+        #: Whether the handshake's instructions are not compared
+        #: (``--ignore-instructions``).
+        self.ignore_instructions = bool(ignore_instructions)
+
+    def client(self, message: Union[bytes, bytearray, memoryview]) -> Decision:
+        """Decides one message (or batch) the client is about to send to the
+        server. A ``tools/call`` of a tool the latest listing did not pass
+        is :attr:`Action.DROP` with a ``-32602`` ``Unknown tool``
+        :attr:`~Decision.reply` (in enforce mode); a message that is not
+        JSON-RPC is dropped and answered with ``-32700`` or ``-32600``; a
+        batch may be :attr:`Action.REPLACE` (the elements to send) with a
+        reply (the answers to the others); every other message is
+        :attr:`Action.FORWARD`."""
+        return self._decide(_lib_.contractpin_enforcer_client, message)
+
+    def server(self, message: Union[bytes, bytearray, memoryview]) -> Decision:
+        """Decides one message (or batch) the server sent, before the client
+        reads it (never a :attr:`~Decision.reply`). A ``tools`` result with
+        drifted or unpinned tools is :attr:`Action.REPLACE`: those tools
+        removed, every other byte kept (with ``block``, a ``-32603`` error
+        for that id instead), as is a handshake result with drifted
+        instructions; a message that is not JSON-RPC (or that the strict
+        parser refuses) is :attr:`Action.DROP`."""
+        return self._decide(_lib_.contractpin_enforcer_server, message)
+
+    def _decide(self, function: Callable[..., int], message: Union[bytes, bytearray, memoryview]) -> Decision:
+        data = _to_bytes(message, "message")
+        d = ctypes.c_void_p()
+        with self._mutex:
+            if self._handle is None:
+                raise ValueError("contractpin.Enforcer is closed")
+            status = function(self._handle, data, len(data), ctypes.byref(d))
+        if status != _OK:
+            raise _error(status, 0)
+        return _take_decision(d)
+
+    def close(self) -> None:
+        """Releases the library object (after any call in another thread);
+        the Enforcer cannot be used afterwards. Decisions already made stay
+        valid."""
+        with self._mutex:
+            handle, self._handle = self._handle, None
+        if handle is not None:
+            _lib_.contractpin_enforcer_free(handle)

@@ -352,6 +352,19 @@ _proto("contractpin_gate_check", ctypes.c_uint32, _vp, _bytes, ctypes.c_size_t)
 _proto("contractpin_refusal_name", ctypes.c_char_p, ctypes.c_uint32)
 _proto("contractpin_refusal_message", ctypes.c_char_p, ctypes.c_uint32)
 
+# The transport enforcer (src/ffi/enforcer.rs): enforcer and decision
+# handles as void pointers, a contractpin_action (a uint32_t enum) as c_uint32.
+_proto("contractpin_enforcer_new", _status, _vp, _bytes, ctypes.c_size_t, ctypes.c_uint32, _limitsp, _vpp)
+_proto("contractpin_enforcer_free", None, _vp)
+_proto("contractpin_enforcer_client", _status, _vp, _bytes, ctypes.c_size_t, _vpp)
+_proto("contractpin_enforcer_server", _status, _vp, _bytes, ctypes.c_size_t, _vpp)
+_proto("contractpin_decision_free", None, _vp)
+_proto("contractpin_decision_action", ctypes.c_uint32, _vp)
+_proto("contractpin_decision_bytes", _status, _vp, ctypes.POINTER(_u8p), _sizep)
+_proto("contractpin_decision_reply", _status, _vp, ctypes.POINTER(_u8p), _sizep)
+_proto("contractpin_decision_event_count", ctypes.c_size_t, _vp)
+_proto("contractpin_decision_event_json", _status, _vp, ctypes.c_size_t, ctypes.POINTER(_u8p), _sizep)
+
 _sha256p = ctypes.POINTER(Sha256)
 _proto("contractpin_sha256_init", _status, _sha256p)
 _proto("contractpin_sha256_update", _status, _sha256p, _bytes, ctypes.c_size_t)
