@@ -353,20 +353,28 @@ fn server_batches_are_rebuilt_only_when_needed() {
 fn the_client_side() {
     let (e, _) = enforcer(GuardMode::Enforce, OnDrift::Hide);
     // Not JSON, or JSON the strict parser refuses: answered, never forwarded.
-    for (bad, code) in [
-        ("not json", "-32700"),
+    // The answer carries the message's id when it has a string or number
+    // one (JSON-RPC: null only when the id cannot be determined).
+    for (bad, id, code) in [
+        ("not json", "null", "-32700"),
         (
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"b","name":"x"}}"#,
+            "null",
             "-32700",
         ),
-        ("17", "-32600"),
-        (r#"{"jsonrpc":"2.0","id":1}"#, "-32600"),
+        ("17", "null", "-32600"),
+        (r#"{"jsonrpc":"2.0","id":1}"#, "1", "-32600"),
+        (r#"{"jsonrpc":"2.0","id":"a\"b"}"#, r#""a\"b""#, "-32600"),
+        (r#"{"jsonrpc":"2.0","id":{"x":1}}"#, "null", "-32600"),
+        (r#"{"jsonrpc":"2.0","id":2,"method":7}"#, "2", "-32600"),
     ] {
         let f = client(&e, bad);
         assert_eq!(f.forward, Forward::Nothing, "{bad}");
         let reply = String::from_utf8(f.reply.unwrap()).unwrap();
         assert!(
-            reply.contains(&std::format!(r#""id":null,"error":{{"code":{code},"#)),
+            reply.starts_with(&std::format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{code},"#
+            )),
             "{reply}"
         );
     }

@@ -273,7 +273,7 @@ impl Session {
             Kind::Notification { method } if method.str_eq("tools/call") => self.call(m, None),
             Kind::Request { .. } | Kind::Notification { .. } | Kind::Response { .. } => Elem::Keep,
             Kind::Invalid(_) => Elem::Replace(error_response(
-                b"null",
+                answer_id(input, m),
                 INVALID_REQUEST,
                 "Invalid Request",
                 None,
@@ -628,6 +628,16 @@ fn client_info(params: Value<'_>) -> String {
             .unwrap_or_else(|| String::from("?"))
     };
     alloc::format!("{} {}", text("name"), text("version"))
+}
+
+/// The id to answer message `m` with when the session cannot take it: its
+/// own when it is a string or a number (JSON-RPC answers with `null` only
+/// when the id cannot be determined), else `null`.
+fn answer_id<'a>(input: &'a [u8], m: Value<'_>) -> &'a [u8] {
+    match m.get("id") {
+        Some(id) if matches!(id.tag(), Tag::String | Tag::Number) => &input[span(input, id)],
+        _ => b"null",
+    }
 }
 
 /// `a,b`, or `none`.
