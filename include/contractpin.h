@@ -291,7 +291,7 @@ typedef uint32_t contractpin_status;
 
 /**
  * What to do with a message (`contractpin_decision_action`). Stable
- * numbers.
+ * numbers; 0 is `DROP`, so a zeroed value fails closed.
  */
 enum contractpin_action
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -299,17 +299,17 @@ enum contractpin_action
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
     /**
+     * Pass nothing on (a NULL decision says this too).
+     */
+    CONTRACTPIN_ACTION_DROP = 0,
+    /**
      * Pass the message on as received.
      */
-    CONTRACTPIN_ACTION_FORWARD = 0,
+    CONTRACTPIN_ACTION_FORWARD = 1,
     /**
      * Pass on `contractpin_decision_bytes` instead.
      */
-    CONTRACTPIN_ACTION_REPLACE = 1,
-    /**
-     * Pass nothing on (a NULL decision says this too).
-     */
-    CONTRACTPIN_ACTION_DROP = 2,
+    CONTRACTPIN_ACTION_REPLACE = 2,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

@@ -457,6 +457,33 @@ fn actions_have_stable_numbers() {
             CONTRACTPIN_ENFORCER_BLOCK,
             CONTRACTPIN_ENFORCER_IGNORE_INSTRUCTIONS
         ],
-        [0, 1, 2, 2, 4]
+        [1, 2, 0, 2, 4]
     );
+}
+
+#[test]
+fn a_message_over_the_limits_is_not_read() {
+    let lock = Lock::parse(LOCK);
+    let limits = contractpin_limits {
+        max_depth: 64,
+        max_input: 64,
+        max_tools: 10,
+    };
+    let mut e = ptr::null_mut();
+    // SAFETY: live lock, readable name and limits, valid out-parameter.
+    let st =
+        unsafe { contractpin_enforcer_new(lock.0, b"example".as_ptr(), 7, 0, &limits, &mut e) };
+    assert_eq!(st, contractpin_status::Ok);
+    let e = Enforcer(e);
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    assert_forwarded(&e.client(ping));
+    // 65 bytes: one over max_input, whichever side sends it.
+    let long = r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":"1234567"}}"#;
+    assert_eq!(long.len(), 65);
+    let d = e.client(long);
+    assert_eq!(d.action, DROP);
+    assert!(d.reply.unwrap().contains(r#""code":-32700"#));
+    let d = e.server(long.as_bytes());
+    assert_eq!(d.action, DROP);
+    assert_eq!(field(&d.events[0], "status"), "skipped");
 }

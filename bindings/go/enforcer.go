@@ -22,12 +22,12 @@ type Action uint32
 
 // The actions.
 const (
+	// ActionDrop: pass nothing on (0: the zero Decision fails closed).
+	ActionDrop Action = C.CONTRACTPIN_ACTION_DROP
 	// ActionForward: pass the message on as received.
 	ActionForward Action = C.CONTRACTPIN_ACTION_FORWARD
 	// ActionReplace: pass on Decision.Bytes instead of the message.
 	ActionReplace Action = C.CONTRACTPIN_ACTION_REPLACE
-	// ActionDrop: pass nothing on.
-	ActionDrop Action = C.CONTRACTPIN_ACTION_DROP
 )
 
 // String is "forward", "replace" or "drop" ("unknown" for a number the
@@ -84,8 +84,7 @@ func (o EnforcerOptions) flags() C.uint32_t {
 //
 // Fail closed: pass on exactly what Forwarded returns, and nothing when
 // Client or Server returned an error (the Decision is then ActionDrop with
-// nothing else). Note that the zero Decision is ActionForward: never make
-// one up.
+// nothing else). The zero Decision is ActionDrop.
 type Decision struct {
 	// Action says what to pass on: the message as received (ActionForward),
 	// Bytes instead (ActionReplace), or nothing (ActionDrop).

@@ -607,7 +607,7 @@ func TestEnforcerActionNumbersAndNames(t *testing.T) {
 		a    Action
 		n    uint32
 		name string
-	}{{ActionForward, 0, "forward"}, {ActionReplace, 1, "replace"}, {ActionDrop, 2, "drop"}, {Action(3), 3, "unknown"}} {
+	}{{ActionDrop, 0, "drop"}, {ActionForward, 1, "forward"}, {ActionReplace, 2, "replace"}, {Action(3), 3, "unknown"}} {
 		if uint32(c.a) != c.n || c.a.String() != c.name {
 			t.Errorf("%d: %d %q", c.n, uint32(c.a), c.a)
 		}

@@ -35,16 +35,16 @@ pub const CONTRACTPIN_ENFORCER_BLOCK: u32 = 2;
 pub const CONTRACTPIN_ENFORCER_IGNORE_INSTRUCTIONS: u32 = 4;
 
 /// What to do with a message (`contractpin_decision_action`). Stable
-/// numbers.
+/// numbers; 0 is `DROP`, so a zeroed value fails closed.
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum contractpin_action {
-    /// Pass the message on as received.
-    Forward = 0,
-    /// Pass on `contractpin_decision_bytes` instead.
-    Replace = 1,
     /// Pass nothing on (a NULL decision says this too).
-    Drop = 2,
+    Drop = 0,
+    /// Pass the message on as received.
+    Forward = 1,
+    /// Pass on `contractpin_decision_bytes` instead.
+    Replace = 2,
 }
 
 /// The run-time check of one session with one server (an opaque,
@@ -171,6 +171,7 @@ pub unsafe extern "C" fn contractpin_enforcer_new(
             pinned: pinned.clone(),
             mode,
             on_drift,
+            max_message: limits.input_cap(),
             limits,
             check_instructions,
         });

@@ -10,7 +10,7 @@
 use std::sync::{Mutex, MutexGuard};
 use std::vec::Vec;
 
-use crate::guard::session::{Decision, Session};
+use crate::guard::session::{Decision, Dropped, Session};
 pub(crate) use crate::guard::session::{Forward, Policy};
 
 use super::log::EventLog;
@@ -55,6 +55,21 @@ impl Enforcer {
         self.session.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// The `skipped-more` lines of the drops the session did not report
+    /// one by one: when one is due (`all`: at the end, for every rest).
+    fn summaries(&self, s: &mut Session, all: bool) {
+        for kind in [Dropped::Junk, Dropped::Refused] {
+            if s.unreported(kind) > 0 && (all || self.log.summary_due(kind)) {
+                self.log.skipped_more(kind, s.take_unreported(kind));
+            }
+        }
+    }
+
+    /// The end of the session: the summaries of the drops not logged yet.
+    pub fn finish(&self) {
+        self.summaries(&mut self.session(), true);
+    }
+
     /// Writes a decision's events to the log.
     fn logged(&self, d: &Decision) {
         for e in &d.events {
@@ -75,7 +90,12 @@ impl Enforcer {
     /// Decides one line from the server (no newline): the line to write
     /// to the client (with newline), or `None` when it is dropped.
     pub fn server(&self, line: Vec<u8>) -> Option<Vec<u8>> {
-        let d = self.session().server(&line);
+        let d = {
+            let mut s = self.session();
+            let d = s.server(&line);
+            self.summaries(&mut s, false);
+            d
+        };
         self.logged(&d);
         match d.forward {
             Forward::Same => Some(with_newline(line)),

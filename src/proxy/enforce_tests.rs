@@ -42,6 +42,7 @@ fn policy(mode: GuardMode, on_drift: OnDrift) -> Policy {
         on_drift,
         limits: Limits::DEFAULT,
         check_instructions: true,
+        max_message: crate::MAX_INPUT,
     }
 }
 
@@ -832,4 +833,35 @@ fn each_refusal_says_the_proxys_sentence() {
         data(call(&e, 6, "b")),
         said("the server announced that its tools changed (notifications/tools/list_changed); list the tools again")
     );
+}
+
+/// The log's bound on dropped lines: one line each for the first
+/// REPORTED_SKIPS of each kind, then `skipped-more` lines with a count (at
+/// the end of the session here, as the flood is faster than
+/// SKIP_SUMMARY_EVERY).
+#[test]
+fn only_the_first_skips_get_a_line_each() {
+    use crate::guard::session::REPORTED_SKIPS;
+    let (e, log) = enforcer(GuardMode::Enforce, OnDrift::Hide);
+    for _ in 0..REPORTED_SKIPS + 5000 {
+        assert_eq!(server(&e, "x"), None);
+    }
+    // A refused message after the junk flood still gets its line.
+    assert_eq!(
+        server(&e, r#"{"jsonrpc":"2.0","id":1,"result":{},"Result":{}}"#),
+        None
+    );
+    e.finish();
+    e.finish(); // nothing more to say
+    let text = log.text();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), REPORTED_SKIPS + 2, "{text}");
+    assert!(lines[REPORTED_SKIPS].contains("case-variant key"), "{text}");
+    let last = lines[REPORTED_SKIPS + 1];
+    assert!(
+        last.contains(r#","count":5000,"reason":"5000 more"#),
+        "{last}"
+    );
+    assert!(last.ends_with(r#""server":"srv","status":"skipped-more"}"#));
+    assert_eq!(e.skipped(), REPORTED_SKIPS + 5001);
 }

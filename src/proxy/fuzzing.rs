@@ -361,6 +361,7 @@ pub fn check_session(data: &[u8]) {
         },
         limits: Limits::DEFAULT,
         check_instructions: policy_byte & 4 == 0,
+        max_message: crate::MAX_INPUT,
     };
     let check_instructions = policy.check_instructions;
     let enforcer = Enforcer::new(
@@ -406,7 +407,7 @@ fn parsed(bytes: &[u8], newline: bool, f: impl FnOnce(Value<'_>)) {
         "a written line holds one newline: {:?}",
         shown(bytes)
     );
-    Scratch::default().with(body, |tape| match tape {
+    Scratch::default().with(body, crate::MAX_INPUT, |tape| match tape {
         Ok(tape) => f(tape.root()),
         Err(e) => panic!(
             "a written line is not strict JSON ({e}): {:?}",
@@ -512,7 +513,7 @@ impl Model {
         parsed(&out, true, |output| {
             each_message(output, |m| self.shown_to_client(&out, m));
             // The enforcer decided on the line, so it parses.
-            Scratch::default().with(line, |input| {
+            Scratch::default().with(line, crate::MAX_INPUT, |input| {
                 let input = input.expect("a line the enforcer passed on parses").root();
                 if self.enforcing() {
                     self.replay(input, output);

@@ -5,13 +5,11 @@
 //! ([`crate::guard::session::events`]: `server`, `status` and what the
 //! status carries) with `at` (UTC, milliseconds) first, except:
 //!
-//! - `skipped` lines: only the first [`LOGGED_SKIPS`] of each kind
-//!   ([`Dropped`]: junk, or a refused message) in a session get a line each
-//!   (a server writing 2-byte junk lines made a log ~89 times its output; a
-//!   junk flood cannot hide the refused messages after it);
-//! - `skipped-more`: how many more lines were dropped without a line of
-//!   their own (`count`), at most one every [`SKIP_SUMMARY_EVERY`] while
-//!   they keep coming and one at the end of the session for the rest.
+//! - `skipped-more`: how many more lines were dropped without a `skipped`
+//!   line of their own (the session reports only the first
+//!   [`REPORTED_SKIPS`] of each kind, [`Dropped`]: junk, or a refused
+//!   message), `count`, at most one every [`SKIP_SUMMARY_EVERY`] while they
+//!   keep coming and one at the end of the session for the rest.
 //!
 //! The values of the server's env (expanded `${VAR}`s included) are masked
 //! in every line, as in every other contractpin message.
@@ -24,30 +22,12 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use std::vec::Vec;
 
-use crate::guard::session::{Dropped, Event};
+use crate::guard::session::{Dropped, Event, REPORTED_SKIPS};
 use crate::jcs;
 use crate::mcp::error::redact;
 
-/// Skipped server lines logged one by one per session; the rest are counted.
-pub(crate) const LOGGED_SKIPS: usize = 100;
 /// At most one `skipped-more` line this often while junk keeps coming.
 pub(crate) const SKIP_SUMMARY_EVERY: Duration = Duration::from_secs(60);
-
-/// The skipped lines past [`LOGGED_SKIPS`].
-#[derive(Default)]
-struct Skips {
-    /// Lines logged one by one so far.
-    logged: usize,
-    /// Lines dropped since the last `skipped-more` line, not logged yet.
-    unlogged: u64,
-    /// When the first of `unlogged` came (or the last summary was written).
-    since: Option<Instant>,
-}
-
-/// The bound of each kind of dropped line.
-fn index(kind: Dropped) -> usize {
-    kind as usize
-}
 
 /// The `skipped-more` line's words for `n` lines of `kind`.
 fn summary(kind: Dropped, n: u64) -> String {
@@ -56,7 +36,7 @@ fn summary(kind: Dropped, n: u64) -> String {
         Dropped::Refused => "JSON-RPC message(s) from the server were refused",
     };
     std::format!(
-        "{n} more {what}; only the first {LOGGED_SKIPS} of a session are logged one by one"
+        "{n} more {what}; only the first {REPORTED_SKIPS} of a session are logged one by one"
     )
 }
 
@@ -66,7 +46,9 @@ pub(crate) struct EventLog {
     server: String,
     secrets: Vec<String>,
     broken: AtomicBool,
-    skips: [Mutex<Skips>; 2],
+    /// Per [`Dropped`] kind: since when drops went without a summary (or
+    /// when the last summary was written).
+    since: [Mutex<Option<Instant>>; 2],
 }
 
 impl EventLog {
@@ -77,57 +59,33 @@ impl EventLog {
             server: String::from(server),
             secrets,
             broken: AtomicBool::new(false),
-            skips: Default::default(),
+            since: Default::default(),
         }
     }
 
-    /// An event of the session; a `skipped` one counts against its kind's
-    /// bound ([`LOGGED_SKIPS`], then a `skipped-more` line at most every
-    /// [`SKIP_SUMMARY_EVERY`] and at [`finish`](Self::finish)).
+    /// An event of the session.
     pub fn session_event(&self, e: &Event) {
-        match e.dropped() {
-            None => self.write(with_at(e.json())),
-            Some(kind) => self.skipped(kind, e),
-        }
+        self.write(with_at(e.json()));
     }
 
-    fn skipped(&self, kind: Dropped, e: &Event) {
-        let mut s = self.skips[index(kind)]
+    /// Whether a `skipped-more` line of `kind` is due, now that the session
+    /// has uncounted drops of it: the first summary
+    /// [`SKIP_SUMMARY_EVERY`] after the first of them, then at most one
+    /// that often.
+    pub fn summary_due(&self, kind: Dropped) -> bool {
+        let mut since = self.since[kind as usize]
             .lock()
             .unwrap_or_else(|p| p.into_inner());
-        if s.logged < LOGGED_SKIPS {
-            s.logged += 1;
-            drop(s);
-            self.write(with_at(e.json()));
-            return;
+        let from = *since.get_or_insert_with(Instant::now);
+        if from.elapsed() < SKIP_SUMMARY_EVERY {
+            return false;
         }
-        s.unlogged += 1;
-        let since = *s.since.get_or_insert_with(Instant::now);
-        if since.elapsed() >= SKIP_SUMMARY_EVERY {
-            let n = core::mem::take(&mut s.unlogged);
-            s.since = Some(Instant::now());
-            drop(s);
-            self.skipped_more(kind, n);
-        }
+        *since = Some(Instant::now());
+        true
     }
 
-    /// The end of the session: the `skipped-more` lines of the lines not
-    /// logged yet, if any.
-    pub fn finish(&self) {
-        for kind in [Dropped::Junk, Dropped::Refused] {
-            let n = {
-                let mut s = self.skips[index(kind)]
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner());
-                core::mem::take(&mut s.unlogged)
-            };
-            if n > 0 {
-                self.skipped_more(kind, n);
-            }
-        }
-    }
-
-    fn skipped_more(&self, kind: Dropped, n: u64) {
+    /// The `skipped-more` line for `n` dropped lines of `kind`.
+    pub fn skipped_more(&self, kind: Dropped, n: u64) {
         let mut line = Vec::with_capacity(256);
         line.extend_from_slice(b"{\"at\":");
         jcs::write_str(&mut line, &now());
@@ -204,33 +162,22 @@ mod tests {
     }
 
     #[test]
-    fn only_the_first_skips_get_a_line_each() {
+    fn a_summary_line_counts_the_unreported_drops() {
         let out = Shared::default();
         let log = EventLog::new(Box::new(out.clone()), "srv", Vec::new());
-        for _ in 0..LOGGED_SKIPS + 5000 {
-            log.session_event(&Event::skipped("srv", Dropped::Junk, "junk"));
-        }
-        // A refused message after the junk flood still gets its line.
-        log.session_event(&Event::skipped(
-            "srv",
-            Dropped::Refused,
-            "a case-variant key",
-        ));
-        log.finish();
-        log.finish(); // nothing more to say
+        // The first summary is due SKIP_SUMMARY_EVERY after the first drop.
+        assert!(!log.summary_due(Dropped::Junk));
+        log.skipped_more(Dropped::Junk, 5000);
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), LOGGED_SKIPS + 2, "{text}");
-        assert!(lines[LOGGED_SKIPS].contains("a case-variant key"), "{text}");
-        let last = lines[LOGGED_SKIPS + 1];
+        let line = text.trim_end();
         assert!(
-            last.contains(r#","count":5000,"reason":"5000 more"#),
-            "{last}"
+            line.contains(r#","count":5000,"reason":"5000 more"#),
+            "{line}"
         );
-        assert!(last.ends_with(r#""server":"srv","status":"skipped-more"}"#));
+        assert!(line.ends_with(r#""server":"srv","status":"skipped-more"}"#));
         assert_eq!(
-            crate::canonicalize(last.as_bytes()).unwrap(),
-            last.as_bytes()
+            crate::canonicalize(line.as_bytes()).unwrap(),
+            line.as_bytes()
         );
     }
 

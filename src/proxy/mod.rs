@@ -255,6 +255,11 @@ where
         on_drift: opts.on_drift,
         limits: opts.limits,
         check_instructions: !opts.ignore_instructions,
+        // The reader already bounds each line (and each HTTP message).
+        max_message: opts
+            .client
+            .max_line_bytes
+            .max(opts.client.max_response_bytes),
     };
     let event_log = log::EventLog::new(log, &opts.server_name, secrets);
     let enforcer = Arc::new(enforce::Enforcer::new(policy, event_log));
@@ -267,7 +272,7 @@ where
         max_line,
         &stop,
     );
-    enforcer.log().finish();
+    enforcer.finish();
     Ok(Outcome {
         ending,
         message: enforcer.log().mask(&message),

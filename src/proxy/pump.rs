@@ -382,6 +382,7 @@ mod tests {
             on_drift: OnDrift::Hide,
             limits: crate::Limits::DEFAULT,
             check_instructions: true,
+            max_message: crate::MAX_INPUT,
         };
         Arc::new(Enforcer::new(
             policy,

@@ -1492,6 +1492,7 @@ mod ffi_checks {
             },
             limits: Limits::DEFAULT,
             check_instructions: flags & CONTRACTPIN_ENFORCER_IGNORE_INSTRUCTIONS == 0,
+            max_message: Limits::DEFAULT.input_cap(),
         });
         let mut answer = br#"{"jsonrpc":"2.0","id":1,"result":"#.to_vec();
         answer.extend_from_slice(DRIFTED_LIST);
@@ -1517,10 +1518,8 @@ mod ffi_checks {
             };
             let mut d = ptr::null_mut();
             // SAFETY: a live enforcer, a readable message, a local out-pointer.
-            assert_eq!(
-                code(unsafe { side(e, message.as_ptr(), message.len(), &mut d) }),
-                0
-            );
+            let st = unsafe { side(e, message.as_ptr(), message.len(), &mut d) };
+            assert_eq!(code(st), 0);
             // SAFETY: `d` is live until freed just after.
             unsafe {
                 decision_matches(d, &want.forward, want.reply.as_deref(), &want.events);
@@ -1575,10 +1574,8 @@ mod ffi_checks {
         for (i, want) in events.iter().enumerate() {
             let (mut p, mut n) = (ptr::null(), 0);
             // SAFETY: `d` is live; local out-pointers.
-            assert_eq!(
-                code(unsafe { contractpin_decision_event_json(d, i, &mut p, &mut n) }),
-                0
-            );
+            let st = unsafe { contractpin_decision_event_json(d, i, &mut p, &mut n) };
+            assert_eq!(code(st), 0);
             // SAFETY: the library lends `n` bytes at `p`.
             assert_eq!(unsafe { std::slice::from_raw_parts(p, n) }, want.json());
         }

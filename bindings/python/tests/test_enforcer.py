@@ -392,7 +392,7 @@ def test_threads_share_an_enforcer(enforcer):
 def test_the_stable_numbers():
     header = HEADER.read_text()
     actions = {m[0]: int(m[1]) for m in re.findall(r"CONTRACTPIN_ACTION_(\w+) = (\d+),", header)}
-    assert actions == {"FORWARD": 0, "REPLACE": 1, "DROP": 2}
+    assert actions == {"DROP": 0, "FORWARD": 1, "REPLACE": 2}
     assert {a.name: a.value for a in Action} == actions
     flags = {m[0]: int(m[1]) for m in re.findall(r"#define CONTRACTPIN_(GUARD_OBSERVE|ENFORCER_\w+) (\d+)", header)}
     assert flags == {"GUARD_OBSERVE": 1, "ENFORCER_BLOCK": 2, "ENFORCER_IGNORE_INSTRUCTIONS": 4}
@@ -433,11 +433,11 @@ def test_the_c_functions_argument_errors(lock):
         assert d.value is None
         # NULL with length 0 is an empty message: dropped.
         assert lib.contractpin_enforcer_client(e, None, 0, ctypes.byref(d)) == 0
-        assert lib.contractpin_decision_action(d) == 2
+        assert lib.contractpin_decision_action(d) == 0  # CONTRACTPIN_ACTION_DROP
         lib.contractpin_decision_free(d)
         assert lib.contractpin_enforcer_client(e, message, len(message), ctypes.byref(d)) == 0
         try:
-            assert lib.contractpin_decision_action(d) == 2
+            assert lib.contractpin_decision_action(d) == 0  # CONTRACTPIN_ACTION_DROP
             assert lib.contractpin_decision_bytes(d, ctypes.byref(ptr), ctypes.byref(n)) == 105
             assert lib.contractpin_decision_reply(d, ctypes.byref(ptr), ctypes.byref(n)) == 0
             reply = ctypes.string_at(ptr, n.value)
@@ -450,7 +450,7 @@ def test_the_c_functions_argument_errors(lock):
         finally:
             lib.contractpin_decision_free(d)
         # A NULL decision: DROP, nothing in it.
-        assert lib.contractpin_decision_action(None) == 2
+        assert lib.contractpin_decision_action(None) == 0  # CONTRACTPIN_ACTION_DROP
         assert lib.contractpin_decision_event_count(None) == 0
         assert lib.contractpin_decision_bytes(None, ctypes.byref(ptr), ctypes.byref(n)) == 100
         lib.contractpin_decision_free(None)

@@ -24,9 +24,13 @@
 //! - `capabilities-differ`: those capabilities differ from the ones the lock
 //!   entry was pinned with (the server may list other tools to it);
 //! - `skipped`: a message from the server that is not a JSON-RPC message,
-//!   never passed on; `reason` and its first 80 bytes, escaped. Such an
-//!   event says which kind of drop it is ([`Event::dropped`]), so that a log
-//!   can bound each kind.
+//!   never passed on; `reason` and its first 80 bytes, escaped; only the
+//!   first [`REPORTED_SKIPS`](super::REPORTED_SKIPS) of each kind
+//!   ([`Event::dropped`]) in a session, the rest are counted
+//!   ([`Session::take_unreported`](super::Session::take_unreported));
+//! - `events-cut`: one decision had more than
+//!   [`MAX_DECISION_EVENTS`](super::MAX_DECISION_EVENTS) events; `count`
+//!   says how many more were not reported.
 
 use alloc::vec::Vec;
 
@@ -107,6 +111,23 @@ impl Event {
         }
     }
 
+    /// `count` events of one decision not reported.
+    pub(crate) fn cut(server: &str, count: usize) -> Event {
+        let mut json = alloc::format!("{{\"count\":{count},\"reason\":").into_bytes();
+        let reason = alloc::format!(
+            "{count} more events of one message were not reported (at most {} per message)",
+            super::MAX_DECISION_EVENTS
+        );
+        jcs::write_str(&mut json, &reason);
+        json.extend_from_slice(b",\"server\":");
+        jcs::write_str(&mut json, server);
+        json.extend_from_slice(b",\"status\":\"events-cut\"}");
+        Event {
+            json,
+            dropped: None,
+        }
+    }
+
     /// A server message dropped, of `kind`: `reason` says why and shows it.
     pub(crate) fn skipped(server: &str, kind: Dropped, reason: &str) -> Event {
         Event {
@@ -131,6 +152,7 @@ mod tests {
                 Some("a 1 declared capabilities none"),
             ),
             Event::skipped("srv", Dropped::Junk, "junk"),
+            Event::cut("srv", 7),
         ];
         assert_eq!(
             lines[0].json(),
@@ -138,6 +160,10 @@ mod tests {
         );
         assert_eq!(lines[2].dropped(), Some(Dropped::Junk));
         assert_eq!(lines[0].dropped(), None);
+        assert_eq!(
+            lines[3].json(),
+            br#"{"count":7,"reason":"7 more events of one message were not reported (at most 100000 per message)","server":"srv","status":"events-cut"}"#
+        );
         for l in lines {
             assert_eq!(
                 crate::canonicalize(l.json()).unwrap(),

@@ -23,10 +23,17 @@ pub(crate) struct Scratch {
 }
 
 impl Scratch {
-    /// Parses `line` and hands the tape to `f`; frees oversized scratch after.
-    pub fn with<R>(&mut self, line: &[u8], f: impl FnOnce(Result<Tape<'_>, Error>) -> R) -> R {
+    /// Parses `line` (at most `max_input` bytes, never more than
+    /// [`MAX_INPUT`]) and hands the tape to `f`; frees oversized scratch
+    /// after.
+    pub fn with<R>(
+        &mut self,
+        line: &[u8],
+        max_input: usize,
+        f: impl FnOnce(Result<Tape<'_>, Error>) -> R,
+    ) -> R {
         let limits = Limits {
-            max_input: MAX_INPUT,
+            max_input: max_input.min(MAX_INPUT),
             ..Limits::DEFAULT
         };
         let r = f(json::parse_growing(line, &mut self.nodes, &limits));
@@ -221,7 +228,7 @@ mod tests {
     use super::*;
 
     fn parsed<R>(line: &[u8], f: impl FnOnce(Value<'_>) -> R) -> R {
-        Scratch::default().with(line, |t| f(t.expect("valid JSON").root()))
+        Scratch::default().with(line, MAX_INPUT, |t| f(t.expect("valid JSON").root()))
     }
 
     #[test]
@@ -296,6 +303,7 @@ mod tests {
         // A duplicate key is refused: the proxy never guesses which one the peer uses.
         assert!(Scratch::default().with(
             br#"{"id":1,"result":{"tools":[]},"result":{"tools":[]}}"#,
+            MAX_INPUT,
             |t| t.is_err()
         ));
     }

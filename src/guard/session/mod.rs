@@ -65,6 +65,17 @@ const INVALID_REQUEST: i64 = -32600;
 const NAMED_IN_ERROR: usize = 20;
 /// Bytes of a dropped message shown in its `skipped` event.
 const SHOWN_OF_DROPPED: usize = 80;
+/// Dropped messages of each [`Dropped`] kind reported one by one in a
+/// session ([`Event::skipped`]); the rest are only counted
+/// ([`Session::take_unreported`]). A server writing 2-byte junk lines made
+/// the proxy's log ~89 times its output; a junk flood cannot hide the
+/// refused messages after it (each kind has its own count).
+pub const REPORTED_SKIPS: usize = 100;
+/// Events one decision reports at most (a page of `max_tools` drifted
+/// tools is 100,000 by default); past it they are counted into one
+/// `events-cut` event, so that a hostile batch cannot make a decision hold
+/// far more memory than its message.
+pub const MAX_DECISION_EVENTS: usize = 100_000;
 
 /// What enforce mode does with a listing that has drifted or unpinned tools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,6 +107,10 @@ pub struct Policy {
     /// Compare the handshake's `instructions` with the pin (`false`: the
     /// proxy's `--ignore-instructions`).
     pub check_instructions: bool,
+    /// The longest message read (a longer one is not JSON the session can
+    /// read: answered `-32700` from the client, dropped from the server);
+    /// at most [`crate::MAX_INPUT`].
+    pub max_message: usize,
 }
 
 /// What to pass on for one message.
@@ -136,8 +151,14 @@ pub struct Session {
     gate: Gate,
     requests: Requests,
     scratch: Scratch,
+    /// The events of the decision under way.
     events: Vec<Event>,
+    /// Events of the decision under way past [`MAX_DECISION_EVENTS`].
+    cut: usize,
     skipped: usize,
+    /// Per [`Dropped`] kind: dropped messages reported one by one, and
+    /// those only counted since the last [`Session::take_unreported`].
+    skips: [(usize, u64); 2],
 }
 
 impl Session {
@@ -149,7 +170,9 @@ impl Session {
             requests: Requests::default(),
             scratch: Scratch::default(),
             events: Vec::new(),
+            cut: 0,
             skipped: 0,
+            skips: [(0, 0); 2],
         }
     }
 
@@ -163,13 +186,54 @@ impl Session {
         self.skipped
     }
 
+    /// Dropped messages of `kind` past the first [`REPORTED_SKIPS`] of the
+    /// session (which got an event each), not taken yet.
+    pub fn unreported(&self, kind: Dropped) -> u64 {
+        self.skips[kind as usize].1
+    }
+
+    /// [`unreported`](Self::unreported), counted from zero again: a
+    /// summary's count (the proxy's `skipped-more` line).
+    pub fn take_unreported(&mut self, kind: Dropped) -> u64 {
+        core::mem::take(&mut self.skips[kind as usize].1)
+    }
+
+    /// Adds an event to the decision under way (counted past
+    /// [`MAX_DECISION_EVENTS`]).
+    fn push(&mut self, e: Event) {
+        if self.events.len() < MAX_DECISION_EVENTS {
+            self.events.push(e);
+        } else {
+            self.cut += 1;
+        }
+    }
+
+    /// Starts a decision: nothing carried over from one a panic cut short.
+    fn begin(&mut self) {
+        self.events.clear();
+        self.cut = 0;
+    }
+
+    /// Ends a decision: its events, with the count of those cut.
+    fn decided(&mut self, forward: Forward, reply: Option<Vec<u8>>) -> Decision {
+        let mut events = core::mem::take(&mut self.events);
+        if self.cut > 0 {
+            events.push(Event::cut(&self.policy.server, self.cut));
+        }
+        Decision {
+            forward,
+            reply,
+            events,
+        }
+    }
+
     fn enforcing(&self) -> bool {
         self.policy.mode == GuardMode::Enforce
     }
 
     fn event(&mut self, status: &str, tool: Option<&str>, reason: Option<&str>) {
         let e = Event::new(&self.policy.server, status, tool, reason);
-        self.events.push(e);
+        self.push(e);
     }
 
     /// Parses `message` with the session's scratch and hands the root (or
@@ -180,7 +244,8 @@ impl Session {
         f: impl FnOnce(&mut Self, Result<Value<'_>, crate::Error>) -> R,
     ) -> R {
         let mut scratch = core::mem::take(&mut self.scratch);
-        let r = scratch.with(message, |tape| f(self, tape.map(|t| t.root())));
+        let max = self.policy.max_message;
+        let r = scratch.with(message, max, |tape| f(self, tape.map(|t| t.root())));
         self.scratch = scratch;
         r
     }
@@ -188,16 +253,13 @@ impl Session {
     /// Decides one message the client sends (one JSON-RPC message or batch,
     /// without a trailing newline).
     pub fn client(&mut self, message: &[u8]) -> Decision {
+        self.begin();
         let (forward, reply) = if is_blank(message) {
             (Forward::Nothing, None)
         } else {
             self.parsed(message, |s, root| s.client_root(message, root))
         };
-        Decision {
-            forward,
-            reply,
-            events: core::mem::take(&mut self.events),
-        }
+        self.decided(forward, reply)
     }
 
     fn client_root(
@@ -349,6 +411,7 @@ impl Session {
     /// Decides one message from the server (one JSON-RPC message or batch,
     /// without a trailing newline).
     pub fn server(&mut self, message: &[u8]) -> Decision {
+        self.begin();
         let forward = if is_blank(message) {
             Forward::Nothing
         } else {
@@ -361,11 +424,7 @@ impl Session {
                 }
             }
         };
-        Decision {
-            forward,
-            reply: None,
-            events: core::mem::take(&mut self.events),
-        }
+        self.decided(forward, None)
     }
 
     fn server_root(&mut self, input: &[u8], root: Result<Value<'_>, crate::Error>) -> Elem {
@@ -460,7 +519,8 @@ impl Session {
             Err(e) => return self.unchecked_page(id_raw, page, &alloc::format!("{e}")),
         };
         for e in &decision.events {
-            self.events.push(Event::guard(&self.policy.server, e));
+            let e = Event::guard(&self.policy.server, e);
+            self.push(e);
         }
         let enforcing = self.enforcing();
         if enforcing && self.policy.on_drift == OnDrift::Block && !decision.events.is_empty() {
@@ -550,7 +610,7 @@ impl Session {
 
     fn instructions_event(&mut self, f: &Finding, reason: &str) {
         let e = Event::instructions(&self.policy.server, f, reason);
-        self.events.push(e);
+        self.push(e);
     }
 
     /// Reports instructions that do not match and answers the handshake
@@ -604,12 +664,20 @@ impl Session {
         Elem::Replace(error_response(id_raw, INTERNAL_ERROR, &msg, None))
     }
 
+    /// Counts a dropped message; the first [`REPORTED_SKIPS`] of its kind
+    /// get a `skipped` event.
     fn skip(&mut self, message: &[u8], kind: Dropped, why: &str) {
         self.skipped += 1;
+        let (reported, unreported) = &mut self.skips[kind as usize];
+        if *reported >= REPORTED_SKIPS {
+            *unreported += 1;
+            return;
+        }
+        *reported += 1;
         let head = String::from_utf8_lossy(&message[..message.len().min(SHOWN_OF_DROPPED)]);
         let reason = alloc::format!("{why}; not forwarded: `{}`", crate::escape::one_line(&head));
         let e = Event::skipped(&self.policy.server, kind, &reason);
-        self.events.push(e);
+        self.push(e);
     }
 }
 
@@ -699,4 +767,69 @@ fn answer_only(answer: Vec<u8>) -> (Forward, Option<Vec<u8>>) {
 
 fn is_blank(message: &[u8]) -> bool {
     message.iter().all(|b| b" \t\r\n".contains(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lock::Source;
+
+    fn session() -> Session {
+        let digests = crate::digest_tools_list(br#"{"tools":[]}"#).unwrap();
+        Session::new(Policy {
+            server: "srv".into(),
+            pinned: LockServer::from_server_digest(Source::File { path: "x".into() }, &digests),
+            mode: GuardMode::Enforce,
+            on_drift: OnDrift::Hide,
+            limits: Limits::DEFAULT,
+            check_instructions: true,
+            max_message: 1 << 20,
+        })
+    }
+
+    /// The first REPORTED_SKIPS drops of each kind get an event each; the
+    /// rest are counted, per kind, until taken.
+    #[test]
+    fn drops_past_the_first_are_counted_not_reported() {
+        let mut s = session();
+        for _ in 0..REPORTED_SKIPS + 3 {
+            let d = s.server(b"junk");
+            assert_eq!(d.forward, Forward::Nothing);
+        }
+        // A refused message after the junk flood still gets its event.
+        let d = s.server(br#"{"jsonrpc":"2.0","id":1,"result":{},"Result":{}}"#);
+        assert_eq!(d.events.len(), 1);
+        assert_eq!(d.events[0].dropped(), Some(Dropped::Refused));
+        assert!(s.server(b"junk").events.is_empty());
+        assert_eq!(s.skipped(), REPORTED_SKIPS + 5);
+        assert_eq!(s.unreported(Dropped::Junk), 4);
+        assert_eq!(s.take_unreported(Dropped::Junk), 4);
+        assert_eq!(s.take_unreported(Dropped::Junk), 0);
+        assert_eq!(s.unreported(Dropped::Refused), 0);
+        // A batch of junk elements is bounded the same way, within one
+        // decision: memory does not grow with the elements (the batch
+        // itself, left empty, is a refused message).
+        let d = s.server(b"[1,2,3]");
+        assert_eq!(d.events.len(), 1);
+        assert_eq!(d.events[0].dropped(), Some(Dropped::Refused));
+        assert_eq!(s.unreported(Dropped::Junk), 3);
+    }
+
+    /// One decision holds at most MAX_DECISION_EVENTS events, then one that
+    /// counts the rest; a decision starts with none (not even those of one a
+    /// panic cut short).
+    #[test]
+    fn a_decision_reports_a_bounded_number_of_events() {
+        let mut s = session();
+        for _ in 0..MAX_DECISION_EVENTS + 5 {
+            s.event("x", None, None);
+        }
+        let d = s.decided(Forward::Nothing, None);
+        assert_eq!(d.events.len(), MAX_DECISION_EVENTS + 1);
+        let last = core::str::from_utf8(d.events[MAX_DECISION_EVENTS].json()).unwrap();
+        assert!(last.starts_with(r#"{"count":5,"#) && last.ends_with(r#""status":"events-cut"}"#));
+        s.event("left-over", None, None);
+        let d = s.client(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+        assert_eq!((d.forward, d.events.len()), (Forward::Same, 0));
+    }
 }

@@ -1093,12 +1093,12 @@ class Action(enum.IntEnum):
     """What to do with one message (:attr:`Decision.action`; the header's
     ``contractpin_action``, stable numbers)."""
 
+    #: Pass nothing on (0: a zeroed value fails closed).
+    DROP = 0
     #: Pass the message on as received.
-    FORWARD = 0
+    FORWARD = 1
     #: Pass on :attr:`Decision.replacement` instead.
-    REPLACE = 1
-    #: Pass nothing on.
-    DROP = 2
+    REPLACE = 2
 
 
 @dataclass(frozen=True)

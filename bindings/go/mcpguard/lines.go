@@ -1,0 +1,140 @@
+package mcpguard
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"sync"
+)
+
+// readBuffer is the size of the buffer a server's output is read through.
+const readBuffer = 64 << 10
+
+// readLines calls fn with each line of r that is not blank, without its
+// newline and a CR before it, as `contractpin proxy` reads a stdio server:
+// a last line without a newline still counts, and a line longer than max
+// ends the reading with ErrLineTooLong before more than max bytes of it are
+// held. The line passed to fn is valid until fn returns. It returns io.EOF
+// at the end of r, or the first error of r or fn.
+func readLines(r io.Reader, max int, fn func([]byte) error) error {
+	br := bufio.NewReaderSize(r, readBuffer)
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		complete := err == nil
+		if complete {
+			chunk = chunk[:len(chunk)-1]
+		}
+		if len(line)+len(chunk) > max {
+			return ErrLineTooLong
+		}
+		line = append(line, chunk...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil && err != io.EOF {
+			return err
+		}
+		if complete {
+			line = bytes.TrimSuffix(line, []byte{'\r'})
+		}
+		if !blank(line) {
+			if err := fn(line); err != nil {
+				return err
+			}
+		}
+		if err == io.EOF {
+			return io.EOF
+		}
+		line = reuse(line)
+	}
+}
+
+// blank reports whether line holds no message: only spaces, tabs and CRs.
+func blank(line []byte) bool {
+	return len(bytes.Trim(line, " \t\r")) == 0
+}
+
+// reuse empties line for the next one, dropping a large buffer.
+func reuse(line []byte) []byte {
+	if cap(line) > readBuffer {
+		return nil
+	}
+	return line[:0]
+}
+
+// writer is the end the SDK writes to: each line it writes goes to the
+// server as the enforcer decides, and the enforcer's reply to the SDK.
+type writer struct {
+	g   *guard
+	to  io.WriteCloser
+	mu  sync.Mutex // serializes Write
+	buf []byte     // the start of a line not complete yet
+	err error      // once set, every Write fails with it
+}
+
+// Write decides each complete line of p and keeps the rest for the next
+// Write. A line over the limit or an error of the enforcer fails this Write
+// and every later one (the SDK then closes the session).
+func (w *writer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.err = w.lines(p)
+	}
+	if w.err != nil {
+		return 0, w.err
+	}
+	return len(p), nil
+}
+
+// lines decides each complete line of w.buf+p and keeps the rest in w.buf.
+func (w *writer) lines(p []byte) error {
+	max := w.g.opts.maxLine()
+	for {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			if len(w.buf)+len(p) > max {
+				return ErrLineTooLong
+			}
+			w.buf = append(w.buf, p...)
+			return nil
+		}
+		if len(w.buf)+i > max {
+			return ErrLineTooLong
+		}
+		line := p[:i]
+		if len(w.buf) > 0 {
+			line, w.buf = append(w.buf, line...), nil
+		}
+		if err := w.line(bytes.TrimSuffix(line, []byte{'\r'})); err != nil {
+			return err
+		}
+		p = p[i+1:]
+	}
+}
+
+// line decides one line of the SDK: the reply (if any) is queued for the
+// SDK without waiting for it to read, then what passes goes to the server.
+func (w *writer) line(line []byte) error {
+	if blank(line) {
+		return nil
+	}
+	d, err := w.g.decide(line, true)
+	if err != nil {
+		return err
+	}
+	if d.Reply != nil {
+		w.g.in.put(frame(d.Reply), false)
+	}
+	if out := d.Forwarded(line); out != nil {
+		if _, err := w.to.Write(frame(out)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close closes the server's input, without waiting for a Write in flight
+// (closing unblocks it).
+func (w *writer) Close() error { return w.to.Close() }
