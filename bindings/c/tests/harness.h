@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "contractpin.h"
+
 extern long checks_run;
 extern long checks_failed;
 
@@ -33,6 +35,21 @@ extern long checks_failed;
 /* Reads a whole file into a malloc'ed buffer (NUL-terminated for
  * convenience); returns NULL on failure. */
 uint8_t *read_file(const char *path, size_t *len);
+
+/* The shipped example (examples/, found from TESTDATA_DIR as
+ * ../../../examples): its lock, parsed, and its two pages. */
+struct example {
+    contractpin_lock *lock;
+    uint8_t *lock_bytes, *clean, *drifted;
+    size_t clean_len, drifted_len;
+};
+
+/* Loads the example; 0 on success, else it is reported as a failed check
+ * and nothing is left to free. */
+int load_example(const char *testdata_dir, struct example *ex);
+
+/* Frees what load_example loaded. */
+void free_example(struct example *ex);
 
 /* Decodes lowercase or uppercase hex; returns 0 on success. The output
  * buffer is malloc'ed (at least one byte). */

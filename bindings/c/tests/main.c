@@ -34,6 +34,36 @@ uint8_t *read_file(const char *path, size_t *len) {
     return buf;
 }
 
+int load_example(const char *dir, struct example *ex) {
+    char path[4096];
+    size_t lock_len;
+    memset(ex, 0, sizeof *ex);
+    snprintf(path, sizeof path, "%s/../../../examples/contractpin.lock", dir);
+    ex->lock_bytes = read_file(path, &lock_len);
+    snprintf(path, sizeof path, "%s/../../../examples/tools-list.json", dir);
+    ex->clean = read_file(path, &ex->clean_len);
+    snprintf(path, sizeof path, "%s/../../../examples/drifted-tools-list.json", dir);
+    ex->drifted = read_file(path, &ex->drifted_len);
+    CHECK(ex->lock_bytes && ex->clean && ex->drifted);
+    if (ex->lock_bytes && ex->clean && ex->drifted) {
+        CHECK_STATUS(contractpin_lock_parse(ex->lock_bytes, lock_len, &ex->lock, NULL, NULL),
+                     CONTRACTPIN_STATUS_OK);
+    } else {
+        fprintf(stderr, "examples/ not found from %s/../../..\n", dir);
+    }
+    if (ex->lock != NULL) return 0;
+    free_example(ex);
+    return -1;
+}
+
+void free_example(struct example *ex) {
+    contractpin_lock_free(ex->lock);
+    free(ex->lock_bytes);
+    free(ex->clean);
+    free(ex->drifted);
+    memset(ex, 0, sizeof *ex);
+}
+
 static int nibble(char c) {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;

@@ -159,27 +159,11 @@ static void test_argument_errors(const contractpin_lock *lock) {
 }
 
 long run_enforcer_tests(const char *dir) {
-    char path[4096];
-    size_t lock_len, clean_len, drifted_len;
-    snprintf(path, sizeof path, "%s/../../../examples/contractpin.lock", dir);
-    uint8_t *lock_bytes = read_file(path, &lock_len);
-    snprintf(path, sizeof path, "%s/../../../examples/tools-list.json", dir);
-    uint8_t *clean = read_file(path, &clean_len);
-    snprintf(path, sizeof path, "%s/../../../examples/drifted-tools-list.json", dir);
-    uint8_t *drifted = read_file(path, &drifted_len);
-    contractpin_lock *lock = NULL;
+    struct example ex;
     long n = 0;
-    CHECK(lock_bytes && clean && drifted);
-    if (!(lock_bytes && clean && drifted)) goto done;
-    CHECK_STATUS(contractpin_lock_parse(lock_bytes, lock_len, &lock, NULL, NULL),
-                 CONTRACTPIN_STATUS_OK);
-    if (lock == NULL) goto done;
-    test_session(lock, clean, clean_len, drifted, drifted_len), n++;
-    test_argument_errors(lock), n++;
-done:
-    contractpin_lock_free(lock);
-    free(lock_bytes);
-    free(clean);
-    free(drifted);
+    if (load_example(dir, &ex) != 0) return 0;
+    test_session(ex.lock, ex.clean, ex.clean_len, ex.drifted, ex.drifted_len), n++;
+    test_argument_errors(ex.lock), n++;
+    free_example(&ex);
     return n;
 }

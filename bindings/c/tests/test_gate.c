@@ -345,35 +345,16 @@ static void test_numbers_names_and_messages(void) {
 }
 
 long run_gate_tests(const char *dir) {
-    char path[4096];
-    size_t lock_len, clean_len, drifted_len;
-    snprintf(path, sizeof path, "%s/../../../examples/contractpin.lock", dir);
-    uint8_t *lock_bytes = read_file(path, &lock_len);
-    snprintf(path, sizeof path, "%s/../../../examples/tools-list.json", dir);
-    uint8_t *clean = read_file(path, &clean_len);
-    snprintf(path, sizeof path, "%s/../../../examples/drifted-tools-list.json", dir);
-    uint8_t *drifted = read_file(path, &drifted_len);
-    contractpin_lock *lock = NULL;
+    struct example ex;
     long n = 0;
-    CHECK(lock_bytes && clean && drifted);
-    if (!(lock_bytes && clean && drifted)) {
-        fprintf(stderr, "examples/ not found from %s/../../..\n", dir);
-        goto done;
-    }
-    CHECK_STATUS(contractpin_lock_parse(lock_bytes, lock_len, &lock, NULL, NULL),
-                 CONTRACTPIN_STATUS_OK);
-    if (lock == NULL) goto done;
-    struct pages p = {lock, clean, drifted, clean_len, drifted_len};
+    if (load_example(dir, &ex) != 0) return 0;
+    struct pages p = {ex.lock, ex.clean, ex.drifted, ex.clean_len, ex.drifted_len};
 
     test_session(&p), n++;
     test_refused_pages(&p), n++;
     test_argument_errors(&p), n++;
     test_numbers_names_and_messages(), n++;
 
-done:
-    contractpin_lock_free(lock);
-    free(lock_bytes);
-    free(clean);
-    free(drifted);
+    free_example(&ex);
     return n;
 }
