@@ -14,12 +14,19 @@
 // of it; each line the SDK writes is decided by Enforcer.Client before the
 // server gets it, and the enforcer's own answers (a refused tools/call's
 // -32602 "Unknown tool") are put into the stream the SDK reads. The SDK
-// decodes only what the enforcer passed on, so the two never disagree on a
-// message: a drifted or unpinned tool is missing from ListTools, and
+// decodes only the bytes the enforcer passed on, with no re-encoding in
+// between: a drifted or unpinned tool is missing from ListTools, and
 // calling it is an error naming it, without the server hearing of it.
 //
-// Fail closed: a line over MaxLineBytes or an error of the enforcer ends
-// the session (the SDK reads an error); nothing undecided is passed on.
+// Lines that are not JSON-RPC messages (a server's stray output) are
+// dropped, each reported as a "skipped" event. Fail closed: a line over
+// MaxLineBytes or an error of the enforcer ends the session (the SDK reads
+// an error); nothing undecided is passed on.
+//
+// A client of the Go SDK declares the roots capability: pin its servers
+// with `contractpin init --client-capabilities roots ...`, or every session
+// reports a "capabilities-differ" event (the server may list other tools to
+// such a client than the ones pinned).
 package mcpguard
 
 import (
