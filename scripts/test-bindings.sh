@@ -4,7 +4,10 @@
 #   C       bindings/c: static and dynamic links, ASan+UBSan, example, pkg-config, symbols
 #   Go      bindings/go: go vet (default and contractpin_inrepo tags), go test -race
 #           (every vector, examples), linked through `#cgo pkg-config: contractpin`
-#           with a contractpin.pc for the library under test
+#           with a contractpin.pc for the library under test;
+#           bindings/go/mcpguard (own module): the Enforcer under the MCP Go SDK
+#           v1.8.0 client, gofmt, go vet, go test -race against a real SDK server
+#           pinned by the CLI
 #   Python  bindings/python: the package installed with the library under test
 #           bundled (CONTRACTPIN_PREBUILT_LIB), then pytest (every vector, README
 #           example, where the library is loaded from), mypy --strict, plus a
@@ -12,9 +15,10 @@
 #   CLI reports  bindings/c/testdata/verify-server/report-*.json (what the suites
 #           compare contractpin_lock_verify_server's report with) are still what
 #           `contractpin verify --format json` writes: gen.sh --check
-#   Python MCP  contractpin.mcp_guard with the MCP Python SDK 1.30.0 and 2.3.0
-#           (.venv-mcp1, .venv-mcp2 from .ci/install-servers.sh) against
-#           server-everything and tests/mcp/fake_server.py over stdio
+#   Python MCP  contractpin.mcp_guard and contractpin.Enforcer with the MCP
+#           Python SDK 1.30.0 and 2.3.0 (.venv-mcp1, .venv-mcp2 from
+#           .ci/install-servers.sh) against server-everything and
+#           tests/mcp/fake_server.py over stdio
 #   Miri    the ABI tests under `cargo +nightly miri` (scripts/miri-abi.sh), when
 #           the nightly toolchain has Miri; about 4 minutes on the 2-core CI
 #           machine. CONTRACTPIN_SKIP_MIRI=1 skips it.
@@ -73,19 +77,37 @@ run c make -s -C bindings/c test CONTRACTPIN_LIB_DIR="$lib_dir"
 go_suite() {
   # The default build links through pkg-config (as against an installed
   # library): a contractpin.pc naming the library under test, and an rpath.
-  local pc
+  local pc hdr
   pc="$(mktemp -d)"
+  # Go's build cache does not track include/contractpin.h (outside the
+  # package): a define naming its digest rebuilds the binding when it changes.
+  hdr="$(sha256sum include/contractpin.h | cut -c1-16)"
   sh bindings/c/gen-pc.sh --prefix "$root" --libdir "$lib_dir" --includedir "$root/include" \
     --native-static-libs "$(. "$lib_dir/contractpin-build.env" 2>/dev/null && echo "$NATIVE_STATIC_LIBS")" \
     > "$pc/contractpin.pc" || return 1
   (
     cd bindings/go &&
-      export CGO_ENABLED=1 PKG_CONFIG_PATH="$pc" CGO_LDFLAGS="-Wl,-rpath,$lib_dir" &&
+      export CGO_ENABLED=1 PKG_CONFIG_PATH="$pc" CGO_LDFLAGS="-Wl,-rpath,$lib_dir" \
+        CGO_CFLAGS="-O2 -g -DCONTRACTPIN_HEADER_DIGEST=$hdr" &&
       go vet ./... &&
       go vet -tags contractpin_inrepo ./... &&
       go test -race -count=1 -v ./... > "$root/bindings/go/test.log" 2>&1
   )
   local rc=$?
+  # bindings/go/mcpguard (the Enforcer under the official MCP Go SDK's client)
+  # is a module of its own, which `./...` above does not enter; its tests pin
+  # their server with the CLI (CONTRACTPIN_CLI).
+  local mrc=0 cli="${CARGO_TARGET_DIR:-$root/target}/debug/contractpin"
+  cargo build -q -p contractpin-cli &&
+    (
+      cd bindings/go/mcpguard &&
+        export CGO_ENABLED=1 PKG_CONFIG_PATH="$pc" CGO_LDFLAGS="-Wl,-rpath,$lib_dir" \
+          CGO_CFLAGS="-O2 -g -DCONTRACTPIN_HEADER_DIGEST=$hdr" CONTRACTPIN_CLI="$cli" &&
+        unformatted="$(gofmt -l .)" && { [ -z "$unformatted" ] || { echo "gofmt: $unformatted" >&2; false; }; } &&
+        go vet ./... &&
+        go vet -tags contractpin_inrepo ./... &&
+        go test -race -count=1 -v ./... > "$root/bindings/go/mcpguard/test.log" 2>&1
+    ) || mrc=1
   rm -rf "$pc"
   if [ -f bindings/go/test.log ]; then
     grep -E '^(--- FAIL|FAIL|ok|panic)' bindings/go/test.log || true
@@ -93,7 +115,13 @@ go_suite() {
     echo "Go: $(grep -c '^--- PASS' bindings/go/test.log) tests and examples passed ($(grep -cE '^ +--- PASS: TestVectors/' bindings/go/test.log) vectors), $(grep -cE '^ *--- FAIL' bindings/go/test.log) failed (go vet clean, go test -race)"
     rm -f bindings/go/test.log
   fi
-  return $rc
+  if [ -f bindings/go/mcpguard/test.log ]; then
+    grep -E '^(--- FAIL|FAIL|ok|panic)' bindings/go/mcpguard/test.log || true
+    [ $mrc -ne 0 ] && tail -40 bindings/go/mcpguard/test.log
+    echo "Go mcpguard: $(grep -c '^--- PASS' bindings/go/mcpguard/test.log) tests and examples passed, $(grep -cE '^ *--- FAIL' bindings/go/mcpguard/test.log) failed (gofmt, go vet clean, go test -race, go-sdk v1.8.0)"
+    rm -f bindings/go/mcpguard/test.log
+  fi
+  [ $rc -eq 0 ] && [ $mrc -eq 0 ]
 }
 run go go_suite
 
