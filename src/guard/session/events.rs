@@ -17,8 +17,8 @@
 //!   the `instructions` of a handshake result do not match the lock's
 //!   `instructions_digest`, with `live` and `pinned` (digests, each when
 //!   there is one) and `reason` saying what was done (removed them, blocked
-//!   the answer, or kept them): exactly the guard's
-//!   [`event_json`](crate::guard::instructions::event_json);
+//!   the answer, or kept them): exactly the guard's line for the finding
+//!   (`guard::instructions::event_json`);
 //! - `client`: who the client is and the capabilities it declared
 //!   (`reason`), from its `initialize`;
 //! - `capabilities-differ`: those capabilities differ from the ones the lock

@@ -66,7 +66,7 @@ const NAMED_IN_ERROR: usize = 20;
 /// Bytes of a dropped message shown in its `skipped` event.
 const SHOWN_OF_DROPPED: usize = 80;
 /// Dropped messages of each [`Dropped`] kind reported one by one in a
-/// session ([`Event::skipped`]); the rest are only counted
+/// session (a `skipped` event each); the rest are only counted
 /// ([`Session::take_unreported`]). A server writing 2-byte junk lines made
 /// the proxy's log ~89 times its output; a junk flood cannot hide the
 /// refused messages after it (each kind has its own count).
