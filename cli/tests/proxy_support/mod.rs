@@ -188,6 +188,8 @@ pub struct Session {
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<Option<Vec<u8>>>,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// Told once the proxy's stderr is at its end (every writer closed it).
+    stderr_end: mpsc::Receiver<()>,
     /// Every byte read from stdout (to check that lines are whole).
     pub raw_stdout: Arc<Mutex<Vec<u8>>>,
 }
@@ -234,6 +236,7 @@ impl Session {
         });
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let e = stderr.clone();
+        let (ended, stderr_end) = mpsc::channel();
         std::thread::spawn(move || {
             let mut buf = [0u8; 8192];
             while let Ok(n) = err.read(&mut buf) {
@@ -242,12 +245,14 @@ impl Session {
                 }
                 e.lock().unwrap().extend_from_slice(&buf[..n]);
             }
+            let _ = ended.send(());
         });
         Session {
             child,
             stdin,
             lines,
             stderr,
+            stderr_end,
             raw_stdout,
         }
     }
@@ -341,7 +346,14 @@ impl Session {
     /// Waits for the exit code, failing after `d`.
     pub fn exit(&mut self, d: Duration) -> i32 {
         match wait(&mut self.child, d) {
-            Some(c) => c,
+            Some(c) => {
+                // The proxy is gone, but its last words may still be in the
+                // pipe: read them before anyone looks at `stderr()` (a
+                // server the proxy left behind keeps the pipe open, so this
+                // waits a bounded time).
+                let _ = self.stderr_end.recv_timeout(Duration::from_secs(5));
+                c
+            }
             None => {
                 let _ = self.child.kill();
                 panic!(
