@@ -4,12 +4,14 @@ with, pinning servers with `contractpin init`, and reading what the fake
 server received. Every prerequisite is required: a missing one fails the
 run, it is never skipped."""
 
+import importlib.metadata
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 ROOT = Path(os.environ.get("CONTRACTPIN_REPO") or Path(__file__).resolve().parents[3])
 CLI = Path(os.environ.get("CONTRACTPIN_CLI") or ROOT / "target" / "debug" / "contractpin")
@@ -68,3 +70,18 @@ def received(record: Path) -> List[Tuple[str, Any]]:
             msg = json.loads(event["line"])
             out.append((msg.get("method"), msg.get("params")))
     return out
+
+
+def announce(library_path: str) -> None:
+    """Says which mcp SDK and which library a suite runs against."""
+    import mcp
+
+    print(f"\nmcp {importlib.metadata.version('mcp')} ({mcp.__file__}); {library_path}", file=sys.stderr)
+
+
+def close_state(state: Dict[str, Any]) -> None:
+    """A suite's tearDownModule: closes its lock and removes its directory."""
+    if "lock" in state:
+        state["lock"].close()
+    if "tmp" in state:
+        shutil.rmtree(state["tmp"], ignore_errors=True)

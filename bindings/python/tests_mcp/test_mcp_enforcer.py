@@ -33,7 +33,6 @@ import asyncio
 import contextlib
 import importlib.metadata
 import json
-import shutil
 import sys
 import tempfile
 import unittest
@@ -42,6 +41,7 @@ from typing import Any, AsyncIterator, Callable, Dict, List, Optional, Tuple
 
 import contractpin
 
+from mcp_support import announce, close_state
 from mcp_support import DRIFTED_TEXT, FAKE_TOOLS, PINNED_TEXT, TIMEOUT, fake_servers, pin, received, require
 from mcp_support import fake_args as _fake_args
 
@@ -166,17 +166,11 @@ def setUpModule() -> None:
     lock_path = tmp / "contractpin.lock"
     pin(lock_path, fake_servers())
     _state.update(tmp=tmp, lock=contractpin.Lock(lock_path.read_bytes()))
-    print(
-        f"\nmcp {importlib.metadata.version('mcp')} ({mcp.__file__}); {contractpin.library_path}",
-        file=sys.stderr,
-    )
+    announce(contractpin.library_path)
 
 
 def tearDownModule() -> None:
-    if "lock" in _state:
-        _state["lock"].close()
-    if "tmp" in _state:
-        shutil.rmtree(_state["tmp"], ignore_errors=True)
+    close_state(_state)
 
 
 def names(result: Any) -> List[str]:

@@ -40,6 +40,7 @@ from typing import Any, AsyncIterator, Dict, List, Optional, Tuple
 import contractpin
 from contractpin.mcp_guard import GuardedSession, ToolRefusedError, guarded_initialize, guarded_list_tools
 
+from mcp_support import announce, close_state
 from mcp_support import DRIFTED_TEXT, FAKE_TOOLS, PINNED_TEXT, ROOT, TIMEOUT, fake_servers, pin, received, require
 from mcp_support import fake_args as _fake_args
 
@@ -96,17 +97,11 @@ def setUpModule() -> None:
     )
     _state.update(tmp=tmp, node=node, lock_path=lock_path, lock_bytes=lock_path.read_bytes())
     _state["lock"] = contractpin.Lock(_state["lock_bytes"])
-    print(
-        f"\nmcp {importlib.metadata.version('mcp')} ({mcp.__file__}); {contractpin.library_path}",
-        file=sys.stderr,
-    )
+    announce(contractpin.library_path)
 
 
 def tearDownModule() -> None:
-    if "lock" in _state:
-        _state["lock"].close()
-    if "tmp" in _state:
-        shutil.rmtree(_state["tmp"], ignore_errors=True)
+    close_state(_state)
 
 
 def pinned(server: str) -> Dict[str, Any]:
