@@ -48,6 +48,9 @@ func (t *CommandTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 	if t.Command == nil || t.Enforcer == nil {
 		return nil, errors.New("mcpguard: CommandTransport needs a Command and an Enforcer")
 	}
+	if t.Command.Stdin != nil || t.Command.Stdout != nil {
+		return nil, errors.New("mcpguard: CommandTransport's Command must have Stdin and Stdout nil")
+	}
 	stdout, err := t.Command.StdoutPipe()
 	if err != nil {
 		return nil, err

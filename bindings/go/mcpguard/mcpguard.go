@@ -19,9 +19,15 @@
 // calling it is an error naming it, without the server hearing of it.
 //
 // Lines that are not JSON-RPC messages (a server's stray output) are
-// dropped, each reported as a "skipped" event. Fail closed: a line over
+// dropped; the first 100 of each kind in a session (stray output, refused
+// messages) are each reported as a "skipped" event, later ones are dropped
+// without one (as the C ABI bounds them). Fail closed: a line over
 // MaxLineBytes or an error of the enforcer ends the session (the SDK reads
-// an error); nothing undecided is passed on.
+// an error); nothing undecided is passed on. A message of the client that
+// the enforcer cannot read (nested deeper than the limits allow, or longer
+// than their MaxInput) is answered with an error whose id is null, as the
+// proxy answers it; the SDK takes that answer for a broken connection and
+// ends the session.
 //
 // A client of the Go SDK declares the roots capability: pin its servers
 // with `contractpin init --client-capabilities roots ...`, or every session
@@ -83,8 +89,10 @@ type guard struct {
 // (its stdin). It returns the two ends an mcp.IOTransport takes:
 //
 //	r, w := mcpguard.Stream(stdout, stdin, enforcer, mcpguard.Options{})
-//	session, err := client.Connect(ctx, &mcp.IOTransport{Reader: r, Writer: w}, nil)
+//	session, err := client.Connect(ctx, &mcp.IOTransport{Reader: r, Writer: w, MaxLineLength: -1}, nil)
 //
+// (MaxLineLength -1 turns the SDK's own 16 MiB frame limit off: the guard
+// bounds each line by Options.MaxLineBytes before the SDK reads it.)
 // Closing r closes fromServer; closing w closes toServer. A goroutine reads
 // fromServer until it fails or ends (its end is the end of r), or r is
 // closed. CommandTransport does this for a server it runs.
@@ -123,13 +131,12 @@ var errReaderClosed = errors.New("mcpguard: the stream was closed")
 // enforcer lets through; its end (io.EOF, ErrLineTooLong, a read or
 // enforcer error) is the end of what the SDK reads.
 func (g *guard) pump(fromServer io.Reader) {
-	err := readLines(fromServer, g.opts.maxLine(), g.serverLine)
-	g.in.end(err)
-	if err == errReaderClosed {
-		// Keep the server's pipe flowing until it is closed, so that a
-		// server writing its last words exits when asked to.
-		_, _ = io.Copy(io.Discard, fromServer)
-	}
+	g.in.end(readLines(fromServer, g.opts.maxLine(), g.serverLine))
+	// However the reading ended (the reader closed, a line over the limit,
+	// an error of the enforcer), keep the server's pipe flowing until it is
+	// closed, so that a server blocked on a write sees its stdin close and
+	// exits when asked to, without waiting for a signal.
+	_, _ = io.Copy(io.Discard, fromServer)
 }
 
 // serverLine decides one line of the server and queues what passes.
