@@ -564,8 +564,9 @@ typedef struct contractpin_decision contractpin_decision;
  * seen. Made by `contractpin_enforcer_new`, released by
  * `contractpin_enforcer_free`. Calls on one enforcer must not overlap: a
  * client that reads and writes on two threads holds one mutex around each
- * `contractpin_enforcer_client` and `contractpin_enforcer_server` call, so
- * that the messages are decided in the order the session sees them.
+ * `contractpin_enforcer_client`, `contractpin_enforcer_server` and
+ * `contractpin_enforcer_summary` call, so that the messages are decided in
+ * the order the session sees them.
  */
 typedef struct contractpin_enforcer contractpin_enforcer;
 
@@ -922,12 +923,35 @@ contractpin_status contractpin_enforcer_server(struct contractpin_enforcer *enfo
                                                struct contractpin_decision **out);
 
 /**
+ * The `skipped-more` events of the session: how many more messages of
+ * each kind (stray output, refused messages) were dropped without a
+ * `skipped` event of their own since the last summary (only the first 100
+ * of each kind in a session get one), as a decision that is
+ * `CONTRACTPIN_ACTION_DROP` with no bytes and no reply, and one event per
+ * kind with a count (none when nothing went unreported). The counts start
+ * from zero again. `contractpin proxy` logs one at most once a minute
+ * while such messages keep coming, and one at the end of the session: call
+ * it as often as you log, and once when the session ends.
+ *
+ * - `enforcer` (required), `out` (required: on success a new
+ *   `contractpin_decision *`, released with `contractpin_decision_free`;
+ *   not written on failure).
+ *
+ * # Safety
+ * `enforcer` NULL or live and not in use by another call; `out` NULL or
+ * writable.
+ */
+contractpin_status contractpin_enforcer_summary(struct contractpin_enforcer *enforcer,
+                                                struct contractpin_decision **out);
+
+/**
  * Releases a decision. NULL is a no-op. Every pointer obtained from its
  * accessors becomes invalid.
  *
  * # Safety
- * `d` NULL or a pointer from `contractpin_enforcer_client` or
- * `contractpin_enforcer_server`, not yet freed; not used afterwards.
+ * `d` NULL or a pointer from `contractpin_enforcer_client`,
+ * `contractpin_enforcer_server` or `contractpin_enforcer_summary`, not yet
+ * freed; not used afterwards.
  */
 void contractpin_decision_free(struct contractpin_decision *d);
 

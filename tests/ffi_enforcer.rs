@@ -80,11 +80,24 @@ impl Enforcer {
         // SAFETY: live enforcer, readable message, valid out-parameter.
         let st = unsafe { f(self.0, msg.as_ptr(), msg.len(), &mut d) };
         assert_eq!(st, contractpin_status::Ok);
-        let dec = read(d);
-        // SAFETY: from the enforcer, freed once.
-        unsafe { contractpin_decision_free(d) };
-        dec
+        taken(d)
     }
+
+    fn summary(&self) -> Dec {
+        let mut d = ptr::null_mut();
+        // SAFETY: live enforcer, valid out-parameter.
+        let st = unsafe { contractpin_enforcer_summary(self.0, &mut d) };
+        assert_eq!(st, contractpin_status::Ok);
+        taken(d)
+    }
+}
+
+/// A decision read and freed.
+fn taken(d: *mut contractpin_decision) -> Dec {
+    let dec = read(d);
+    // SAFETY: from the enforcer, freed once.
+    unsafe { contractpin_decision_free(d) };
+    dec
 }
 
 impl Drop for Enforcer {
@@ -276,6 +289,39 @@ fn messages_that_are_not_json_rpc_never_pass() {
     // another way.
     let d = e.server(br#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]},"result":{}}"#);
     assert_eq!(d.action, DROP);
+}
+
+/// Past the first 100 of a kind, a dropped line gets no event of its own;
+/// the summary counts the rest once, with the words of the proxy's
+/// `skipped-more` line, then starts from zero.
+#[test]
+fn the_summary_counts_the_drops_past_the_first_hundred() {
+    let e = Enforcer::new(0);
+    let empty = e.summary();
+    assert_eq!(
+        (empty.action, &empty.bytes, &empty.reply),
+        (DROP, &None, &None)
+    );
+    assert!(empty.events.is_empty());
+    let events: usize = (0..102).map(|_| e.server(b"junk").events.len()).sum();
+    assert_eq!(events, 100);
+    let d = e.summary();
+    assert_eq!((d.action, &d.bytes, &d.reply), (DROP, &None, &None));
+    assert_eq!(
+        d.events,
+        [
+            r#"{"count":2,"reason":"2 more server line(s) that are not JSON-RPC messages were dropped; only the first 100 of a session are logged one by one","server":"example","status":"skipped-more"}"#
+        ]
+    );
+    assert!(e.summary().events.is_empty());
+    let mut out = ptr::null_mut();
+    // SAFETY: NULL arguments are reported, never dereferenced.
+    let st = unsafe { contractpin_enforcer_summary(ptr::null_mut(), &mut out) };
+    assert_eq!(st, contractpin_status::NullArgument);
+    assert!(out.is_null());
+    // SAFETY: as above.
+    let st = unsafe { contractpin_enforcer_summary(e.0, ptr::null_mut()) };
+    assert_eq!(st, contractpin_status::NullArgument);
 }
 
 #[test]

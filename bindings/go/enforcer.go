@@ -237,6 +237,29 @@ func (e *Enforcer) decide(msg []byte, client bool) (Decision, error) {
 	return takeDecision(d)
 }
 
+// Summary returns the "skipped-more" events of the session: how many more
+// messages of each kind (stray output, refused messages) were dropped
+// without a "skipped" event of their own since the last Summary (only the
+// first 100 of each kind in a session get one), one event per kind with a
+// count, none when nothing went unreported; the counts start from zero
+// again. `contractpin proxy` logs one at most once a minute while such
+// messages keep coming, and one at the end of the session: call it as
+// often as you log, and once when the session ends.
+func (e *Enforcer) Summary() ([][]byte, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.h == nil {
+		return nil, ErrEnforcerClosed
+	}
+	var d *C.contractpin_decision
+	if st := C.contractpin_enforcer_summary(e.h, &d); st != C.CONTRACTPIN_STATUS_OK {
+		return nil, newError(st, 0, false)
+	}
+	defer C.contractpin_decision_free(d)
+	out, err := takeDecision(d)
+	return out.Events, err
+}
+
 // takeDecision copies a decision out of the library (the caller frees it).
 // Any accessor failing where it must succeed is an error (fail closed).
 func takeDecision(d *C.contractpin_decision) (Decision, error) {

@@ -717,3 +717,35 @@ func TestEnforcerFinalizers(t *testing.T) {
 	s := newEnforcerSession(t, EnforcerOptions{})
 	s.wantDriftedPageCut(2, s.list(2, s.drifted))
 }
+
+// Past the first 100 of a kind, a dropped message gets no event of its
+// own; Summary counts the rest once, with the words of the proxy's
+// skipped-more line, then starts from zero.
+func TestEnforcerSummary(t *testing.T) {
+	s := newEnforcerSession(t, EnforcerOptions{})
+	if evs, err := s.e.Summary(); err != nil || len(evs) != 0 {
+		t.Fatalf("a new session's summary: %q, %v", evs, err)
+	}
+	n := 0
+	for i := 0; i < 103; i++ {
+		d := s.server([]byte("junk"))
+		if d.Action != ActionDrop {
+			t.Fatalf("junk line %d: %v", i, d.Action)
+		}
+		n += len(d.Events)
+	}
+	if n != 100 {
+		t.Fatalf("%d skipped events for 103 junk lines, want 100", n)
+	}
+	want := `{"count":3,"reason":"3 more server line(s) that are not JSON-RPC messages were dropped; only the first 100 of a session are logged one by one","server":"example","status":"skipped-more"}`
+	if evs, err := s.e.Summary(); err != nil || len(evs) != 1 || string(evs[0]) != want {
+		t.Fatalf("the summary: %q, %v; want [%s]", evs, err, want)
+	}
+	if evs, err := s.e.Summary(); err != nil || len(evs) != 0 {
+		t.Fatalf("a second summary: %q, %v", evs, err)
+	}
+	s.e.Close()
+	if _, err := s.e.Summary(); !errors.Is(err, ErrEnforcerClosed) {
+		t.Fatalf("Summary after Close: %v", err)
+	}
+}

@@ -20,7 +20,7 @@ use super::guard::{write_span, Strings, CONTRACTPIN_GUARD_OBSERVE};
 use super::limits::{contractpin_limits, resolve};
 use super::lock::{borrow_lock, contractpin_lock, pinned_server};
 use super::status::contractpin_status;
-use crate::guard::session::{Decision, Forward, OnDrift, Policy, Session};
+use crate::guard::session::{Decision, Dropped, Forward, OnDrift, Policy, Session};
 use crate::guard::GuardMode;
 
 /// `flags` bit of `contractpin_enforcer_new`: answer a `tools/list` whose
@@ -52,8 +52,9 @@ pub enum contractpin_action {
 /// seen. Made by `contractpin_enforcer_new`, released by
 /// `contractpin_enforcer_free`. Calls on one enforcer must not overlap: a
 /// client that reads and writes on two threads holds one mutex around each
-/// `contractpin_enforcer_client` and `contractpin_enforcer_server` call, so
-/// that the messages are decided in the order the session sees them.
+/// `contractpin_enforcer_client`, `contractpin_enforcer_server` and
+/// `contractpin_enforcer_summary` call, so that the messages are decided in
+/// the order the session sees them.
 pub struct contractpin_enforcer {
     session: Session,
 }
@@ -93,8 +94,8 @@ impl contractpin_decision {
 /// Borrows a decision from a possibly NULL pointer.
 ///
 /// # Safety
-/// `d` is NULL or a live pointer from `contractpin_enforcer_client` or
-/// `contractpin_enforcer_server`.
+/// `d` is NULL or a live pointer from `contractpin_enforcer_client`,
+/// `contractpin_enforcer_server` or `contractpin_enforcer_summary`.
 unsafe fn borrow<'a>(d: *const contractpin_decision) -> Result<&'a contractpin_decision, Failure> {
     non_null(d)?;
     // SAFETY: non-null, and live and immutable by the caller's contract.
@@ -201,6 +202,16 @@ enum Side {
     Server,
 }
 
+/// Writes a new `contractpin_decision` of `d` to `out`.
+///
+/// # Safety
+/// `out` non-null and writable.
+unsafe fn hand_out(out: *mut *mut contractpin_decision, d: Decision) {
+    let d = Box::into_raw(Box::new(contractpin_decision::new(d)));
+    // SAFETY: non-null and writable by the caller's contract.
+    unsafe { out.write(d) };
+}
+
 /// Decides one message of `side` and writes the decision to `out`.
 ///
 /// # Safety
@@ -225,9 +236,8 @@ unsafe fn decide(
             Side::Client => session.client(bytes),
             Side::Server => session.server(bytes),
         };
-        let d = Box::into_raw(Box::new(contractpin_decision::new(d)));
         // SAFETY: `out` is non-null and writable by the caller's contract.
-        unsafe { out.write(d) };
+        unsafe { hand_out(out, d) };
         Ok(())
     })
 }
@@ -287,12 +297,56 @@ pub unsafe extern "C" fn contractpin_enforcer_server(
     unsafe { decide(enforcer, message, message_len, out, Side::Server) }
 }
 
+/// The `skipped-more` events of the session: how many more messages of
+/// each kind (stray output, refused messages) were dropped without a
+/// `skipped` event of their own since the last summary (only the first 100
+/// of each kind in a session get one), as a decision that is
+/// `CONTRACTPIN_ACTION_DROP` with no bytes and no reply, and one event per
+/// kind with a count (none when nothing went unreported). The counts start
+/// from zero again. `contractpin proxy` logs one at most once a minute
+/// while such messages keep coming, and one at the end of the session: call
+/// it as often as you log, and once when the session ends.
+///
+/// - `enforcer` (required), `out` (required: on success a new
+///   `contractpin_decision *`, released with `contractpin_decision_free`;
+///   not written on failure).
+///
+/// # Safety
+/// `enforcer` NULL or live and not in use by another call; `out` NULL or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn contractpin_enforcer_summary(
+    enforcer: *mut contractpin_enforcer,
+    out: *mut *mut contractpin_decision,
+) -> contractpin_status {
+    status_of(|| {
+        non_null(out)?;
+        non_null(enforcer)?;
+        // SAFETY: non-null, live and not used by another call, by the
+        // caller's contract.
+        let session = unsafe { &mut (*enforcer).session };
+        let events = [Dropped::Junk, Dropped::Refused]
+            .into_iter()
+            .filter_map(|kind| session.summary(kind))
+            .collect();
+        let d = Decision {
+            forward: Forward::Nothing,
+            reply: None,
+            events,
+        };
+        // SAFETY: `out` is non-null and writable by the caller's contract.
+        unsafe { hand_out(out, d) };
+        Ok(())
+    })
+}
+
 /// Releases a decision. NULL is a no-op. Every pointer obtained from its
 /// accessors becomes invalid.
 ///
 /// # Safety
-/// `d` NULL or a pointer from `contractpin_enforcer_client` or
-/// `contractpin_enforcer_server`, not yet freed; not used afterwards.
+/// `d` NULL or a pointer from `contractpin_enforcer_client`,
+/// `contractpin_enforcer_server` or `contractpin_enforcer_summary`, not yet
+/// freed; not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn contractpin_decision_free(d: *mut contractpin_decision) {
     // SAFETY: by the caller's contract `d` is NULL or came from this

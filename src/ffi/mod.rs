@@ -77,7 +77,7 @@ pub use enforcer::{
     contractpin_decision_bytes, contractpin_decision_event_count, contractpin_decision_event_json,
     contractpin_decision_free, contractpin_decision_reply, contractpin_enforcer,
     contractpin_enforcer_client, contractpin_enforcer_free, contractpin_enforcer_new,
-    contractpin_enforcer_server, CONTRACTPIN_ENFORCER_BLOCK,
+    contractpin_enforcer_server, contractpin_enforcer_summary, CONTRACTPIN_ENFORCER_BLOCK,
     CONTRACTPIN_ENFORCER_IGNORE_INSTRUCTIONS,
 };
 pub use gate::{

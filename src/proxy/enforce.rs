@@ -60,7 +60,9 @@ impl Enforcer {
     fn summaries(&self, s: &mut Session, all: bool) {
         for kind in [Dropped::Junk, Dropped::Refused] {
             if s.unreported(kind) > 0 && (all || self.log.summary_due(kind)) {
-                self.log.skipped_more(kind, s.take_unreported(kind));
+                if let Some(e) = s.summary(kind) {
+                    self.log.session_event(&e);
+                }
             }
         }
     }

@@ -48,7 +48,7 @@ fn policy(mode: GuardMode, on_drift: OnDrift) -> Policy {
 
 fn enforcer_of(policy: Policy) -> (Enforcer, Sink) {
     let sink = Sink::default();
-    let log = EventLog::new(Box::new(sink.clone()), "srv", Vec::new());
+    let log = EventLog::new(Box::new(sink.clone()), Vec::new());
     (Enforcer::new(policy, log), sink)
 }
 

@@ -364,10 +364,7 @@ pub fn check_session(data: &[u8]) {
         max_message: crate::MAX_INPUT,
     };
     let check_instructions = policy.check_instructions;
-    let enforcer = Enforcer::new(
-        policy,
-        EventLog::new(Box::new(std::io::sink()), "srv", Vec::new()),
-    );
+    let enforcer = Enforcer::new(policy, EventLog::new(Box::new(std::io::sink()), Vec::new()));
     let mut model = Model {
         pins,
         mode,

@@ -3,13 +3,13 @@
 //!
 //! Every line is one event of the session
 //! ([`crate::guard::session::events`]: `server`, `status` and what the
-//! status carries) with `at` (UTC, milliseconds) first, except:
-//!
-//! - `skipped-more`: how many more lines were dropped without a `skipped`
-//!   line of their own (the session reports only the first
-//!   [`REPORTED_SKIPS`] of each kind, [`Dropped`]: junk, or a refused
-//!   message), `count`, at most one every [`SKIP_SUMMARY_EVERY`] while they
-//!   keep coming and one at the end of the session for the rest.
+//! status carries) with `at` (UTC, milliseconds) first. The log decides
+//! only when a `skipped-more` line is due: how many more lines were dropped
+//! without a `skipped` line of their own (the session reports only the
+//! first [`REPORTED_SKIPS`](crate::guard::session::REPORTED_SKIPS) of each
+//! kind, [`Dropped`]: junk, or a refused message), at most one every
+//! [`SKIP_SUMMARY_EVERY`] while they keep coming and one at the end of the
+//! session for the rest.
 //!
 //! The values of the server's env (expanded `${VAR}`s included) are masked
 //! in every line, as in every other contractpin message.
@@ -22,28 +22,16 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use std::vec::Vec;
 
-use crate::guard::session::{Dropped, Event, REPORTED_SKIPS};
+use crate::guard::session::{Dropped, Event};
 use crate::jcs;
 use crate::mcp::error::redact;
 
 /// At most one `skipped-more` line this often while junk keeps coming.
 pub(crate) const SKIP_SUMMARY_EVERY: Duration = Duration::from_secs(60);
 
-/// The `skipped-more` line's words for `n` lines of `kind`.
-fn summary(kind: Dropped, n: u64) -> String {
-    let what = match kind {
-        Dropped::Junk => "server line(s) that are not JSON-RPC messages were dropped",
-        Dropped::Refused => "JSON-RPC message(s) from the server were refused",
-    };
-    std::format!(
-        "{n} more {what}; only the first {REPORTED_SKIPS} of a session are logged one by one"
-    )
-}
-
 /// Where the lines go, shared by the proxy's threads.
 pub(crate) struct EventLog {
     sink: Mutex<Box<dyn Write + Send>>,
-    server: String,
     secrets: Vec<String>,
     broken: AtomicBool,
     /// Per [`Dropped`] kind: since when drops went without a summary (or
@@ -52,11 +40,10 @@ pub(crate) struct EventLog {
 }
 
 impl EventLog {
-    /// A log of `server`'s events into `sink`, masking `secrets`.
-    pub fn new(sink: Box<dyn Write + Send>, server: &str, secrets: Vec<String>) -> EventLog {
+    /// A log of a session's events into `sink`, masking `secrets`.
+    pub fn new(sink: Box<dyn Write + Send>, secrets: Vec<String>) -> EventLog {
         EventLog {
             sink: Mutex::new(sink),
-            server: String::from(server),
             secrets,
             broken: AtomicBool::new(false),
             since: Default::default(),
@@ -82,19 +69,6 @@ impl EventLog {
         }
         *since = Some(Instant::now());
         true
-    }
-
-    /// The `skipped-more` line for `n` dropped lines of `kind`.
-    pub fn skipped_more(&self, kind: Dropped, n: u64) {
-        let mut line = Vec::with_capacity(256);
-        line.extend_from_slice(b"{\"at\":");
-        jcs::write_str(&mut line, &now());
-        line.extend_from_slice(std::format!(",\"count\":{n},\"reason\":").as_bytes());
-        jcs::write_str(&mut line, &summary(kind, n));
-        line.extend_from_slice(b",\"server\":");
-        jcs::write_str(&mut line, &self.server);
-        line.extend_from_slice(b",\"status\":\"skipped-more\"}");
-        self.write(line);
     }
 
     /// Masks the secrets in a text meant for the user (stderr messages).
@@ -164,10 +138,10 @@ mod tests {
     #[test]
     fn a_summary_line_counts_the_unreported_drops() {
         let out = Shared::default();
-        let log = EventLog::new(Box::new(out.clone()), "srv", Vec::new());
+        let log = EventLog::new(Box::new(out.clone()), Vec::new());
         // The first summary is due SKIP_SUMMARY_EVERY after the first drop.
         assert!(!log.summary_due(Dropped::Junk));
-        log.skipped_more(Dropped::Junk, 5000);
+        log.session_event(&Event::skipped_more("srv", Dropped::Junk, 5000));
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         let line = text.trim_end();
         assert!(
@@ -186,7 +160,6 @@ mod tests {
         let out = Shared::default();
         let log = EventLog::new(
             Box::new(out.clone()),
-            "srv",
             std::vec![String::from("s3cr3t-token")],
         );
         log.session_event(&Event::new(

@@ -261,7 +261,7 @@ where
             .max_line_bytes
             .max(opts.client.max_response_bytes),
     };
-    let event_log = log::EventLog::new(log, &opts.server_name, secrets);
+    let event_log = log::EventLog::new(log, secrets);
     let enforcer = Arc::new(enforce::Enforcer::new(policy, event_log));
     let max_line = opts.client.max_line_bytes;
     let (ending, message) = pump::run(

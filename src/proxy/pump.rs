@@ -386,7 +386,7 @@ mod tests {
         };
         Arc::new(Enforcer::new(
             policy,
-            EventLog::new(Box::new(std::io::sink()), "m", Vec::new()),
+            EventLog::new(Box::new(std::io::sink()), Vec::new()),
         ))
     }
 

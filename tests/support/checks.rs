@@ -1461,7 +1461,7 @@ mod ffi_checks {
     /// exactly as a library `guard::session::Session` with the same policy:
     /// action, replacement, reply and event lines, through every accessor.
     fn enforcer(b: &mut Bytes<'_>, payload: &[u8]) {
-        use contractpin::guard::session::{OnDrift, Policy, Session};
+        use contractpin::guard::session::{Dropped, Forward, OnDrift, Policy, Session};
         let flags = b.u8() as u32 % 9;
         let lock = Lock::parse(EXAMPLE_LOCK);
         let mut e = ptr::null_mut();
@@ -1525,6 +1525,19 @@ mod ffi_checks {
                 decision_matches(d, &want.forward, want.reply.as_deref(), &want.events);
                 contractpin_decision_free(d);
             }
+        }
+        // The summary (a batch of junk elements passes the first 100).
+        let want: Vec<_> = [Dropped::Junk, Dropped::Refused]
+            .into_iter()
+            .filter_map(|kind| model.summary(kind))
+            .collect();
+        let mut d = ptr::null_mut();
+        // SAFETY: a live enforcer, a local out-pointer.
+        assert_eq!(code(unsafe { contractpin_enforcer_summary(e, &mut d) }), 0);
+        // SAFETY: `d` is live until freed just after.
+        unsafe {
+            decision_matches(d, &Forward::Nothing, None, &want);
+            contractpin_decision_free(d);
         }
         // SAFETY: from contractpin_enforcer_new, freed once.
         unsafe { contractpin_enforcer_free(e) };

@@ -117,7 +117,7 @@ int main(int argc, char **argv) {
            argv[0], abi, guard, instructions, gate, enforcer, verify_server, vectors, checks_run,
            checks_failed);
     return checks_failed == 0 && vectors > 0 && guard == 4 && instructions == 4 && gate == 4 &&
-                   enforcer == 2 && verify_server == 4
+                   enforcer == 3 && verify_server == 4
                ? 0
                : 1;
 }

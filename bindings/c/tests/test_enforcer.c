@@ -31,17 +31,22 @@ struct decided {
 typedef contractpin_status (*decide_fn)(contractpin_enforcer *, const uint8_t *, size_t,
                                         contractpin_decision **);
 
-static struct decided decide(contractpin_enforcer *e, decide_fn f, const uint8_t *msg,
-                             size_t len) {
-    struct decided r = {NULL, CONTRACTPIN_ACTION_DROP, NULL, NULL, 0};
+/* What decision d says (d kept in the result). */
+static struct decided read_decision(contractpin_decision *d) {
+    struct decided r = {d, contractpin_decision_action(d), NULL, NULL, 0};
     const uint8_t *p;
     size_t n;
-    CHECK_STATUS(f(e, msg, len, &r.d), CONTRACTPIN_STATUS_OK);
-    r.action = contractpin_decision_action(r.d);
-    if (contractpin_decision_bytes(r.d, &p, &n) == CONTRACTPIN_STATUS_OK) r.bytes = (const char *)p;
-    if (contractpin_decision_reply(r.d, &p, &n) == CONTRACTPIN_STATUS_OK) r.reply = (const char *)p;
-    r.events = contractpin_decision_event_count(r.d);
+    if (contractpin_decision_bytes(d, &p, &n) == CONTRACTPIN_STATUS_OK) r.bytes = (const char *)p;
+    if (contractpin_decision_reply(d, &p, &n) == CONTRACTPIN_STATUS_OK) r.reply = (const char *)p;
+    r.events = contractpin_decision_event_count(d);
     return r;
+}
+
+static struct decided decide(contractpin_enforcer *e, decide_fn f, const uint8_t *msg,
+                             size_t len) {
+    contractpin_decision *d = NULL;
+    CHECK_STATUS(f(e, msg, len, &d), CONTRACTPIN_STATUS_OK);
+    return read_decision(d);
 }
 
 static struct decided client(contractpin_enforcer *e, const char *msg) {
@@ -158,12 +163,57 @@ static void test_argument_errors(const contractpin_lock *lock) {
     contractpin_enforcer_free(NULL);
 }
 
+/* The session's summary, read as a decision. */
+static struct decided summary(contractpin_enforcer *e) {
+    contractpin_decision *d = NULL;
+    CHECK_STATUS(contractpin_enforcer_summary(e, &d), CONTRACTPIN_STATUS_OK);
+    return read_decision(d);
+}
+
+/* Past the first 100 of a kind, dropped lines get no event of their own:
+ * the summary counts them once, then starts from zero. */
+static void test_summary(const contractpin_lock *lock) {
+    contractpin_enforcer *e = NULL;
+    contractpin_decision *d = NULL;
+    struct decided r;
+    size_t events = 0;
+    CHECK_STATUS(contractpin_enforcer_new(lock, U8("example"), 7, 0, NULL, &e),
+                 CONTRACTPIN_STATUS_OK);
+    r = summary(e);
+    CHECK(r.action == CONTRACTPIN_ACTION_DROP && r.bytes == NULL && r.reply == NULL);
+    CHECK(r.events == 0);
+    contractpin_decision_free(r.d);
+    for (int i = 0; i < 103; i++) {
+        r = server(e, "junk");
+        CHECK(r.action == CONTRACTPIN_ACTION_DROP);
+        events += r.events;
+        contractpin_decision_free(r.d);
+    }
+    CHECK(events == 100);
+    r = summary(e);
+    CHECK(r.action == CONTRACTPIN_ACTION_DROP && r.bytes == NULL && r.reply == NULL);
+    CHECK(r.events == 1);
+    CHECK(event_is(&r, 0,
+                   "{\"count\":3,\"reason\":\"3 more server line(s) that are not JSON-RPC "
+                   "messages were dropped; only the first 100 of a session are logged one by "
+                   "one\",\"server\":\"example\",\"status\":\"skipped-more\"}"));
+    contractpin_decision_free(r.d);
+    r = summary(e);
+    CHECK(r.events == 0);
+    contractpin_decision_free(r.d);
+    CHECK_STATUS(contractpin_enforcer_summary(NULL, &d), CONTRACTPIN_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(contractpin_enforcer_summary(e, NULL), CONTRACTPIN_STATUS_NULL_ARGUMENT);
+    CHECK(d == NULL);
+    contractpin_enforcer_free(e);
+}
+
 long run_enforcer_tests(const char *dir) {
     struct example ex;
     long n = 0;
     if (load_example(dir, &ex) != 0) return 0;
     test_session(ex.lock, ex.clean, ex.clean_len, ex.drifted, ex.drifted_len), n++;
     test_argument_errors(ex.lock), n++;
+    test_summary(ex.lock), n++;
     free_example(&ex);
     return n;
 }

@@ -20,8 +20,9 @@
 //
 // Lines that are not JSON-RPC messages (a server's stray output) are
 // dropped; the first 100 of each kind in a session (stray output, refused
-// messages) are each reported as a "skipped" event, later ones are dropped
-// without one (as the C ABI bounds them). Fail closed: a line over
+// messages) are each reported as a "skipped" event, later ones are counted
+// in a "skipped-more" event (at most one a minute while they keep coming,
+// and one when the server's output ends), as the proxy logs them. Fail closed: a line over
 // MaxLineBytes or an error of the enforcer ends the session (the SDK reads
 // an error); nothing undecided is passed on. A message of the client that
 // the enforcer cannot read (nested deeper than the limits allow, or longer
@@ -40,6 +41,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"contractpin.dev/go/contractpin"
 )
@@ -76,12 +78,18 @@ func (o Options) maxLine() int {
 	return DefaultMaxLineBytes
 }
 
+// summaryEvery is how often, at most, OnEvent gets the enforcer's
+// "skipped-more" events while dropped messages keep coming, as the proxy
+// logs them (one more comes when the server's output ends).
+const summaryEvery = time.Minute
+
 // guard is the state of one guarded stream.
 type guard struct {
-	e    *contractpin.Enforcer
-	opts Options
-	mu   sync.Mutex // serializes decisions with their OnEvent calls
-	in   *inbox     // what the SDK reads
+	e          *contractpin.Enforcer
+	opts       Options
+	mu         sync.Mutex // serializes decisions with their OnEvent calls
+	in         *inbox     // what the SDK reads
+	summarized time.Time  // when the last summary was asked for
 }
 
 // Stream interposes e on a server's newline-delimited JSON-RPC stream:
@@ -97,7 +105,7 @@ type guard struct {
 // fromServer until it fails or ends (its end is the end of r), or r is
 // closed. CommandTransport does this for a server it runs.
 func Stream(fromServer io.ReadCloser, toServer io.WriteCloser, e *contractpin.Enforcer, opts Options) (io.ReadCloser, io.WriteCloser) {
-	g := &guard{e: e, opts: opts, in: newInbox()}
+	g := &guard{e: e, opts: opts, in: newInbox(), summarized: time.Now()}
 	go g.pump(fromServer)
 	return &reader{g.in, fromServer}, &writer{g: g, to: toServer}
 }
@@ -116,12 +124,29 @@ func (g *guard) decide(line []byte, client bool) (contractpin.Decision, error) {
 	if err != nil {
 		return d, fmt.Errorf("mcpguard: the enforcer failed, ending the session: %w", err)
 	}
+	g.report(d.Events)
+	if time.Since(g.summarized) >= summaryEvery {
+		g.summary()
+	}
+	return d, nil
+}
+
+// report passes events to OnEvent.
+func (g *guard) report(events [][]byte) {
 	if g.opts.OnEvent != nil {
-		for _, ev := range d.Events {
+		for _, ev := range events {
 			g.opts.OnEvent(ev)
 		}
 	}
-	return d, nil
+}
+
+// summary reports the enforcer's "skipped-more" events (the drops past the
+// first 100 of each kind), if any; g.mu is held.
+func (g *guard) summary() {
+	g.summarized = time.Now()
+	if events, err := g.e.Summary(); err == nil {
+		g.report(events)
+	}
 }
 
 // errReaderClosed stops the pump: nobody reads what the server writes.
@@ -131,7 +156,11 @@ var errReaderClosed = errors.New("mcpguard: the stream was closed")
 // enforcer lets through; its end (io.EOF, ErrLineTooLong, a read or
 // enforcer error) is the end of what the SDK reads.
 func (g *guard) pump(fromServer io.Reader) {
-	g.in.end(readLines(fromServer, g.opts.maxLine(), g.serverLine))
+	err := readLines(fromServer, g.opts.maxLine(), g.serverLine)
+	g.mu.Lock()
+	g.summary()
+	g.mu.Unlock()
+	g.in.end(err)
 	// However the reading ended (the reader closed, a line over the limit,
 	// an error of the enforcer), keep the server's pipe flowing until it is
 	// closed, so that a server blocked on a write sees its stdin close and

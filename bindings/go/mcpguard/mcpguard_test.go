@@ -393,6 +393,34 @@ func TestJunkDropped(t *testing.T) {
 	mustEvents(t, s, "client", "skipped", "skipped", "skipped", "skipped", "skipped")
 }
 
+// Past the first 100 dropped lines of a kind, each gets no event of its
+// own: a skipped-more event counts them when the server's output ends. The
+// server writes 153 junk lines, two in three stray output (102) and one in
+// three refused (51).
+func TestJunkSummarized(t *testing.T) {
+	s := connect(t, lockFor(t), contractpin.EnforcerOptions{}, mcpguard.Options{})
+	mustList(t, s.ClientSession, baseTools)
+	mustCall(t, s.ClientSession, "junk", map[string]any{"n": 153}, "junk written")
+	if err := s.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	want := append(append([]string{"client"}, slices.Repeat([]string{"skipped"}, 151)...), "skipped-more")
+	deadline := time.Now().Add(10 * time.Second)
+	for !slices.Equal(s.events.statuses(), want) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	got := s.events.statuses()
+	if !slices.Equal(got, want) {
+		t.Fatalf("events %q (%d); want client, 151 skipped, skipped-more", got, len(got))
+	}
+	s.events.mu.Lock()
+	last := s.events.lines[len(s.events.lines)-1]
+	s.events.mu.Unlock()
+	if !strings.HasPrefix(last, `{"count":2,"reason":"2 more server line(s) that are not JSON-RPC messages were dropped`) {
+		t.Fatalf("the summary: %s", last)
+	}
+}
+
 // Stream under an mcp.IOTransport, with a server of the Go SDK in this
 // process: the same check without a child process.
 func TestStream(t *testing.T) {

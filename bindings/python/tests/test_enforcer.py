@@ -169,6 +169,22 @@ def test_messages_that_are_not_json_rpc_are_dropped(enforcer):
     forwarded(enforcer.client(memoryview(tools_list(2))))
 
 
+def test_the_summary_counts_the_drops_past_the_first_hundred(enforcer):
+    # Past the first 100 of a kind, a dropped line gets no event of its own;
+    # the summary counts the rest once, with the words of the proxy's
+    # skipped-more line, then starts from zero.
+    assert enforcer.summary() == ()
+    assert sum(len(enforcer.server(b"junk").events) for _ in range(104)) == 100
+    assert enforcer.summary() == (
+        b'{"count":4,"reason":"4 more server line(s) that are not JSON-RPC messages were dropped;'
+        b' only the first 100 of a session are logged one by one","server":"example","status":"skipped-more"}',
+    )
+    assert enforcer.summary() == ()
+    enforcer.close()
+    with pytest.raises(ValueError, match="closed"):
+        enforcer.summary()
+
+
 def test_a_batch_is_split(enforcer):
     drifted_listing(enforcer)
     ping = b'{"jsonrpc":"2.0","id":8,"method":"ping"}'

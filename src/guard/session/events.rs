@@ -26,8 +26,10 @@
 //! - `skipped`: a message from the server that is not a JSON-RPC message,
 //!   never passed on; `reason` and its first 80 bytes, escaped; only the
 //!   first [`REPORTED_SKIPS`](super::REPORTED_SKIPS) of each kind
-//!   ([`Event::dropped`]) in a session, the rest are counted
-//!   ([`Session::take_unreported`](super::Session::take_unreported));
+//!   ([`Event::dropped`]) in a session, the rest are counted;
+//! - `skipped-more`: how many more messages of one kind were dropped
+//!   without a `skipped` event (`count`), since the last such event
+//!   ([`Session::summary`](super::Session::summary));
 //! - `events-cut`: one decision had more than
 //!   [`MAX_DECISION_EVENTS`](super::MAX_DECISION_EVENTS) events; `count`
 //!   says how many more were not reported.
@@ -113,15 +115,36 @@ impl Event {
 
     /// `count` events of one decision not reported.
     pub(crate) fn cut(server: &str, count: usize) -> Event {
-        let mut json = alloc::format!("{{\"count\":{count},\"reason\":").into_bytes();
         let reason = alloc::format!(
             "{count} more events of one message were not reported (at most {} per message)",
             super::MAX_DECISION_EVENTS
         );
-        jcs::write_str(&mut json, &reason);
+        Event::counted(server, "events-cut", count as u64, &reason)
+    }
+
+    /// `count` more dropped messages of `kind` than got a `skipped` event
+    /// (the proxy's `skipped-more` line).
+    pub(crate) fn skipped_more(server: &str, kind: Dropped, count: u64) -> Event {
+        let what = match kind {
+            Dropped::Junk => "server line(s) that are not JSON-RPC messages were dropped",
+            Dropped::Refused => "JSON-RPC message(s) from the server were refused",
+        };
+        let reason = alloc::format!(
+            "{count} more {what}; only the first {} of a session are logged one by one",
+            super::REPORTED_SKIPS
+        );
+        Event::counted(server, "skipped-more", count, &reason)
+    }
+
+    /// `{"count":count,"reason":reason,"server":server,"status":status}`.
+    fn counted(server: &str, status: &str, count: u64, reason: &str) -> Event {
+        let mut json = alloc::format!("{{\"count\":{count},\"reason\":").into_bytes();
+        jcs::write_str(&mut json, reason);
         json.extend_from_slice(b",\"server\":");
         jcs::write_str(&mut json, server);
-        json.extend_from_slice(b",\"status\":\"events-cut\"}");
+        json.extend_from_slice(b",\"status\":");
+        jcs::write_str(&mut json, status);
+        json.push(b'}');
         Event {
             json,
             dropped: None,

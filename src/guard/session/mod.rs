@@ -67,7 +67,7 @@ const NAMED_IN_ERROR: usize = 20;
 const SHOWN_OF_DROPPED: usize = 80;
 /// Dropped messages of each [`Dropped`] kind reported one by one in a
 /// session (a `skipped` event each); the rest are only counted
-/// ([`Session::take_unreported`]). A server writing 2-byte junk lines made
+/// ([`Session::summary`]). A server writing 2-byte junk lines made
 /// the proxy's log ~89 times its output; a junk flood cannot hide the
 /// refused messages after it (each kind has its own count).
 pub const REPORTED_SKIPS: usize = 100;
@@ -157,7 +157,7 @@ pub struct Session {
     cut: usize,
     skipped: usize,
     /// Per [`Dropped`] kind: dropped messages reported one by one, and
-    /// those only counted since the last [`Session::take_unreported`].
+    /// those only counted since the last [`Session::summary`].
     skips: [(usize, u64); 2],
 }
 
@@ -192,10 +192,13 @@ impl Session {
         self.skips[kind as usize].1
     }
 
-    /// [`unreported`](Self::unreported), counted from zero again: a
-    /// summary's count (the proxy's `skipped-more` line).
-    pub fn take_unreported(&mut self, kind: Dropped) -> u64 {
-        core::mem::take(&mut self.skips[kind as usize].1)
+    /// The `skipped-more` event of the [`unreported`](Self::unreported)
+    /// drops of `kind`, which are then counted from zero again; `None`
+    /// when there are none. The proxy logs one at most once a minute while
+    /// they keep coming, and one at the end of the session.
+    pub fn summary(&mut self, kind: Dropped) -> Option<Event> {
+        let n = core::mem::take(&mut self.skips[kind as usize].1);
+        (n > 0).then(|| Event::skipped_more(&self.policy.server, kind, n))
     }
 
     /// Adds an event to the decision under way (counted past
@@ -803,9 +806,14 @@ mod tests {
         assert!(s.server(b"junk").events.is_empty());
         assert_eq!(s.skipped(), REPORTED_SKIPS + 5);
         assert_eq!(s.unreported(Dropped::Junk), 4);
-        assert_eq!(s.take_unreported(Dropped::Junk), 4);
-        assert_eq!(s.take_unreported(Dropped::Junk), 0);
-        assert_eq!(s.unreported(Dropped::Refused), 0);
+        let summary = s.summary(Dropped::Junk).expect("a summary of the junk");
+        assert_eq!(
+            core::str::from_utf8(summary.json()).unwrap(),
+            r#"{"count":4,"reason":"4 more server line(s) that are not JSON-RPC messages were dropped; only the first 100 of a session are logged one by one","server":"srv","status":"skipped-more"}"#
+        );
+        assert_eq!(s.unreported(Dropped::Junk), 0);
+        assert!(s.summary(Dropped::Junk).is_none());
+        assert!(s.summary(Dropped::Refused).is_none());
         // A batch of junk elements is bounded the same way, within one
         // decision: memory does not grow with the elements (the batch
         // itself, left empty, is a refused message).

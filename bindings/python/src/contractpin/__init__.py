@@ -1275,6 +1275,24 @@ class Enforcer(_Closing):
         parser refuses) is :attr:`Action.DROP`."""
         return self._decide(_lib_.contractpin_enforcer_server, message)
 
+    def summary(self) -> Tuple[bytes, ...]:
+        """The ``skipped-more`` events of the session: how many more messages
+        of each kind (stray output, refused messages) were dropped without a
+        ``skipped`` event of their own since the last summary (only the
+        first 100 of each kind in a session get one), one event per kind
+        with a ``count``, none when nothing went unreported; the counts
+        start from zero again. ``contractpin proxy`` logs one at most once a
+        minute while such messages keep coming, and one at the end of the
+        session: call it as often as you log, and once at the end."""
+        d = ctypes.c_void_p()
+        with self._mutex:
+            if self._handle is None:
+                raise ValueError("contractpin.Enforcer is closed")
+            status = _lib_.contractpin_enforcer_summary(self._handle, ctypes.byref(d))
+        if status != _OK:
+            raise _error(status, 0)
+        return _take_decision(d).events
+
     def _decide(self, function: Callable[..., int], message: Union[bytes, bytearray, memoryview]) -> Decision:
         data = _to_bytes(message, "message")
         d = ctypes.c_void_p()

@@ -358,6 +358,7 @@ _proto("contractpin_enforcer_new", _status, _vp, _bytes, ctypes.c_size_t, ctypes
 _proto("contractpin_enforcer_free", None, _vp)
 _proto("contractpin_enforcer_client", _status, _vp, _bytes, ctypes.c_size_t, _vpp)
 _proto("contractpin_enforcer_server", _status, _vp, _bytes, ctypes.c_size_t, _vpp)
+_proto("contractpin_enforcer_summary", _status, _vp, _vpp)
 _proto("contractpin_decision_free", None, _vp)
 _proto("contractpin_decision_action", ctypes.c_uint32, _vp)
 _proto("contractpin_decision_bytes", _status, _vp, ctypes.POINTER(_u8p), _sizep)
