@@ -22,13 +22,14 @@
 // dropped; the first 100 of each kind in a session (stray output, refused
 // messages) are each reported as a "skipped" event, later ones are counted
 // in a "skipped-more" event (at most one a minute while they keep coming,
-// and one when the server's output ends), as the proxy logs them. Fail closed: a line over
-// MaxLineBytes or an error of the enforcer ends the session (the SDK reads
-// an error); nothing undecided is passed on. A message of the client that
-// the enforcer cannot read (nested deeper than the limits allow, or longer
-// than their MaxInput) is answered with an error whose id is null, as the
-// proxy answers it; the SDK takes that answer for a broken connection and
-// ends the session.
+// and one when the server's output ends), as the proxy logs them.
+//
+// Fail closed: a line over MaxLineBytes or an error of the enforcer ends
+// the session (the SDK reads an error); nothing undecided is passed on. A
+// message of the client that the enforcer cannot read to the end (nested
+// deeper than the limits allow, or longer than their MaxInput) is not
+// sent: the SDK gets an error for that request (-32600, by its id), as the
+// proxy answers it.
 //
 // A client of the Go SDK declares the roots capability: pin its servers
 // with `contractpin init --client-capabilities roots ...`, or every session

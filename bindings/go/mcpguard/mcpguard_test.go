@@ -393,6 +393,23 @@ func TestJunkDropped(t *testing.T) {
 	mustEvents(t, s, "client", "skipped", "skipped", "skipped", "skipped", "skipped")
 }
 
+// A call whose arguments nest deeper than the enforcer reads is refused
+// with an error for that call, by its id: the session goes on (a null-id
+// answer made the SDK end it).
+func TestTooDeepCallFailsAlone(t *testing.T) {
+	s := connect(t, lockFor(t), contractpin.EnforcerOptions{}, mcpguard.Options{})
+	mustList(t, s.ClientSession, baseTools)
+	var deep any = "x"
+	for i := 0; i < 300; i++ {
+		deep = []any{deep}
+	}
+	_, err := call(t, s.ClientSession, "echo", map[string]any{"text": deep})
+	if err == nil || !strings.Contains(err.Error(), "Invalid Request") {
+		t.Fatalf("a call nested 300 deep: %v; want the enforcer's Invalid Request", err)
+	}
+	mustCall(t, s.ClientSession, "echo", hi, "echo: hi")
+}
+
 // Past the first 100 dropped lines of a kind, each gets no event of its
 // own: a skipped-more event counts them when the server's output ends. The
 // server writes 153 junk lines, two in three stray output (102) and one in

@@ -36,6 +36,7 @@
 //! ([`events`]).
 
 pub mod events;
+mod lenient;
 pub(crate) mod message;
 mod requests;
 
@@ -47,7 +48,7 @@ use crate::guard::instructions::{self, Finding};
 use crate::guard::{guard_page, GuardMode, GuardStatus};
 use crate::json::{Tag, Value};
 use crate::lock::LockServer;
-use crate::Limits;
+use crate::{jcs, Limits};
 
 pub use events::{Dropped, Event};
 use message::{
@@ -270,8 +271,9 @@ impl Session {
         input: &[u8],
         root: Result<Value<'_>, crate::Error>,
     ) -> (Forward, Option<Vec<u8>>) {
-        let Ok(root) = root else {
-            return answer_only(error_response(b"null", PARSE_ERROR, "Parse error", None));
+        let root = match root {
+            Ok(root) => root,
+            Err(e) => return answer_only(unreadable(input, e)),
         };
         match root.tag() {
             Tag::Object => match self.client_elem(input, root) {
@@ -711,6 +713,25 @@ fn answer_id<'a>(input: &'a [u8], m: Value<'_>) -> &'a [u8] {
     }
 }
 
+/// The answer to a client message the strict parser refused: a limit
+/// (depth, size) answers the request by its id when a lenient scan finds
+/// one (`-32600`), anything else is `-32700` with a `null` id.
+fn unreadable(input: &[u8], e: crate::Error) -> Vec<u8> {
+    let limit = matches!(
+        e.kind(),
+        crate::ErrorKind::DepthLimit | crate::ErrorKind::SizeLimit
+    );
+    match limit.then(|| lenient::top_level_id(input)).flatten() {
+        Some(id) => {
+            let reason = alloc::format!("contractpin proxy: the message cannot be checked ({e})");
+            let mut data = Vec::with_capacity(reason.len() + 2);
+            jcs::write_str(&mut data, &reason);
+            error_response(id, INVALID_REQUEST, "Invalid Request", Some(&data))
+        }
+        None => error_response(b"null", PARSE_ERROR, "Parse error", None),
+    }
+}
+
 /// `a,b`, or `none`.
 fn listed(v: &[String]) -> String {
     if v.is_empty() {
@@ -788,6 +809,42 @@ mod tests {
             check_instructions: true,
             max_message: 1 << 20,
         })
+    }
+
+    /// A client message the parser stops reading at a limit is answered by
+    /// its own id (the Go SDK ends the session on a null-id error); any
+    /// other it cannot read gets JSON-RPC's parse error, id null. Nothing
+    /// is sent on either way.
+    #[test]
+    fn a_client_message_over_a_limit_is_answered_by_its_id() {
+        let mut s = session();
+        let deep = "[".repeat(300) + &"]".repeat(300);
+        let call = alloc::format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"x","arguments":{{"a":{deep}}}}}}}"#
+        );
+        let d = s.client(call.as_bytes());
+        assert_eq!(d.forward, Forward::Nothing);
+        let reply = String::from_utf8(d.reply.unwrap()).unwrap();
+        let head = r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"Invalid Request","data":"contractpin proxy: the message cannot be checked (depth-limit at byte "#;
+        assert!(reply.starts_with(head), "{reply}");
+        let long = alloc::format!(
+            r#"{{"jsonrpc":"2.0","id":"q","method":"ping","params":{{"pad":"{}"}}}}"#,
+            "a".repeat(2 << 20)
+        );
+        let d = s.client(long.as_bytes());
+        assert_eq!(d.forward, Forward::Nothing);
+        let reply = String::from_utf8(d.reply.unwrap()).unwrap();
+        assert!(
+            reply.starts_with(r#"{"jsonrpc":"2.0","id":"q","error":{"code":-32600,"#)
+                && reply.contains("size-limit"),
+            "{reply}"
+        );
+        let d = s.client(br#"{"jsonrpc":"2.0","id":8,"method":"ping""#);
+        assert_eq!(d.forward, Forward::Nothing);
+        assert_eq!(
+            d.reply.unwrap(),
+            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#
+        );
     }
 
     /// The first REPORTED_SKIPS drops of each kind get an event each; the
