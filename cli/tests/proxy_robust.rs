@@ -525,6 +525,32 @@ fn a_line_over_the_limit_ends_the_session_cleanly() {
     assert_gone(pid, "the server");
 }
 
+/// A client message nested deeper than the parser reads is not sent: it is
+/// answered by its own id (a null id made the Go SDK end the session), and
+/// the session goes on.
+#[test]
+fn a_client_message_nested_too_deep_is_answered_by_its_id() {
+    if !python_ok() {
+        return;
+    }
+    let dir = Dir::new("deep-client");
+    pin_as(&dir, &fake_cmd(&dir, "ok", &[]));
+    let mut s = start(&dir, &[]);
+    s.handshake("t");
+    let deep = "[".repeat(300) + &"]".repeat(300);
+    s.send(&format!(
+        r#"{{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{{"name":"get_weather","arguments":{{"a":{deep}}}}}}}"#
+    ));
+    let answer = s.recv_with(r#""id":41"#, SECS);
+    assert!(
+        answer.contains(r#""error":{"code":-32600,"message":"Invalid Request""#),
+        "{answer}"
+    );
+    s.send(LIST);
+    let listing = s.recv_with(r#""id":1"#, SECS);
+    assert!(listing.contains(r#""tools":["#), "{listing}");
+}
+
 #[test]
 fn a_server_that_never_answers_leaves_the_proxy_responsive() {
     if !python_ok() {
