@@ -882,8 +882,8 @@ void contractpin_enforcer_free(struct contractpin_enforcer *enforcer);
  * listing did not pass is `CONTRACTPIN_ACTION_DROP` with a `-32602`
  * `Unknown tool` answer in `contractpin_decision_reply` (in enforce mode);
  * a message that is not JSON-RPC is dropped and answered with `-32700` or
- * `-32600` (by its own id when only a limit stopped the parser: nested too
- * deep, too long); every other message is `CONTRACTPIN_ACTION_FORWARD`. A batch
+ * `-32600` (a request by its own id when only a limit stopped the parser:
+ * nested too deep, too long); every other message is `CONTRACTPIN_ACTION_FORWARD`. A batch
  * can be `CONTRACTPIN_ACTION_REPLACE` (the elements to send) with a reply
  * (the answers to the others).
  *

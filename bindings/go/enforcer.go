@@ -191,8 +191,8 @@ func (e *Enforcer) Close() {
 // newline, an HTTP request body). A tools/call for a tool the latest
 // listing did not pass is ActionDrop with a -32602 "Unknown tool" Reply
 // (in enforce mode); a message that is not JSON-RPC is dropped and
-// answered with -32700 or -32600 (by its own id when only a limit stopped
-// the parser: nested too deep, too long); a batch can be ActionReplace (the
+// answered with -32700 or -32600 (a request by its own id when only a
+// limit stopped the parser: nested too deep, too long); a batch can be ActionReplace (the
 // elements to send) with a Reply (the answers to the others); every other
 // message is ActionForward.
 //

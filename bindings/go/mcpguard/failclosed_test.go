@@ -104,13 +104,21 @@ func TestInboxBudget(t *testing.T) {
 // A server that ignores its stdin closing and SIGTERM is killed, and Close
 // returns only once it is gone.
 func TestStopKills(t *testing.T) {
-	cmd := exec.Command("sh", "-c", "trap '' TERM; exec sleep 60")
+	cmd := exec.Command("sh", "-c", "trap '' TERM; echo ready; exec sleep 60")
 	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting sh: %v", err)
+	}
+	// SIGTERM before the trap would end it: wait until it ignores TERM.
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("the server did not get ready: %q, %v", line, err)
 	}
 	p := &process{cmd: cmd, stdin: stdin, grace: 100 * time.Millisecond}
 	start := time.Now()
@@ -194,7 +202,8 @@ func TestConnectNeedsItsOwnPipes(t *testing.T) {
 	cmd := exec.Command("sh", "-c", "exit 0")
 	cmd.Stdin = strings.NewReader("")
 	_, err := (&CommandTransport{Command: cmd, Enforcer: exampleEnforcer(t)}).Connect(context.Background())
-	if err == nil || cmd.Process != nil {
-		t.Fatalf("Connect with Stdin set: %v (started: %v)", err, cmd.Process != nil)
+	// Refused before any pipe is made (StdoutPipe would set Stdout).
+	if err == nil || cmd.Process != nil || cmd.Stdout != nil {
+		t.Fatalf("Connect with Stdin set: %v (started: %v, Stdout %v)", err, cmd.Process != nil, cmd.Stdout)
 	}
 }

@@ -26,10 +26,11 @@
 //
 // Fail closed: a line over MaxLineBytes or an error of the enforcer ends
 // the session (the SDK reads an error); nothing undecided is passed on. A
-// message of the client that the enforcer cannot read to the end (nested
+// request of the client that the enforcer cannot read to the end (nested
 // deeper than the limits allow, or longer than their MaxInput) is not
 // sent: the SDK gets an error for that request (-32600, by its id), as the
-// proxy answers it.
+// proxy answers it (a response or notification it cannot read gets the
+// null-id -32700, which the SDK takes for a broken connection).
 //
 // A client of the Go SDK declares the roots capability: pin its servers
 // with `contractpin init --client-capabilities roots ...`, or every session

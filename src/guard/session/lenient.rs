@@ -12,8 +12,11 @@
 //! string or a number the strict parser accepts. Two `id` members, or
 //! anything it cannot follow, give `None`.
 
-/// The raw bytes of the top-level `id` of `input`, when it is a single
-/// string or number member of a top-level object.
+/// The raw bytes of the top-level `id` of `input`, when it is a request: a
+/// top-level object with one string or number `id` member and a string
+/// `method` member. A response the client sends (to a server's request)
+/// gives none: an answer under its id would read as the answer to the
+/// client's own request of that number.
 pub(crate) fn top_level_id(input: &[u8]) -> Option<&[u8]> {
     let mut i = skip_ws(input, 0);
     if input.get(i) != Some(&b'{') {
@@ -21,6 +24,7 @@ pub(crate) fn top_level_id(input: &[u8]) -> Option<&[u8]> {
     }
     i += 1;
     let mut found = None;
+    let mut method = false;
     loop {
         i = skip_ws(input, i);
         let key_end = string_end(input, i)?;
@@ -36,6 +40,8 @@ pub(crate) fn top_level_id(input: &[u8]) -> Option<&[u8]> {
                 return None;
             }
             found = Some(&input[i..end]);
+        } else if key == b"\"method\"" {
+            method = input[i] == b'"';
         }
         i = skip_ws(input, end);
         match input.get(i) {
@@ -44,7 +50,7 @@ pub(crate) fn top_level_id(input: &[u8]) -> Option<&[u8]> {
             _ => return None,
         }
     }
-    found.filter(|id| is_id(id))
+    found.filter(|id| method && is_id(id))
 }
 
 /// Whether `raw` is one JSON string or number (strictly parsed).
@@ -133,9 +139,10 @@ mod tests {
             r#"{{"jsonrpc":"2.0","method":"tools/call","params":{{"a":{deep},"id":9}},"id":7}}"#
         );
         assert_eq!(id(&msg), Some("7"));
-        let msg = format!(r#" {{ "id" : "a\"b}}" , "params" : {{"x":"]}}{deep}"}} }}"#);
+        let msg =
+            format!(r#" {{ "id" : "a\"b}}" , "params" : {{"x":"]}}{deep}"}}, "method":"m" }}"#);
         assert_eq!(id(&msg), Some(r#""a\"b}""#));
-        assert_eq!(id(r#"{"id":-1.5e3}"#), Some("-1.5e3"));
+        assert_eq!(id(r#"{"id":-1.5e3,"method":"ping"}"#), Some("-1.5e3"));
         // A message that never closes gives nothing.
         let open = format!(r#"{{"id":3,"params":{}"#, "[".repeat(300));
         assert_eq!(id(&open), None);
@@ -143,25 +150,36 @@ mod tests {
 
     #[test]
     fn anything_else_is_none() {
+        // A response (no method): its id is the server's request's.
+        let deep: String = "[".repeat(300) + &"]".repeat(300);
+        assert_eq!(
+            id(&format!(r#"{{"jsonrpc":"2.0","id":3,"result":{deep}}}"#)),
+            None
+        );
+        assert_eq!(id(r#"{"id":3,"method":1}"#), None);
+        // Raw control characters and bytes that are not UTF-8 in an id.
+        assert_eq!(top_level_id(b"{\"id\":\"a\x01\",\"method\":\"m\"}"), None);
+        assert_eq!(top_level_id(b"{\"id\":\"a\xff\",\"method\":\"m\"}"), None);
         for msg in [
-            r#"{"id":null}"#,
-            r#"{"id":true}"#,
-            r#"{"id":{"a":1}}"#,
-            r#"{"id":[1]}"#,
-            r#"{"id":01}"#,
-            r#"{"id":"\x"}"#,
-            r#"{"id":1,"id":2}"#,
-            r#"{"\u0069d":1}"#,
-            r#"{"ID":1}"#,
-            r#"[{"id":1}]"#,
-            r#"{"params":{"id":1}}"#,
-            r#"{"id":1"#,
-            r#"{"id" 1}"#,
-            r#"{"id":}"#,
-            r#"{"id":1,}"#,
+            r#"{"method":"m","id":null}"#,
+            r#"{"method":"m","id":true}"#,
+            r#"{"method":"m","id":{"a":1}}"#,
+            r#"{"method":"m","id":[1]}"#,
+            r#"{"method":"m","id":01}"#,
+            r#"{"method":"m","id":"\x"}"#,
+            r#"{"method":"m","id":1,"id":2}"#,
+            r#"{"method":"m","\u0069d":1}"#,
+            r#"{"method":"m","ID":1}"#,
+            r#"[{"method":"m","id":1}]"#,
+            r#"{"method":"m","params":{"id":1}}"#,
+            r#"{"method":"m","id":1"#,
+            r#"{"method":"m","id" 1}"#,
+            r#"{"method":"m","id":}"#,
+            r#"{"method":"m","id":1,}"#,
             "",
             "{",
-            r#"{"id":""#,
+            r#"{"method":"m""#,
+            r#"{"method":"m","id":""#,
         ] {
             assert_eq!(id(msg), None, "{msg}");
         }

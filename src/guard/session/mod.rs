@@ -713,9 +713,10 @@ fn answer_id<'a>(input: &'a [u8], m: Value<'_>) -> &'a [u8] {
     }
 }
 
-/// The answer to a client message the strict parser refused: a limit
-/// (depth, size) answers the request by its id when a lenient scan finds
-/// one (`-32600`), anything else is `-32700` with a `null` id.
+/// The answer to a client message the strict parser refused: a request
+/// stopped at a limit (depth, size) is answered by its id when a lenient
+/// scan finds one (`-32600`); anything else (a response, a notification,
+/// a syntax error) is `-32700` with a `null` id.
 fn unreadable(input: &[u8], e: crate::Error) -> Vec<u8> {
     let limit = matches!(
         e.kind(),
@@ -838,6 +839,15 @@ mod tests {
             reply.starts_with(r#"{"jsonrpc":"2.0","id":"q","error":{"code":-32600,"#)
                 && reply.contains("size-limit"),
             "{reply}"
+        );
+        // A response of the client (to a server's request) over a limit is
+        // not answered by its id: that id numbers the server's request.
+        let response = alloc::format!(r#"{{"jsonrpc":"2.0","id":7,"result":{{"a":{deep}}}}}"#);
+        let d = s.client(response.as_bytes());
+        assert_eq!(d.forward, Forward::Nothing);
+        assert_eq!(
+            d.reply.unwrap(),
+            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#
         );
         let d = s.client(br#"{"jsonrpc":"2.0","id":8,"method":"ping""#);
         assert_eq!(d.forward, Forward::Nothing);

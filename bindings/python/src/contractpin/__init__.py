@@ -1259,9 +1259,9 @@ class Enforcer(_Closing):
         server. A ``tools/call`` of a tool the latest listing did not pass
         is :attr:`Action.DROP` with a ``-32602`` ``Unknown tool``
         :attr:`~Decision.reply` (in enforce mode); a message that is not
-        JSON-RPC is dropped and answered with ``-32700`` or ``-32600`` (by
-        its own id when only a limit stopped the parser: nested too deep,
-        too long); a batch may be :attr:`Action.REPLACE` (the elements to send) with a
+        JSON-RPC is dropped and answered with ``-32700`` or ``-32600`` (a
+        request by its own id when only a limit stopped the parser: nested
+        too deep, too long); a batch may be :attr:`Action.REPLACE` (the elements to send) with a
         reply (the answers to the others); every other message is
         :attr:`Action.FORWARD`."""
         return self._decide(_lib_.contractpin_enforcer_client, message)
