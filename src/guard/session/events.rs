@@ -138,17 +138,11 @@ impl Event {
 
     /// `{"count":count,"reason":reason,"server":server,"status":status}`.
     fn counted(server: &str, status: &str, count: u64, reason: &str) -> Event {
-        let mut json = alloc::format!("{{\"count\":{count},\"reason\":").into_bytes();
-        jcs::write_str(&mut json, reason);
-        json.extend_from_slice(b",\"server\":");
-        jcs::write_str(&mut json, server);
-        json.extend_from_slice(b",\"status\":");
-        jcs::write_str(&mut json, status);
-        json.push(b'}');
-        Event {
-            json,
-            dropped: None,
-        }
+        let mut e = Event::new(server, status, None, Some(reason));
+        // `count` sorts first: it goes right after the opening brace.
+        let count = alloc::format!("\"count\":{count},");
+        e.json.splice(1..1, count.bytes());
+        e
     }
 
     /// A server message dropped, of `kind`: `reason` says why and shows it.
