@@ -326,7 +326,7 @@ pub unsafe extern "C" fn contractpin_enforcer_summary(
         // SAFETY: non-null, live and not used by another call, by the
         // caller's contract.
         let session = unsafe { &mut (*enforcer).session };
-        let events = [Dropped::Junk, Dropped::Refused]
+        let events = Dropped::ALL
             .into_iter()
             .filter_map(|kind| session.summary(kind))
             .collect();

@@ -58,7 +58,7 @@ impl Enforcer {
     /// The `skipped-more` lines of the drops the session did not report
     /// one by one: when one is due (`all`: at the end, for every rest).
     fn summaries(&self, s: &mut Session, all: bool) {
-        for kind in [Dropped::Junk, Dropped::Refused] {
+        for kind in Dropped::ALL {
             if s.unreported(kind) > 0 && (all || self.log.summary_due(kind)) {
                 if let Some(e) = s.summary(kind) {
                     self.log.session_event(&e);

@@ -1527,7 +1527,7 @@ mod ffi_checks {
             }
         }
         // The summary (a batch of junk elements passes the first 100).
-        let want: Vec<_> = [Dropped::Junk, Dropped::Refused]
+        let want: Vec<_> = Dropped::ALL
             .into_iter()
             .filter_map(|kind| model.summary(kind))
             .collect();

@@ -50,6 +50,11 @@ pub enum Dropped {
     Refused,
 }
 
+impl Dropped {
+    /// Every kind, in the order summaries report them.
+    pub const ALL: [Dropped; 2] = [Dropped::Junk, Dropped::Refused];
+}
+
 /// One event of a session.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Event {
